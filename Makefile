@@ -1,0 +1,45 @@
+# worldcup — make run (the scoreboard), make test (every test), make bench (benchmarks).
+SWIFT ?= swift
+APT_PACKAGES := libncurses-dev libsqlite3-dev pkg-config tmux
+RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)/worldcup
+
+.PHONY: run test bench build deps clean
+
+## deps: install the system packages the build and the tests need, if any is missing.
+deps:
+	@missing=""; \
+	command -v pkg-config >/dev/null 2>&1 || missing="yes"; \
+	pkg-config --exists ncursesw 2>/dev/null || missing="yes"; \
+	pkg-config --exists sqlite3 2>/dev/null || missing="yes"; \
+	command -v tmux >/dev/null 2>&1 || missing="yes"; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "Installing $(APT_PACKAGES) with apt-get…"; \
+			DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES); \
+		else \
+			echo "Missing system packages. Install them with:"; \
+			echo "  sudo apt-get install $(APT_PACKAGES)"; \
+			exit 1; \
+		fi; \
+	fi
+	@command -v $(SWIFT) >/dev/null 2>&1 || { echo "Swift 6 is needed: see https://www.swift.org/install/linux/"; exit 1; }
+
+build: deps
+	$(SWIFT) build -c release
+
+## run: build in release mode and open the scoreboard (pass options with ARGS="--db /tmp/x.sqlite").
+run: build
+	$(RELEASE_BIN) $(ARGS)
+
+## test: build everything and run every test (unit, command line, end-to-end).
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+## bench: benchmarks (see BENCHMARKS.md once they exist).
+bench: deps
+	@echo "No benchmarks yet: they arrive with the controller and scale issues."
+
+clean:
+	rm -rf .build

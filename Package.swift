@@ -1,0 +1,58 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "worldcup",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "FetchedResults", targets: ["FetchedResults"]),
+        .executable(name: "worldcup", targets: ["worldcup"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // The results controller: knows SQLite (through GRDB), nothing of curses or teams.
+        .target(
+            name: "FetchedResults",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // libncursesw, with a shim for the wide-character API and the C macros Swift cannot see.
+        .systemLibrary(
+            name: "CNcursesw",
+            pkgConfig: "ncursesw",
+            providers: [.apt(["libncurses-dev"])]
+        ),
+        // The terminal layer: knows text and terminals, nothing of teams or SQL.
+        .target(name: "TerminalUI", dependencies: ["CNcursesw"]),
+        // The app: teams, the store, the seed; wires the controller and the terminal layer.
+        .target(
+            name: "WorldCupKit",
+            dependencies: [
+                "FetchedResults",
+                "TerminalUI",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The command line: small declarative commands over WorldCupKit.
+        .executableTarget(
+            name: "worldcup",
+            dependencies: [
+                "WorldCupKit",
+                "TerminalUI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
+        .testTarget(
+            name: "WorldCupKitTests",
+            dependencies: ["WorldCupKit", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
+            name: "CommandLineTests",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,74 @@
+import Foundation
+
+/// One team as a seed or import file describes it: the tutorial's `seed.json` shape,
+/// `{ "teamName", "qualifyingZone", "imageName", "wins" }`.
+public struct SeedEntry: Equatable, Sendable {
+    public var teamName: String
+    public var qualifyingZone: String
+    public var imageName: String?
+    public var wins: Int
+
+    public init(teamName: String, qualifyingZone: String, imageName: String?, wins: Int) {
+        self.teamName = teamName
+        self.qualifyingZone = qualifyingZone
+        self.imageName = imageName
+        self.wins = wins
+    }
+}
+
+extension SeedEntry: Decodable {
+    enum CodingKeys: String, CodingKey {
+        case teamName, qualifyingZone, imageName, wins
+    }
+
+    /// Decodes and validates one entry; every problem is thrown with the entry's and the
+    /// field's coding path so the reader can say exactly where it is.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        teamName = try Self.nonEmptyText(.teamName, in: container)
+        qualifyingZone = try Self.nonEmptyText(.qualifyingZone, in: container)
+        guard container.contains(.imageName) else {
+            throw DecodingError.keyNotFound(
+                CodingKeys.imageName,
+                .init(codingPath: container.codingPath, debugDescription: "missing"))
+        }
+        imageName = try container.decodeNil(forKey: .imageName)
+            ? nil : try container.decode(String.self, forKey: .imageName)
+        wins = try Self.winCount(in: container)
+    }
+
+    private static func nonEmptyText(
+        _ key: CodingKeys, in container: KeyedDecodingContainer<CodingKeys>
+    ) throws -> String {
+        let text = try container.decode(String.self, forKey: key)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container, debugDescription: "must not be empty")
+        }
+        return text
+    }
+
+    private static func winCount(in container: KeyedDecodingContainer<CodingKeys>) throws -> Int {
+        let wins: Int
+        do {
+            wins = try container.decode(Int.self, forKey: .wins)
+        } catch {
+            // The decoder reports fractions and out-of-range numbers without a coding path;
+            // read the number again to say which entry holds it.
+            if let number = try? container.decode(Double.self, forKey: .wins) {
+                let problem = number.rounded() == number
+                    ? "\(number) is too large for a win count"
+                    : "must be a whole number, not \(number)"
+                throw DecodingError.dataCorruptedError(
+                    forKey: .wins, in: container, debugDescription: problem)
+            }
+            throw error
+        }
+        guard wins >= 0 else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .wins, in: container, debugDescription: "must be 0 or more, not \(wins)")
+        }
+        return wins
+    }
+}

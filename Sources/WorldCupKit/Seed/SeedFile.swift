@@ -1,0 +1,133 @@
+import Foundation
+
+/// Reads a seed or import file: lenient in syntax, strict in content.
+///
+/// Lenient where hand-edited files really are: a UTF-8 byte-order mark and trailing commas are
+/// accepted (the tutorial's own `seed.json` has trailing commas). Strict in content: every entry
+/// has all four fields with the right types, non-empty names and zones, `wins` ≥ 0, and no two
+/// names equal ignoring ASCII case. Any problem throws one ``SeedProblem`` naming the file, the
+/// entry's index and the field.
+public enum SeedFile {
+    public static func read(path: String) throws -> [SeedEntry] {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw WorldCupError.seedUnreadable(path: path, reason: Self.reason(for: error, path: path))
+        }
+        return try parse(data, file: path)
+    }
+
+    public static func parse(_ data: Data, file: String) throws -> [SeedEntry] {
+        func problem(_ message: String, entry: Int? = nil, field: String? = nil) -> WorldCupError {
+            .seedInvalid(SeedProblem(file: file, entryIndex: entry, field: field, message: message))
+        }
+        if let offset = firstInvalidUTF8Offset(in: data) {
+            throw problem("is not valid UTF-8 text (bad byte at offset \(offset)); save it as UTF-8")
+        }
+        let entries: [SeedEntry]
+        do {
+            entries = try JSONDecoder().decode([SeedEntry].self, from: data)
+        } catch let error as DecodingError {
+            let (entry, field, message) = describe(error, data: data)
+            throw problem(message, entry: entry, field: field)
+        }
+        guard !entries.isEmpty else {
+            throw problem("holds no teams; a seed needs at least one")
+        }
+        var firstIndexByName: [String: Int] = [:]
+        for (index, entry) in entries.enumerated() {
+            if let earlier = firstIndexByName.updateValue(index, forKey: NoCase.key(entry.teamName)) {
+                throw problem(
+                    "\"\(entry.teamName)\" is already the name of entry \(earlier) (names are case-insensitive)",
+                    entry: index, field: "teamName")
+            }
+        }
+        return entries
+    }
+
+    /// Entry index, field name and a plain-words message for a decoding error.
+    private static func describe(_ error: DecodingError, data: Data) -> (Int?, String?, String) {
+        func locate(_ path: [any CodingKey]) -> (Int?, String?) {
+            (path.first?.intValue, path.dropFirst().first?.stringValue)
+        }
+        switch error {
+        case let .keyNotFound(key, context):
+            let (entry, _) = locate(context.codingPath)
+            return (entry, key.stringValue, "is missing")
+        case let .valueNotFound(_, context):
+            let (entry, field) = locate(context.codingPath)
+            return (entry, field, "is null; it needs a value")
+        case let .typeMismatch(type, context):
+            if context.codingPath.isEmpty {
+                return (nil, nil, "must hold an array of teams, [ { \"teamName\": …, \"qualifyingZone\": …, \"imageName\": …, \"wins\": … }, … ]")
+            }
+            let (entry, field) = locate(context.codingPath)
+            if field == nil {
+                return (entry, nil, "must be an object with teamName, qualifyingZone, imageName and wins")
+            }
+            return (entry, field, "must be \(typeName(type)), " + foundPart(context.debugDescription))
+        case let .dataCorrupted(context) where !context.codingPath.isEmpty:
+            let (entry, field) = locate(context.codingPath)
+            return (entry, field, context.debugDescription)
+        case .dataCorrupted:
+            return (nil, nil, "is not valid JSON (\(syntaxLocation(in: data)))")
+        @unknown default:
+            return (nil, nil, "cannot be read: \(error)")
+        }
+    }
+
+    private static func typeName(_ type: Any.Type) -> String {
+        type == Int.self ? "a whole number" : type == String.self ? "text" : "\(type)"
+    }
+
+    /// "found a string instead" out of Foundation's "Expected to decode Int but found a string instead."
+    private static func foundPart(_ debugDescription: String) -> String {
+        guard let range = debugDescription.range(of: "found ") else { return "found something else" }
+        return String(debugDescription[range.lowerBound...]).trimmingCharacters(in: ["."])
+    }
+
+    /// Where the syntax error is, as "line L, column C", from JSONSerialization's character offset.
+    private static func syntaxLocation(in data: Data) -> String {
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return "its syntax is not accepted"
+        } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+            guard let match = detail.firstMatch(of: /character (\d+)/), let offset = Int(match.1) else {
+                return detail.trimmingCharacters(in: ["."]).lowercased()
+            }
+            let prefix = data.prefix(offset)
+            let line = prefix.filter { $0 == UInt8(ascii: "\n") }.count + 1
+            let column = offset - (prefix.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
+            return "syntax error at line \(line), column \(column)"
+        }
+    }
+
+    private static func firstInvalidUTF8Offset(in data: Data) -> Int? {
+        var iterator = data.makeIterator()
+        var decoder = UTF8()
+        var offset = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case let .scalarValue(scalar): offset += UTF8.width(scalar)
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
+    }
+
+    private static func reason(for error: any Error, path: String) -> String {
+        let code = (error as NSError).code
+        switch code {
+        case NSFileReadNoSuchFileError: return "no such file"
+        case NSFileReadNoPermissionError: return "permission denied"
+        default:
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                return "it is a folder, not a file"
+            }
+            return (error as NSError).localizedDescription
+        }
+    }
+}

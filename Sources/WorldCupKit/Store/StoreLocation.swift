@@ -1,0 +1,29 @@
+/// Where the store and the caches live when the user does not say.
+///
+/// Follows the XDG base directory convention: `$XDG_DATA_HOME/worldcup/worldcup.sqlite`,
+/// falling back to `~/.local/share/worldcup/`, and `$XDG_CACHE_HOME/worldcup/` (fallback
+/// `~/.cache/worldcup/`) for caches.
+public enum StoreLocation {
+    public static func defaultDatabasePath(environment: [String: String]) throws -> String {
+        try baseDirectory(variable: "XDG_DATA_HOME", fallback: ".local/share", environment: environment)
+            + "/worldcup/worldcup.sqlite"
+    }
+
+    public static func defaultCacheDirectory(environment: [String: String]) throws -> String {
+        try baseDirectory(variable: "XDG_CACHE_HOME", fallback: ".cache", environment: environment)
+            + "/worldcup"
+    }
+
+    private static func baseDirectory(
+        variable: String, fallback: String, environment: [String: String]
+    ) throws -> String {
+        // The XDG spec says relative values are invalid and must be ignored.
+        if let value = environment[variable], value.hasPrefix("/") {
+            return value
+        }
+        guard let home = environment["HOME"], !home.isEmpty else {
+            throw WorldCupError.noHomeDirectory(variable: variable)
+        }
+        return home + "/" + fallback
+    }
+}

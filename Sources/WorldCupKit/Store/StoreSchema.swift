@@ -1,0 +1,36 @@
+import GRDB
+
+/// The store's schema, as versioned migrations.
+///
+/// The `team` table holds the tutorial's `Team` entity. Constraints live in the schema, not only
+/// in Swift, so that no writer (another process, `sqlite3` by hand) can store a negative or
+/// non-integer win count or two teams whose names differ only in ASCII case.
+enum StoreSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: teams and seed marker") { db in
+            try db.execute(sql: """
+                CREATE TABLE team (
+                    id INTEGER PRIMARY KEY,
+                    teamName TEXT NOT NULL COLLATE NOCASE UNIQUE
+                        CHECK (length(trim(teamName)) > 0),
+                    qualifyingZone TEXT NOT NULL COLLATE NOCASE
+                        CHECK (length(trim(qualifyingZone)) > 0),
+                    imageName TEXT,
+                    wins INTEGER NOT NULL DEFAULT 0
+                        CHECK (typeof(wins) = 'integer' AND wins >= 0)
+                );
+                CREATE INDEX team_standings ON team (qualifyingZone, wins DESC, teamName);
+                -- One row once the first-launch seed has been imported. A marker, not "the team
+                -- table is empty", so that deleting every team never brings the seed back.
+                CREATE TABLE seedMarker (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    source TEXT NOT NULL,
+                    teamCount INTEGER NOT NULL,
+                    seededAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+                );
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,39 @@
+import GRDB
+
+/// One World Cup team: the tutorial's four attributes plus SQLite's row id.
+public struct Team: Codable, Equatable, Sendable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "team"
+
+    public var id: Int64?
+    public var teamName: String
+    public var qualifyingZone: String
+    public var imageName: String?
+    public var wins: Int
+
+    public init(id: Int64? = nil, teamName: String, qualifyingZone: String, imageName: String?, wins: Int) {
+        self.id = id
+        self.teamName = teamName
+        self.qualifyingZone = qualifyingZone
+        self.imageName = imageName
+        self.wins = wins
+    }
+
+    /// The image name every team added by hand gets, as in the tutorial.
+    public static let addedTeamImageName = "wenderland-flag"
+
+    /// The standings order, the tutorial's three sort descriptors
+    /// `[qualifyingZone ↑, wins ↓, teamName ↑]` plus the row id so that the order is total.
+    /// Both text columns are declared `COLLATE NOCASE`, so the comparison is case-insensitive.
+    public static let standingsOrderSQL = "qualifyingZone, wins DESC, teamName, id"
+}
+
+/// Case folding exactly as SQLite's `NOCASE` collation does it: ASCII letters only.
+///
+/// The store enforces unique names and groups zones with `NOCASE`, so every check made in Swift
+/// (duplicates inside a seed file, matching a zone's spelling) uses the same rule and can never
+/// disagree with the database.
+public enum NoCase {
+    public static func key(_ text: String) -> String {
+        String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import GRDB
+
+/// The teams' SQLite store: opening, migrating, first-launch seeding, and every write.
+///
+/// Every write is one transaction, so a failing write leaves the store as it was. Errors a user
+/// can cause come out as ``WorldCupError`` with a message that says what to do.
+public final class TeamStore: Sendable {
+    /// The store file's path, as the user gave it.
+    public let path: String
+    /// The connection pool (WAL mode: readers never block the writer).
+    public let pool: DatabasePool
+
+    /// Called as an import proceeds with (rows written, rows in all).
+    public typealias Progress = @Sendable (Int, Int) -> Void
+
+    private init(path: String, pool: DatabasePool) {
+        self.path = path
+        self.pool = pool
+    }
+
+    /// Opens (creating if needed) the store at `path` and brings its schema up to date.
+    ///
+    /// - Parameter createDirectory: create the store's folder when missing (for the default
+    ///   location); a folder the user named must already exist.
+    public static func open(path: String, createDirectory: Bool = false) throws -> TeamStore {
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
+            guard createDirectory else { throw WorldCupError.storeDirectoryMissing(path: path) }
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw WorldCupError.storeReadOnly(path: path)
+            }
+        }
+        return try StoreErrors.translating(path: path) {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            let store = TeamStore(path: path, pool: pool)
+            try store.migrate()
+            return store
+        }
+    }
+
+    private func migrate() throws {
+        let migrator = StoreSchema.migrator
+        let state = try pool.read { db in
+            (superseded: try migrator.hasBeenSuperseded(db), complete: try migrator.hasCompletedMigrations(db))
+        }
+        if state.superseded { throw WorldCupError.storeFromNewerVersion(path: path) }
+        if state.complete { return }
+        // GRDB checks which migrations are applied outside of a transaction, so two processes
+        // opening a new store at once would both run them; a lock on the file makes them take turns.
+        try FileLock.withExclusiveLock(path: path) {
+            try migrator.migrate(pool)
+        }
+    }
+
+    // MARK: - Seeding
+
+    /// Whether the first-launch seed has been imported into this store.
+    public func isSeeded() throws -> Bool {
+        try StoreErrors.translating(path: path) {
+            try pool.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM seedMarker)") ?? false }
+        }
+    }
+
+    /// Imports the seed if this store has never been seeded; returns how many teams it imported.
+    ///
+    /// `loadSeed` is called only when the seed is needed, so a missing seed file is no problem
+    /// for a store that was seeded long ago. The import and the marker are one transaction.
+    @discardableResult
+    public func seedIfNeeded(
+        progress: Progress? = nil,
+        loadSeed: () throws -> (entries: [SeedEntry], source: String)
+    ) throws -> Int {
+        if try isSeeded() { return 0 }
+        let seed = try loadSeed()
+        return try StoreErrors.translating(path: path) {
+            try pool.write { db in
+                // Another process may have seeded while the file was read.
+                guard try !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM seedMarker)") ?? false) else {
+                    return 0
+                }
+                try Self.insert(seed.entries, file: seed.source, db: db, progress: progress)
+                try db.execute(
+                    sql: "INSERT INTO seedMarker (id, source, teamCount) VALUES (1, ?, ?)",
+                    arguments: [seed.source, seed.entries.count])
+                return seed.entries.count
+            }
+        }
+    }
+
+    // MARK: - Writes
+
+    /// Imports teams from a file's entries in one transaction; a name already in the store is
+    /// reported against its entry and nothing is imported.
+    @discardableResult
+    public func importTeams(_ entries: [SeedEntry], file: String, progress: Progress? = nil) throws -> Int {
+        try StoreErrors.translating(path: path) {
+            try pool.write { db in
+                try Self.insert(entries, file: file, db: db, progress: progress)
+                return entries.count
+            }
+        }
+    }
+
+    /// Adds `count` wins to the team named `name` (ignoring case) atomically; returns the team
+    /// with its new total.
+    @discardableResult
+    public func addWins(to name: String, count: Int = 1) throws -> Team {
+        guard count >= 1 else { throw WorldCupError.invalidWinCount(count) }
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        return try StoreErrors.translating(path: path) {
+            try pool.write { db in
+                guard var team = try Team.filter(sql: "teamName = ?", arguments: [name]).fetchOne(db) else {
+                    let names = try String.fetchAll(db, sql: "SELECT teamName FROM team")
+                    throw WorldCupError.unknownTeam(name: name, suggestions: NameSuggestions.closest(to: name, in: names))
+                }
+                guard team.wins <= Int.max - count else { throw WorldCupError.winsOverflow(team: team.teamName) }
+                team.wins += count
+                try db.execute(sql: "UPDATE team SET wins = ? WHERE id = ?", arguments: [team.wins, team.id])
+                return team
+            }
+        }
+    }
+
+    /// Adds a new team with no wins and the tutorial's "wenderland-flag" image.
+    ///
+    /// A zone that matches an existing one ignoring case takes that zone's spelling, so
+    /// "internets" joins "Internets" instead of starting a look-alike section.
+    @discardableResult
+    public func addTeam(name: String, zone: String) throws -> Team {
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let zone = zone.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty else { throw WorldCupError.emptyField(field: "team name") }
+        guard !zone.isEmpty else { throw WorldCupError.emptyField(field: "qualifying zone") }
+        return try StoreErrors.translating(path: path) {
+            try pool.write { db in
+                if let existing = try String.fetchOne(db, sql: "SELECT teamName FROM team WHERE teamName = ?", arguments: [name]) {
+                    throw WorldCupError.duplicateTeam(name: name, existing: existing)
+                }
+                let spelling = try String.fetchOne(
+                    db, sql: "SELECT qualifyingZone FROM team WHERE qualifyingZone = ? LIMIT 1", arguments: [zone])
+                var team = Team(teamName: name, qualifyingZone: spelling ?? zone, imageName: Team.addedTeamImageName, wins: 0)
+                try team.insert(db)
+                team.id = db.lastInsertedRowID
+                return team
+            }
+        }
+    }
+
+    // MARK: - Reads
+
+    /// Every team in standings order (zone ↑, wins ↓, name ↑ ignoring case, id).
+    public func teamsInStandingsOrder() throws -> [Team] {
+        try StoreErrors.translating(path: path) {
+            try pool.read { db in try Team.order(sql: Team.standingsOrderSQL).fetchAll(db) }
+        }
+    }
+
+    // MARK: - Import
+
+    /// Inserts entries with one prepared statement inside the caller's transaction.
+    private static func insert(_ entries: [SeedEntry], file: String, db: Database, progress: Progress?) throws {
+        var zoneSpelling: [String: String] = [:]
+        for zone in try String.fetchAll(db, sql: "SELECT DISTINCT qualifyingZone FROM team") {
+            zoneSpelling[NoCase.key(zone)] = zone
+        }
+        let statement = try db.makeStatement(
+            sql: "INSERT INTO team (teamName, qualifyingZone, imageName, wins) VALUES (?, ?, ?, ?)")
+        let step = max(1, entries.count / 100)
+        for (index, entry) in entries.enumerated() {
+            let zoneKey = NoCase.key(entry.qualifyingZone)
+            let zone = zoneSpelling[zoneKey] ?? entry.qualifyingZone
+            zoneSpelling[zoneKey] = zone
+            statement.setUncheckedArguments([entry.teamName, zone, entry.imageName, entry.wins])
+            do {
+                try statement.execute()
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                throw WorldCupError.seedInvalid(SeedProblem(
+                    file: file, entryIndex: index, field: "teamName",
+                    message: "a team named \"\(entry.teamName)\" is already in the store"))
+            }
+            if let progress, index % step == 0 { progress(index, entries.count) }
+        }
+        progress?(entries.count, entries.count)
+    }
+}

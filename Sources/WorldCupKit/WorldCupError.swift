@@ -1,0 +1,80 @@
+/// Every error a user can cause, with a message that says what happened and what to do.
+///
+/// The command line prints `description` on stderr and exits non-zero; nothing is written to
+/// the store when one of these is thrown (every write is a single transaction).
+public enum WorldCupError: Error, Equatable, CustomStringConvertible {
+    case noHomeDirectory(variable: String)
+    case seedNotFound(tried: [String])
+    case seedUnreadable(path: String, reason: String)
+    case seedInvalid(SeedProblem)
+    case unknownTeam(name: String, suggestions: [String])
+    case duplicateTeam(name: String, existing: String)
+    case emptyField(field: String)
+    case invalidWinCount(Int)
+    case winsOverflow(team: String)
+    case storeDirectoryMissing(path: String)
+    case storeNotADatabase(path: String)
+    case storeReadOnly(path: String)
+    case storeBusy(path: String)
+    case storeFromNewerVersion(path: String)
+    case storeCorrupt(path: String)
+    case storeFailed(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .noHomeDirectory(variable):
+            return "cannot tell where to keep data: neither $\(variable) nor $HOME is set. Set one, or pass --db PATH."
+        case let .seedNotFound(tried):
+            return "this store has never been seeded and no seed file was found. Looked in:\n"
+                + tried.map { "  - \($0)" }.joined(separator: "\n")
+                + "\nPass --seed PATH or set WORLDCUP_SEED to the tutorial's seed.json."
+        case let .seedUnreadable(path, reason):
+            return "cannot read seed file \(path): \(reason)."
+        case let .seedInvalid(problem):
+            return problem.description
+        case let .unknownTeam(name, suggestions):
+            let hint = suggestions.isEmpty
+                ? "Run 'worldcup list' to see every team."
+                : "Did you mean " + suggestions.map { "\"\($0)\"" }.joined(separator: ", ") + "?"
+            return "no team named \"\(name)\". \(hint)"
+        case let .duplicateTeam(name, existing):
+            return "a team named \"\(existing)\" already exists, so \"\(name)\" cannot be added (names are case-insensitive). Choose another name."
+        case let .emptyField(field):
+            return "the \(field) must not be empty."
+        case let .invalidWinCount(count):
+            return "--count must be a whole number of at least 1, not \(count)."
+        case let .winsOverflow(team):
+            return "\(team)'s wins cannot grow that far: the total would exceed \(Int64.max). Nothing was changed."
+        case let .storeDirectoryMissing(path):
+            return "the folder for the store \(path) does not exist. Create it, or choose another --db."
+        case let .storeNotADatabase(path):
+            return "\(path) is not a worldcup store (not an SQLite database). Nothing was changed; choose another --db or move the file away."
+        case let .storeReadOnly(path):
+            return "the store \(path) is read-only (the file or its folder cannot be written). Nothing was changed; check its permissions."
+        case let .storeBusy(path):
+            return "the store \(path) stayed locked by another program for too long. Nothing was changed; try again."
+        case let .storeFromNewerVersion(path):
+            return "the store \(path) was written by a newer worldcup. Nothing was changed; upgrade worldcup to use it."
+        case let .storeCorrupt(path):
+            return "the store \(path) is damaged (SQLite reports corruption). Nothing was changed; restore it from a backup or move it away to start afresh."
+        case let .storeFailed(path, reason):
+            return "the store \(path) could not be used: \(reason)."
+        }
+    }
+}
+
+/// A problem in a seed or import file, located by file, entry and field.
+public struct SeedProblem: Equatable, Sendable, CustomStringConvertible {
+    public var file: String
+    /// The zero-based position of the entry in the file's array, when the problem is in one.
+    public var entryIndex: Int?
+    public var field: String?
+    public var message: String
+
+    public var description: String {
+        var location = file
+        if let entryIndex { location += ", entry \(entryIndex)" }
+        if let field { location += ", field \"\(field)\"" }
+        return "\(location): \(message). Nothing was imported; fix the file and try again."
+    }
+}

@@ -1,0 +1,24 @@
+import ArgumentParser
+import WorldCupKit
+
+extension WorldCup {
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a team with no wins; a new zone becomes a new section.")
+
+        @OptionGroup var store: StoreOptions
+
+        @Option(help: "The new team's name (must not match an existing one, ignoring case).")
+        var name: String
+
+        @Option(help: "Its qualifying zone.")
+        var zone: String
+
+        func run() throws {
+            try reportingErrors {
+                let team = try store.openSeededStore().addTeam(name: name, zone: zone)
+                print("Added \(team.teamName) to \(team.qualifyingZone)")
+            }
+        }
+    }
+}

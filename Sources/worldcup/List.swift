@@ -1,0 +1,28 @@
+import ArgumentParser
+import Foundation
+import TerminalUI
+import WorldCupKit
+
+extension WorldCup {
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the sections and their teams in standings order.",
+            discussion: "Zones ascending; inside a zone, wins descending, then name ascending (ignoring case).")
+
+        @OptionGroup var store: StoreOptions
+
+        @Flag(help: "Print JSON: [{\"zone\": …, \"teams\": [{\"teamName\": …, \"wins\": …, …}]}].")
+        var json = false
+
+        func run() throws {
+            try reportingErrors { try Self.printStandings(store: store, json: json) }
+        }
+
+        static func printStandings(store options: StoreOptions, json: Bool) throws {
+            TextWidth.prepareLocale()
+            let standings = ZoneStanding.group(try options.openSeededStore().teamsInStandingsOrder())
+            let output = json ? try StandingsFormatter.json(standings) : StandingsFormatter.text(standings)
+            FileHandle.standardOutput.write(Data(output.utf8))
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import TerminalUI
+import WorldCupKit
+
+/// `--db` and `--seed`, which every command accepts, and opening the store they name.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The store file.", valueName: "path"))
+    var db: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "The seed imported when a store is first opened (default: $WORLDCUP_SEED, then the copy beside the program).",
+        valueName: "path"))
+    var seed: String?
+
+    /// Opens the store and imports the seed if it has never been seeded.
+    func openSeededStore() throws -> TeamStore {
+        let environment = ProcessInfo.processInfo.environment
+        let store = try TeamStore.open(
+            path: try db ?? StoreLocation.defaultDatabasePath(environment: environment),
+            createDirectory: db == nil)
+        try store.seedIfNeeded(progress: ImportProgressReporter.reporter(label: "Importing the seed")) {
+            let path = try SeedLocator.locate(
+                explicit: seed, environment: environment, executablePath: SeedLocator.currentExecutablePath)
+            return (try SeedFile.read(path: path), path)
+        }
+        return store
+    }
+}
+
+/// Shows import progress on one redrawn stderr line, only for large imports on a terminal.
+enum ImportProgressReporter {
+    static let minimumTeams = 10_000
+
+    static func reporter(label: String) -> TeamStore.Progress? {
+        guard TerminalLibrary.stderrIsTerminal else { return nil }
+        return { done, total in
+            guard total >= minimumTeams else { return }
+            StandardError.write("\r\(label): \(done * 100 / total)% (\(done) of \(total) teams)")
+            if done == total { StandardError.write("\n") }
+        }
+    }
+}
+
+enum StandardError {
+    static func write(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import WorldCupKit
+
+extension WorldCup {
+    struct Win: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add wins to a team (atomically) and print its new total.")
+
+        @OptionGroup var store: StoreOptions
+
+        @Argument(help: ArgumentHelp(
+            "The team's name, any case; several words need no quotes (worldcup win Costa Rica).",
+            valueName: "team"))
+        var team: [String]
+
+        @Option(help: "How many wins to add.")
+        var count = 1
+
+        func run() throws {
+            try reportingErrors {
+                guard count >= 1 else { throw WorldCupError.invalidWinCount(count) }
+                let updated = try store.openSeededStore().addWins(to: team.joined(separator: " "), count: count)
+                print(updated.wins)
+            }
+        }
+    }
+}

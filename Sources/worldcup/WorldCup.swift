@@ -1,0 +1,54 @@
+import ArgumentParser
+import TerminalUI
+import WorldCupKit
+
+/// `worldcup`: the scoreboard, and the headless commands scripts use.
+@main
+struct WorldCup: ParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "worldcup",
+        abstract: "The World Cup scoreboard: teams grouped by qualifying zone, wins kept in SQLite.",
+        discussion: """
+            With no subcommand, opens the scoreboard in the terminal. The store lives in \
+            $XDG_DATA_HOME/worldcup/worldcup.sqlite (or ~/.local/share/worldcup/) unless --db says \
+            otherwise; the first command to open a new store imports the seed (seed.json).
+            """,
+        version: "worldcup \(version) (SQLite \(LibraryVersions.sqlite), \(TerminalLibrary.version))",
+        subcommands: [List.self, Win.self, Add.self, Import.self]
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        try reportingErrors {
+            guard TerminalLibrary.hasInteractiveTerminal else {
+                throw CommandFailure("the scoreboard needs a terminal, and stdin or stdout is not one. To print the standings, use: worldcup list")
+            }
+            // Until the interactive scoreboard lands, the terminal shows the standings.
+            try List.printStandings(store: store, json: false)
+        }
+    }
+}
+
+/// Prints a user error as "worldcup: message" on stderr and exits with status 1.
+struct CommandFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ message: String) { description = message }
+}
+
+extension ParsableCommand {
+    /// Runs `body`, turning the errors a user can cause into a message on stderr and exit 1.
+    func reportingErrors(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as WorldCupError {
+            StandardError.write("worldcup: \(error)\n")
+            throw ExitCode.failure
+        } catch let error as CommandFailure {
+            StandardError.write("worldcup: \(error)\n")
+            throw ExitCode(2)
+        }
+    }
+}

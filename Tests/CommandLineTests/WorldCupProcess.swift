@@ -1,0 +1,63 @@
+import Foundation
+
+/// Runs the built `worldcup` binary as a user or a script would, and collects what it printed.
+struct WorldCupProcess {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `$WORLDCUP_BIN`, else the debug binary that `swift build --build-tests` puts beside the tests.
+    static let binary: String = {
+        if let path = ProcessInfo.processInfo.environment["WORLDCUP_BIN"] { return path }
+        return packageRoot.appendingPathComponent(".build/debug/worldcup").path
+    }()
+
+    static let seedPath = packageRoot.appendingPathComponent("seed.json").path
+
+    /// Runs `worldcup` with `arguments`, stdin from /dev/null, and a minimal environment
+    /// plus `environment`.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        try runProgram(binary, arguments, environment: environment)
+    }
+
+    static func runProgram(_ program: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        var base = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
+        base["HOME"] = ProcessInfo.processInfo.environment["HOME"]
+        process.environment = base.merging(environment) { $1 }
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Read both pipes before waiting so a large output cannot fill a pipe and stall the child.
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        let errData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus,
+            stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// A fresh folder under the system temporary directory, removed when the value goes away.
+final class TemporaryDirectory: Sendable {
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "worldcup-cli-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    var store: String { path + "/store.sqlite" }
+}

@@ -27,21 +27,24 @@ extension SeedEntry: Decodable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         teamName = try Self.nonEmptyText(.teamName, in: container)
         qualifyingZone = try Self.nonEmptyText(.qualifyingZone, in: container)
-        guard container.contains(.imageName) else {
+        imageName = try container.decodeIfPresent(String.self, forKey: .imageName)
+        if imageName == nil && !container.contains(.imageName) {
+            // null is fine (Core Data's imageName is optional); a missing field is not.
             throw DecodingError.keyNotFound(
                 CodingKeys.imageName,
                 .init(codingPath: container.codingPath, debugDescription: "missing"))
         }
-        imageName = try container.decodeNil(forKey: .imageName)
-            ? nil : try container.decode(String.self, forKey: .imageName)
         wins = try Self.winCount(in: container)
     }
 
     private static func nonEmptyText(
         _ key: CodingKeys, in container: KeyedDecodingContainer<CodingKeys>
     ) throws -> String {
-        let text = try container.decode(String.self, forKey: key)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        var text = try container.decode(String.self, forKey: key)
+        // Trimming is costly at a million entries; most names have nothing to trim.
+        if text.first?.isWhitespace != false || text.last?.isWhitespace != false {
+            text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
         guard !text.isEmpty else {
             throw DecodingError.dataCorruptedError(
                 forKey: key, in: container, debugDescription: "must not be empty")

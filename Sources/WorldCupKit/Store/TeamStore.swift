@@ -164,6 +164,10 @@ public final class TeamStore: Sendable {
 
     /// Inserts entries with one prepared statement inside the caller's transaction.
     private static func insert(_ entries: [SeedEntry], file: String, db: Database, progress: Progress?) throws {
+        // Inserting into two indexes in random order thrashes the default 2 MB page cache.
+        let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size")!
+        try db.execute(sql: "PRAGMA cache_size = -65536")
+        defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
         var zoneSpelling: [String: String] = [:]
         for zone in try String.fetchAll(db, sql: "SELECT DISTINCT qualifyingZone FROM team") {
             zoneSpelling[NoCase.key(zone)] = zone

@@ -44,6 +44,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .testTarget(
+            name: "FetchedResultsTests",
+            dependencies: ["FetchedResults", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(
             name: "WorldCupKitTests",

@@ -1,0 +1,97 @@
+import GRDB
+
+/// The kind of a change (Core Data's `NSFetchedResultsChangeType`).
+public enum ChangeType: Sendable, Hashable {
+    case insert, delete, move, update
+}
+
+/// One object's change in a committed transaction, with table-view batch-update paths:
+/// `indexPath` against the old state (delete, move, update), `newIndexPath` against the new
+/// state (insert, move, update).
+///
+/// An object has one change per batch, with one exception: when its order relative to other
+/// rows changed but its index path did not (rows were inserted and deleted around it), it is
+/// reported as a `delete` and an `insert` at that same path, because table views reject a
+/// move whose source and destination are equal.
+public struct ObjectChange: Sendable, Hashable {
+    public var type: ChangeType
+    public var rowID: Int64
+    public var indexPath: IndexPath?
+    public var newIndexPath: IndexPath?
+    /// The columns whose values changed (for updates and moves), so a view can redraw one cell.
+    public var changedColumns: Set<String>
+
+    public init(type: ChangeType, rowID: Int64, indexPath: IndexPath?, newIndexPath: IndexPath?, changedColumns: Set<String> = []) {
+        self.type = type
+        self.rowID = rowID
+        self.indexPath = indexPath
+        self.newIndexPath = newIndexPath
+        self.changedColumns = changedColumns
+    }
+}
+
+/// One section's insertion or deletion; the index is against the new state for inserts and the
+/// old state for deletes.
+public struct SectionChange: Sendable, Hashable {
+    public var type: ChangeType
+    public var index: Int
+    public var name: String
+
+    public init(type: ChangeType, index: Int, name: String) {
+        self.type = type
+        self.index = index
+        self.name = name
+    }
+}
+
+/// The identifiers of the results in order, diffable-data-source style: section names and
+/// row ids, plus the ids whose content changed and need reloading.
+public struct ResultsSnapshot: Sendable, Equatable {
+    public var sections: [(name: String, rowIDs: [Int64])]
+    public var reloadedRowIDs: Set<Int64>
+
+    public var sectionNames: [String] { sections.map(\.name) }
+    public var rowIDs: [Int64] { sections.flatMap(\.rowIDs) }
+
+    public static func == (lhs: ResultsSnapshot, rhs: ResultsSnapshot) -> Bool {
+        lhs.sectionNames == rhs.sectionNames && lhs.sections.map(\.rowIDs) == rhs.sections.map(\.rowIDs)
+            && lhs.reloadedRowIDs == rhs.reloadedRowIDs
+    }
+}
+
+/// Receives a controller's changes, once per committed transaction that touches its results
+/// (Core Data's `NSFetchedResultsControllerDelegate`). Every method has an empty default, so a
+/// delegate implements only the style it wants: per-change callbacks, a snapshot, or a
+/// `CollectionDifference`.
+///
+/// Callbacks arrive synchronously on the thread that committed the transaction, after the
+/// commit, so that a view can update before the writing call returns.
+public protocol FetchedResultsControllerDelegate: AnyObject {
+    /// A batch begins: call `beginUpdates()` here.
+    func controllerWillChangeContent(_ controller: AnyFetchedResultsController)
+    /// A section was inserted (new index) or deleted (old index). Reported before row changes.
+    func controller(_ controller: AnyFetchedResultsController, didChange section: SectionChange)
+    /// An object was inserted, deleted, moved or updated.
+    func controller(_ controller: AnyFetchedResultsController, didChange object: ObjectChange)
+    /// The batch ends: call `endUpdates()` here.
+    func controllerDidChangeContent(_ controller: AnyFetchedResultsController)
+    /// The whole new state as a snapshot (an alternative to the per-change callbacks).
+    func controller(_ controller: AnyFetchedResultsController, didChangeContentWith snapshot: ResultsSnapshot)
+    /// The change of the flat, ordered list of row ids (an alternative to the per-change callbacks).
+    func controller(_ controller: AnyFetchedResultsController, didChangeContentWith difference: CollectionDifference<Int64>)
+}
+
+public extension FetchedResultsControllerDelegate {
+    func controllerWillChangeContent(_ controller: AnyFetchedResultsController) {}
+    func controller(_ controller: AnyFetchedResultsController, didChange section: SectionChange) {}
+    func controller(_ controller: AnyFetchedResultsController, didChange object: ObjectChange) {}
+    func controllerDidChangeContent(_ controller: AnyFetchedResultsController) {}
+    func controller(_ controller: AnyFetchedResultsController, didChangeContentWith snapshot: ResultsSnapshot) {}
+    func controller(_ controller: AnyFetchedResultsController, didChangeContentWith difference: CollectionDifference<Int64>) {}
+}
+
+/// The type-erased face of a controller that delegates receive.
+public protocol AnyFetchedResultsController: AnyObject {
+    var fetchRequest: TableFetchRequest { get }
+    var sectionNameKeyPath: String? { get }
+}

@@ -1,0 +1,92 @@
+import GRDB
+
+/// One fetched row: its id, the values it sorts by, and all its columns.
+struct FetchedRow {
+    let rowID: Int64
+    let sortKey: [DatabaseValue]
+    let row: Row
+}
+
+/// Every row matching the request, kept in the request's total order.
+///
+/// Invariants (checked by `_checkInvariants()`):
+/// - `rows` is strictly increasing under the request's order (row id breaks ties);
+/// - `positionByID` is not stored: a row is found by binary search on its sort key, which
+///   `sortKeyByID` remembers, so lookups cost O(log n) and no index shifts on insert.
+struct OrderedRows {
+    let descriptors: [ColumnSortDescriptor]
+    private(set) var rows: [FetchedRow] = []
+    private(set) var sortKeyByID: [Int64: [DatabaseValue]] = [:]
+
+    init(descriptors: [ColumnSortDescriptor], sortedRows: [FetchedRow]) {
+        self.descriptors = descriptors
+        rows = sortedRows
+        sortKeyByID.reserveCapacity(sortedRows.count)
+        for row in sortedRows { sortKeyByID[row.rowID] = row.sortKey }
+    }
+
+    var count: Int { rows.count }
+
+    func contains(_ rowID: Int64) -> Bool { sortKeyByID[rowID] != nil }
+
+    /// The position of the row with this id, or nil when it is not in the results.
+    func position(of rowID: Int64) -> Int? {
+        guard let key = sortKeyByID[rowID] else { return nil }
+        let index = insertionIndex(key: key, rowID: rowID)
+        return index < rows.count && rows[index].rowID == rowID ? index : nil
+    }
+
+    /// The first position whose row sorts at or after (key, rowID).
+    func insertionIndex(key: [DatabaseValue], rowID: Int64) -> Int {
+        var (low, high) = (0, rows.count)
+        while low < high {
+            let middle = (low + high) / 2
+            let candidate = rows[middle]
+            if SQLiteOrdering.compare(candidate.sortKey, candidate.rowID, key, rowID, descriptors: descriptors) < 0 {
+                low = middle + 1
+            } else {
+                high = middle
+            }
+        }
+        return low
+    }
+
+    /// The first position in `range` whose first sort value differs (under its collation)
+    /// from `value`: the end of a section that starts in `range`.
+    func endOfGroup(startingAt start: Int, in range: Range<Int>) -> Int {
+        let first = rows[start].sortKey[0]
+        let descriptor = descriptors[0]
+        var (low, high) = (start + 1, range.upperBound)
+        while low < high {
+            let middle = (low + high) / 2
+            if SQLiteOrdering.compare(rows[middle].sortKey[0], first, collation: descriptor.collation) == 0 {
+                low = middle + 1
+            } else {
+                high = middle
+            }
+        }
+        return low
+    }
+
+    mutating func remove(_ rowID: Int64) {
+        guard let index = position(of: rowID) else { return }
+        rows.remove(at: index)
+        sortKeyByID[rowID] = nil
+    }
+
+    mutating func insert(_ row: FetchedRow) {
+        rows.insert(row, at: insertionIndex(key: row.sortKey, rowID: row.rowID))
+        sortKeyByID[row.rowID] = row.sortKey
+    }
+
+    /// Checks the stated invariants; for tests and debug builds.
+    func _checkInvariants() {
+        precondition(rows.count == sortKeyByID.count, "every row is indexed once")
+        for index in rows.indices.dropFirst() {
+            let (a, b) = (rows[index - 1], rows[index])
+            precondition(
+                SQLiteOrdering.compare(a.sortKey, a.rowID, b.sortKey, b.rowID, descriptors: descriptors) < 0,
+                "rows are strictly ordered")
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import GRDB
+
+/// The visible window of the ordered rows, cut into sections.
+///
+/// A section is a maximal run of rows whose first sort value is equal under its collation.
+/// Sections are found by binary search on that value, so building a layout costs
+/// O(sections × log n), not O(n).
+struct ResultsLayout {
+    struct Section {
+        /// Equal for exactly the rows of this section (the first sort value, folded by collation).
+        let identity: DatabaseValue
+        let name: String
+        /// Visible positions of the section's rows.
+        let range: Range<Int>
+    }
+
+    /// Positions in the ordered rows that are visible (fetchOffset / fetchLimit).
+    let window: Range<Int>
+    let sections: [Section]
+
+    init(rows: OrderedRows, request: TableFetchRequest, sectioned: Bool) {
+        let lower = min(request.fetchOffset, rows.count)
+        let upper = request.fetchLimit > 0 ? min(lower + request.fetchLimit, rows.count) : rows.count
+        window = lower..<upper
+        guard !window.isEmpty else {
+            sections = []
+            return
+        }
+        guard sectioned else {
+            sections = [Section(identity: .null, name: "", range: 0..<window.count)]
+            return
+        }
+        let collation = rows.descriptors[0].collation
+        var found: [Section] = []
+        var start = window.lowerBound
+        while start < window.upperBound {
+            let end = rows.endOfGroup(startingAt: start, in: window)
+            let value = rows.rows[start].sortKey[0]
+            found.append(Section(
+                identity: SQLiteOrdering.groupingKey(value, collation: collation),
+                name: Self.name(of: value),
+                range: (start - window.lowerBound)..<(end - window.lowerBound)))
+            start = end
+        }
+        sections = found
+    }
+
+    var count: Int { window.count }
+
+    /// The visible position of an ordered-rows position, or nil when outside the window.
+    func visiblePosition(_ position: Int) -> Int? {
+        window.contains(position) ? position - window.lowerBound : nil
+    }
+
+    /// The section index holding a visible position.
+    func sectionIndex(ofVisible position: Int) -> Int {
+        var (low, high) = (0, sections.count - 1)
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if sections[middle].range.lowerBound <= position { low = middle } else { high = middle - 1 }
+        }
+        return low
+    }
+
+    func indexPath(ofVisible position: Int) -> IndexPath {
+        let section = sectionIndex(ofVisible: position)
+        return IndexPath(row: position - sections[section].range.lowerBound, section: section)
+    }
+
+    func visiblePosition(of indexPath: IndexPath) -> Int? {
+        guard sections.indices.contains(indexPath.section) else { return nil }
+        let range = sections[indexPath.section].range
+        let position = range.lowerBound + indexPath.row
+        return indexPath.row >= 0 && range.contains(position) ? position : nil
+    }
+
+    static func name(of value: DatabaseValue) -> String {
+        switch value.storage {
+        case .null: return ""
+        case let .string(text): return text
+        case let .int64(number): return String(number)
+        case let .double(number): return String(number)
+        case let .blob(data): return String(decoding: data, as: UTF8.self)
+        }
+    }
+}

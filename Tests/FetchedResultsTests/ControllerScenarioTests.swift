@@ -1,0 +1,189 @@
+import FetchedResults
+import Foundation
+import GRDB
+import Testing
+
+@Suite struct ControllerScenarioTests {
+    static let standings = [
+        ColumnSortDescriptor(key: "grp", collation: .noCase),
+        ColumnSortDescriptor(key: "score", ascending: false),
+        ColumnSortDescriptor(key: "name", collation: .noCase),
+    ]
+
+    /// A controller over a few rows in three groups, with a recording delegate.
+    func makeController(
+        predicate: String? = nil, limit: Int = 0, offset: Int = 0, delegate: Recorder? = Recorder()
+    ) throws -> (FetchedResultsController<Item>, DatabasePool, Recorder?) {
+        let (pool, _) = try makeItemDatabase()
+        try pool.write { db in
+            for (grp, score, name) in [("Europe", 6, "Switzerland"), ("Europe", 5, "Bosnia"), ("Europe", 0, "Spain"),
+                                       ("Africa", 0, "Algeria"), ("Africa", 0, "Ghana"), ("South America", 2, "Brazil")] {
+                var item = Item(id: nil, grp: grp, score: score, name: name, note: "", visible: 1)
+                try item.insert(db)
+            }
+        }
+        let controller = FetchedResultsController<Item>(
+            fetchRequest: TableFetchRequest(table: "item", predicate: predicate, sortDescriptors: Self.standings,
+                                            fetchLimit: limit, fetchOffset: offset),
+            database: pool, sectionNameKeyPath: "grp")
+        controller.delegate = delegate
+        try controller.performFetch()
+        return (controller, pool, delegate)
+    }
+
+    func names(_ controller: FetchedResultsController<Item>) -> [[String]] {
+        controller.sections!.map { $0.objects.map(\.name) }
+    }
+
+    @Test func requestWithoutSortDescriptorsThrowsADescriptiveError() throws {
+        let (pool, _) = try makeItemDatabase()
+        let controller = FetchedResultsController<Item>(fetchRequest: TableFetchRequest(table: "item"), database: pool)
+        #expect(throws: FetchedResultsError.missingSortDescriptors(table: "item")) { try controller.performFetch() }
+        #expect("\(FetchedResultsError.missingSortDescriptors(table: "item"))".contains("at least one sort descriptor"))
+    }
+
+    @Test func sectionKeyPathMustBeTheFirstSortKey() throws {
+        let (pool, _) = try makeItemDatabase()
+        let controller = FetchedResultsController<Item>(
+            fetchRequest: TableFetchRequest(table: "item", sortDescriptors: [ColumnSortDescriptor(key: "name")]),
+            database: pool, sectionNameKeyPath: "grp")
+        #expect(throws: FetchedResultsError.sectionKeyPathMismatch(sectionNameKeyPath: "grp", firstSortKey: "name")) {
+            try controller.performFetch()
+        }
+    }
+
+    @Test func emptyResultsHaveNoSections() throws {
+        let (controller, _, _) = try makeController(predicate: "score > 100")
+        #expect(controller.sections!.isEmpty)
+        #expect(controller.fetchedObjects! == [])
+        #expect(controller.sectionIndexTitles == [])
+    }
+
+    @Test func fetchGroupsAndOrdersLikeTheTutorial() throws {
+        let (controller, _, _) = try makeController()
+        #expect(controller.sections!.map(\.name) == ["Africa", "Europe", "South America"])
+        #expect(names(controller) == [["Algeria", "Ghana"], ["Switzerland", "Bosnia", "Spain"], ["Brazil"]])
+        let bosnia = controller.object(at: IndexPath(row: 1, section: 1))
+        #expect(bosnia.name == "Bosnia")
+        #expect(controller.indexPath(forRowID: bosnia.id!) == IndexPath(row: 1, section: 1))
+    }
+
+    @Test func winThatOvertakesIsOneMoveAndCarriesTheChangedColumn() throws {
+        let (controller, pool, recorder) = try makeController()
+        try pool.write { db in try db.execute(sql: "UPDATE item SET score = 6 WHERE name = 'Bosnia'") }
+        #expect(names(controller)[1] == ["Bosnia", "Switzerland", "Spain"])
+        let batch = try #require(recorder!.batches.first)
+        #expect(batch.sections == [])
+        #expect(batch.objects.map(\.type) == [.move])
+        #expect(batch.objects[0].indexPath == IndexPath(row: 1, section: 1))
+        #expect(batch.objects[0].newIndexPath == IndexPath(row: 0, section: 1))
+        #expect(batch.objects[0].changedColumns == ["score"])
+    }
+
+    @Test func changeThatKeepsThePlaceIsOneUpdate() throws {
+        let (controller, pool, recorder) = try makeController()
+        try pool.write { db in try db.execute(sql: "UPDATE item SET score = 1 WHERE name = 'Brazil'") }
+        let batch = try #require(recorder!.batches.first)
+        #expect(batch.objects.map(\.type) == [.update])
+        #expect(batch.objects[0].indexPath == IndexPath(row: 0, section: 2))
+        #expect(batch.objects[0].changedColumns == ["score"])
+        #expect(controller.object(at: IndexPath(row: 0, section: 2)).score == 1)
+    }
+
+    @Test func brandNewSectionIsInsertedInItsSortedPlaceWithoutRowOperations() throws {
+        let (controller, pool, recorder) = try makeController()
+        try pool.write { db in
+            var item = Item(id: nil, grp: "Internets", score: 0, name: "Wenderland", note: "", visible: 1)
+            try item.insert(db)
+        }
+        #expect(controller.sections!.map(\.name) == ["Africa", "Europe", "Internets", "South America"])
+        let batch = try #require(recorder!.batches.first)
+        #expect(batch.sections.map(\.type) == [.insert])
+        #expect(batch.sections[0].index == 2)
+        #expect(batch.objects == [], "no row operation inside an inserted section")
+    }
+
+    @Test func emptiedSectionIsDeletedWithoutRowOperations() throws {
+        let (controller, pool, recorder) = try makeController()
+        try pool.write { db in try db.execute(sql: "DELETE FROM item WHERE grp = 'Africa'") }
+        #expect(controller.sections!.map(\.name) == ["Europe", "South America"])
+        let batch = try #require(recorder!.batches.first)
+        #expect(batch.sections == [SectionChange(type: .delete, index: 0, name: "Africa")])
+        #expect(batch.objects == [])
+    }
+
+    @Test func rowMovingBetweenSurvivingSectionsIsAMove() throws {
+        let (controller, pool, recorder) = try makeController()
+        try pool.write { db in try db.execute(sql: "UPDATE item SET grp = 'Africa', score = 9 WHERE name = 'Spain'") }
+        #expect(names(controller) == [["Spain", "Algeria", "Ghana"], ["Switzerland", "Bosnia"], ["Brazil"]])
+        let batch = try #require(recorder!.batches.first)
+        #expect(batch.objects.map(\.type) == [.move])
+        #expect(batch.objects[0].indexPath == IndexPath(row: 2, section: 1))
+        #expect(batch.objects[0].newIndexPath == IndexPath(row: 0, section: 0))
+        #expect(batch.objects[0].changedColumns == ["grp", "score"])
+    }
+
+    @Test func predicateExitIsADeleteAndEntryAnInsert() throws {
+        let (controller, pool, recorder) = try makeController(predicate: "visible = 1")
+        try pool.write { db in try db.execute(sql: "UPDATE item SET visible = 0 WHERE name = 'Ghana'") }
+        try pool.write { db in try db.execute(sql: "UPDATE item SET visible = 1 WHERE name = 'Ghana'") }
+        #expect(recorder!.batches.map { $0.objects.map(\.type) } == [[.delete], [.insert]])
+        #expect(recorder!.batches[0].objects[0].indexPath == IndexPath(row: 1, section: 0))
+        #expect(recorder!.batches[1].objects[0].newIndexPath == IndexPath(row: 1, section: 0))
+        #expect(names(controller)[0] == ["Algeria", "Ghana"])
+    }
+
+    @Test func windowShowsOnlyLimitRowsAfterOffset() throws {
+        let (controller, pool, recorder) = try makeController(limit: 2, offset: 1)
+        #expect(names(controller) == [["Ghana"], ["Switzerland"]])
+        // Algeria leaves the data: the window slides, Ghana and Switzerland shift, Bosnia enters.
+        try pool.write { db in try db.execute(sql: "DELETE FROM item WHERE name = 'Algeria'") }
+        #expect(names(controller) == [["Switzerland", "Bosnia"]])
+        let batch = try #require(recorder!.batches.first)
+        #expect(batch.sections.map(\.type) == [.delete])
+        #expect(batch.objects.map(\.type) == [.insert])
+    }
+
+    @Test func noDelegateMeansNoTrackingAndRollbacksNeverCallBack() throws {
+        let (untracked, pool, _) = try makeController(delegate: nil)
+        try pool.write { db in try db.execute(sql: "UPDATE item SET score = 99 WHERE name = 'Spain'") }
+        #expect(names(untracked)[1] == ["Switzerland", "Bosnia", "Spain"], "without a delegate the results stay as fetched")
+
+        let recorder = Recorder()
+        untracked.delegate = recorder  // turns tracking on, starting from the current state
+        #expect(names(untracked)[1] == ["Spain", "Switzerland", "Bosnia"])
+        try pool.writeWithoutTransaction { db in
+            try db.inTransaction {
+                try db.execute(sql: "DELETE FROM item")
+                return .rollback
+            }
+        }
+        struct Boom: Error {}
+        _ = try? pool.write { db in
+            try db.execute(sql: "UPDATE item SET score = 0")
+            throw Boom()
+        }
+        #expect(recorder.batches.isEmpty)
+        #expect(names(untracked)[1] == ["Spain", "Switzerland", "Bosnia"])
+    }
+
+    @Test func sectionIndexTitlesAreCapitalisedFirstLettersAndOverridable() throws {
+        let (controller, pool, _) = try makeController()
+        try pool.write { db in
+            var item = Item(id: nil, grp: "asia", score: 0, name: "Japan", note: "", visible: 1)
+            try item.insert(db)
+        }
+        #expect(controller.sectionIndexTitles == ["A", "E", "S"])
+        #expect(controller.sections!.map(\.indexTitle) == ["A", "A", "E", "S"])
+        #expect(controller.section(forSectionIndexTitle: "E", at: 1) == 2)
+
+        final class ZoneInitials: FetchedResultsController<Item> {
+            override func sectionIndexTitle(forSectionName sectionName: String) -> String? {
+                String(sectionName.split(separator: " ").compactMap(\.first))
+            }
+        }
+        let custom = ZoneInitials(fetchRequest: controller.fetchRequest, database: pool, sectionNameKeyPath: "grp")
+        try custom.performFetch()
+        #expect(custom.sectionIndexTitles == ["A", "a", "E", "SA"])
+    }
+}

@@ -1,0 +1,104 @@
+import FetchedResults
+import Foundation
+import GRDB
+
+/// A small deterministic random generator, so a failing run can be replayed from its seed.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The test table's record.
+struct Item: Codable, FetchableRecord, PersistableRecord, Equatable, Sendable {
+    var id: Int64?
+    var grp: String?
+    var score: Int?
+    var name: String
+    var note: String
+    var visible: Int
+}
+
+/// Records every callback, batch by batch.
+final class Recorder: FetchedResultsControllerDelegate {
+    struct Batch {
+        var sections: [SectionChange] = []
+        var objects: [ObjectChange] = []
+        var closed = false
+    }
+    var batches: [Batch] = []
+    var snapshots: [ResultsSnapshot] = []
+    var differences: [CollectionDifference<Int64>] = []
+
+    func controllerWillChangeContent(_ controller: AnyFetchedResultsController) { batches.append(Batch()) }
+    func controller(_ controller: AnyFetchedResultsController, didChange section: SectionChange) {
+        batches[batches.count - 1].sections.append(section)
+    }
+    func controller(_ controller: AnyFetchedResultsController, didChange object: ObjectChange) {
+        batches[batches.count - 1].objects.append(object)
+    }
+    func controllerDidChangeContent(_ controller: AnyFetchedResultsController) { batches[batches.count - 1].closed = true }
+    func controller(_ controller: AnyFetchedResultsController, didChangeContentWith snapshot: ResultsSnapshot) {
+        snapshots.append(snapshot)
+    }
+    func controller(_ controller: AnyFetchedResultsController, didChangeContentWith difference: CollectionDifference<Int64>) {
+        differences.append(difference)
+    }
+    func reset() { batches = []; snapshots = []; differences = [] }
+}
+
+func makeItemDatabase() throws -> (DatabasePool, String) {
+    let path = NSTemporaryDirectory() + "fetched-results-" + UUID().uuidString + ".sqlite"
+    let pool = try DatabasePool(path: path)
+    try pool.write { db in
+        try db.execute(sql: """
+            CREATE TABLE item (id INTEGER PRIMARY KEY, grp TEXT, score INTEGER, name TEXT NOT NULL,
+                               note TEXT NOT NULL DEFAULT '', visible INTEGER NOT NULL DEFAULT 1)
+            """)
+    }
+    return (pool, path)
+}
+
+/// The results as SQLite itself orders them: the independent oracle.
+struct SectionedState: Equatable, CustomStringConvertible {
+    var sections: [(name: String, ids: [Int64])]
+    var content: [Int64: Item]
+
+    var flatIDs: [Int64] { sections.flatMap(\.ids) }
+
+    static func == (lhs: SectionedState, rhs: SectionedState) -> Bool {
+        lhs.sections.map(\.ids) == rhs.sections.map(\.ids)
+            && lhs.sections.map { $0.name.lowercased() } == rhs.sections.map { $0.name.lowercased() }
+            && lhs.content == rhs.content
+    }
+
+    var description: String {
+        sections.map { "\($0.name): \($0.ids)" }.joined(separator: " | ")
+    }
+
+    /// Runs the request's SQL and groups consecutive rows whose section value is equal ignoring
+    /// ASCII case (as NOCASE compares).
+    static func query(_ db: Database, sql: String, arguments: StatementArguments = [], sectioned: Bool) throws -> SectionedState {
+        let items = try Item.fetchAll(db, sql: sql, arguments: arguments)
+        var sections: [(name: String, ids: [Int64])] = []
+        var lastKey: String??
+        for item in items {
+            let key: String? = item.grp.map { String($0.map { $0.isASCII ? Character($0.lowercased()) : $0 }) }
+            if sectioned, lastKey == .some(key) {
+                sections[sections.count - 1].ids.append(item.id!)
+            } else if !sectioned, !sections.isEmpty {
+                sections[0].ids.append(item.id!)
+            } else {
+                sections.append((sectioned ? (item.grp ?? "") : "", [item.id!]))
+                lastKey = .some(key)
+            }
+        }
+        return SectionedState(sections: sections, content: Dictionary(uniqueKeysWithValues: items.map { ($0.id!, $0) }))
+    }
+}

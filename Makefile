@@ -37,9 +37,13 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-## bench: benchmarks (see BENCHMARKS.md once they exist).
+## bench: the controller against its peers, side by side (BENCH_ROWS, BENCH_ITERATIONS to change the size).
+BENCH_ROWS ?= 1000000
+BENCH_ITERATIONS ?= 200
 bench: deps
-	@echo "No benchmarks yet: they arrive with the controller and scale issues."
+	$(SWIFT) build -c release --product controller-benchmark
+	$$($(SWIFT) build -c release --show-bin-path)/controller-benchmark 32 $(BENCH_ITERATIONS)
+	$$($(SWIFT) build -c release --show-bin-path)/controller-benchmark $(BENCH_ROWS) $(BENCH_ITERATIONS)
 
 clean:
 	rm -rf .build

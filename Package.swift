@@ -44,6 +44,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // `make bench`: the controller against the peers, side by side in one run.
+        .executableTarget(
+            name: "controller-benchmark",
+            dependencies: ["FetchedResults", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/ControllerBenchmark"
+        ),
         .testTarget(
             name: "FetchedResultsTests",
             dependencies: ["FetchedResults", .product(name: "GRDB", package: "GRDB.swift")]

@@ -28,6 +28,8 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
 {
     public let fetchRequest: TableFetchRequest
     public let sectionNameKeyPath: String?
+    /// The name of the persistent section cache. Accepted so that call sites already have
+    /// their final shape; the on-disk cache itself is not implemented yet, so this has no effect.
     public let cacheName: String?
     public let database: any DatabaseWriter
 
@@ -217,6 +219,8 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
 
     private func apply(touched: Set<Int64>, db: Database) {
         guard var rows, let oldLayout = layout else { return }
+        // Take the only reference, so that mutating does not copy n rows (copy-on-write).
+        self.rows = nil
         let windowed = fetchRequest.fetchLimit > 0 || fetchRequest.fetchOffset > 0
         let fresh: [Int64: FetchedRow]
         do {
@@ -234,8 +238,8 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
         })
         let oldPositions = oldRows.mapValues { rows.position(of: $0.rowID).flatMap(oldLayout.visiblePosition) }
 
-        for id in touched { rows.remove(id) }
-        for row in fresh.values { rows.insert(row) }
+        for id in touched where fresh[id] == nil { rows.remove(id) }
+        for row in fresh.values { rows.replace(row.rowID, with: row) }
         let newLayout = ResultsLayout(rows: rows, request: fetchRequest, sectioned: sectionNameKeyPath != nil)
         if windowed { candidates.formUnion(newLayout.window.map { rows.rows[$0].rowID }) }
 

@@ -23,6 +23,8 @@ struct CandidatePlacement {
 struct ChangeSetBuilder {
     let oldLayout: ResultsLayout
     let newLayout: ResultsLayout
+    /// True when the new layout is the old one (no section or range changed).
+    let sameLayout: Bool
     let placements: [CandidatePlacement]
 
     struct Result {
@@ -34,28 +36,26 @@ struct ChangeSetBuilder {
         var isEmpty: Bool { sectionChanges.isEmpty && objectChanges.isEmpty }
     }
 
-    func build() -> Result {
+    /// - Parameter flatDifference: also compute the flat list's changes (for the
+    ///   `CollectionDifference` style).
+    func build(flatDifference: Bool) -> Result {
         var result = Result()
-        let oldIdentities = oldLayout.sections.map(\.identity)
-        let newIdentities = newLayout.sections.map(\.identity)
-        let deletedSections = Set(oldIdentities).subtracting(newIdentities)
-        let insertedSections = Set(newIdentities).subtracting(oldIdentities)
-        for (index, section) in oldLayout.sections.enumerated() where deletedSections.contains(section.identity) {
+        let sections = sameLayout ? .identity : SectionCorrespondence(old: oldLayout, new: newLayout)
+        for (index, section) in oldLayout.sections.enumerated() where sections.newIndex(ofOld: index) == nil {
             result.sectionChanges.append(SectionChange(type: .delete, index: index, name: section.name))
         }
-        for (index, section) in newLayout.sections.enumerated() where insertedSections.contains(section.identity) {
+        for (index, section) in newLayout.sections.enumerated() where sections.isInserted(new: index) {
             result.sectionChanges.append(SectionChange(type: .insert, index: index, name: section.name))
         }
 
-        let sectionedMoves = movedRows(sectioned: true)
-        let flatMoves = movedRows(sectioned: false)
+        let sectionedMoves = movedRows(sections: sections)
         var deletes: [ObjectChange] = [], inserts: [ObjectChange] = [], moves: [ObjectChange] = [], updates: [ObjectChange] = []
 
         for placement in placements {
             let old = placement.oldPosition.map { oldLayout.indexPath(ofVisible: $0) }
             let new = placement.newPosition.map { newLayout.indexPath(ofVisible: $0) }
-            let oldSectionGone = old.map { deletedSections.contains(oldLayout.sections[$0.section].identity) } ?? false
-            let newSectionFresh = new.map { insertedSections.contains(newLayout.sections[$0.section].identity) } ?? false
+            let oldSectionGone = old.map { sections.newIndex(ofOld: $0.section) == nil } ?? false
+            let newSectionFresh = new.map { sections.isInserted(new: $0.section) } ?? false
             let change = { (type: ChangeType, from: IndexPath?, to: IndexPath?) in
                 ObjectChange(type: type, rowID: placement.rowID, indexPath: from, newIndexPath: to,
                              changedColumns: type == .insert || type == .delete ? [] : placement.changedColumns)
@@ -92,34 +92,33 @@ struct ChangeSetBuilder {
             + inserts.sorted { $0.newIndexPath! < $1.newIndexPath! }
             + moves.sorted { $0.newIndexPath! < $1.newIndexPath! }
             + updates.sorted { $0.indexPath! < $1.indexPath! }
-        result.flatDifference = flatChanges(moved: flatMoves)
+        if flatDifference { result.flatDifference = flatChanges(moved: movedRows(sections: nil)) }
         return result
     }
 
     /// Candidates present before and after that must move: those whose section or gap changed,
     /// plus, within each (section, gap), those outside a longest run that kept its order.
-    private func movedRows(sectioned: Bool) -> Set<Int64> {
-        let stayers = placements.filter { $0.oldPosition != nil && $0.newPosition != nil }
-        let oldGaps = gaps(positions: placements.compactMap(\.oldPosition))
-        let newGaps = gaps(positions: placements.compactMap(\.newPosition))
+    /// With `sections` nil, the flat list is considered (for the `CollectionDifference`).
+    private func movedRows(sections: SectionCorrespondence?) -> Set<Int64> {
+        let oldGaps = gaps(positions: placements.compactMap { $0.oldPosition })
+        let newGaps = gaps(positions: placements.compactMap { $0.newPosition })
         var moved: Set<Int64> = []
-        struct GroupKey: Hashable { let section: DatabaseValue; let gap: Int }
+        struct GroupKey: Hashable { let section: Int; let gap: Int }
         var groups: [GroupKey: [(old: Int, new: Int, rowID: Int64)]] = [:]
-        for placement in stayers {
-            let (oldPosition, newPosition) = (placement.oldPosition!, placement.newPosition!)
-            let oldSection = sectioned ? oldLayout.sections[oldLayout.sectionIndex(ofVisible: oldPosition)].identity : .null
-            let newSection = sectioned ? newLayout.sections[newLayout.sectionIndex(ofVisible: newPosition)].identity : .null
+        for placement in placements {
+            guard let oldPosition = placement.oldPosition, let newPosition = placement.newPosition else { continue }
+            let newSection = sections == nil ? 0 : newLayout.sectionIndex(ofVisible: newPosition)
+            let sameSection = sections.map { $0.newIndex(ofOld: oldLayout.sectionIndex(ofVisible: oldPosition)) == newSection } ?? true
             let (oldGap, newGap) = (oldGaps[oldPosition]!, newGaps[newPosition]!)
-            if oldSection != newSection || oldGap != newGap {
+            if !sameSection || oldGap != newGap {
                 moved.insert(placement.rowID)
             } else {
-                groups[GroupKey(section: oldSection, gap: oldGap), default: []]
-                    .append((oldPosition, newPosition, placement.rowID))
+                groups[GroupKey(section: newSection, gap: oldGap), default: []].append((oldPosition, newPosition, placement.rowID))
             }
         }
         for members in groups.values where members.count > 1 {
             let byOldOrder = members.sorted { $0.old < $1.old }
-            let keep = Self.longestIncreasingSubsequence(byOldOrder.map(\.new))
+            let keep = Self.longestIncreasingSubsequence(byOldOrder.map { $0.new })
             for (index, member) in byOldOrder.enumerated() where !keep.contains(index) {
                 moved.insert(member.rowID)
             }
@@ -172,4 +171,40 @@ struct ChangeSetBuilder {
         }
         return result
     }
+}
+
+/// Which old section became which new one. Sections are matched by identity (their first sort
+/// value under its collation); when both layouts have the same sections, as after most
+/// transactions, no identity is hashed at all.
+struct SectionCorrespondence {
+    private let oldToNew: [Int?]?
+    private let inserted: Set<Int>
+
+    /// Every section kept its index.
+    static let identity = SectionCorrespondence(oldToNew: nil, inserted: [])
+
+    private init(oldToNew: [Int?]?, inserted: Set<Int>) {
+        self.oldToNew = oldToNew
+        self.inserted = inserted
+    }
+
+    init(old: ResultsLayout, new: ResultsLayout) {
+        let identical = old.sections.count == new.sections.count
+            && zip(old.sections, new.sections).allSatisfy { $0.identity == $1.identity }
+        if identical {
+            oldToNew = nil
+            inserted = []
+            return
+        }
+        var newIndexByIdentity: [DatabaseValue: Int] = [:]
+        for (index, section) in new.sections.enumerated() { newIndexByIdentity[section.identity] = index }
+        let mapping = old.sections.map { newIndexByIdentity[$0.identity] }
+        oldToNew = mapping
+        inserted = Set(new.sections.indices).subtracting(mapping.compactMap { $0 })
+    }
+
+    /// The new index of an old section, or nil when it was deleted.
+    func newIndex(ofOld index: Int) -> Int? { oldToNew.map { $0[index] } ?? index }
+
+    func isInserted(new index: Int) -> Bool { inserted.contains(index) }
 }

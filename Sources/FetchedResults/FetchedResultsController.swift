@@ -114,20 +114,31 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
     }
 
     private func fetchAll(_ db: Database) throws {
-        let sql = "SELECT rowid, * FROM \(fetchRequest.table.quotedDatabaseIdentifier) \(fetchRequest.whereSQL) ORDER BY \(fetchRequest.orderBySQL)"
-        let fetched = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(fetchRequest.predicateArguments),
-                                       adapter: SuffixRowAdapter(fromIndex: 1))
+        let fetched = try Row.fetchAll(db, sql: selectSQL + " \(fetchRequest.whereSQL) ORDER BY \(fetchRequest.orderBySQL)",
+                                       arguments: StatementArguments(fetchRequest.predicateArguments))
         let ordered = OrderedRows(descriptors: fetchRequest.sortDescriptors, sortedRows: fetched.map(makeFetchedRow))
         rows = ordered
         layout = ResultsLayout(rows: ordered, request: fetchRequest, sectioned: sectionNameKeyPath != nil)
     }
 
+    /// Every column, then the row id last, where no table column can shadow it.
+    private var selectSQL: String {
+        "SELECT *, rowid FROM \(fetchRequest.table.quotedDatabaseIdentifier)"
+    }
+
+    /// Column positions of the sort keys, found once: every fetch selects the same columns.
+    private var sortKeyIndexes: [Int]?
+
     private func makeFetchedRow(_ row: Row) -> FetchedRow {
-        let record = row.copy()
+        let indexes = sortKeyIndexes ?? {
+            let names = Array(row.columnNames).map { $0.lowercased() }
+            return fetchRequest.sortDescriptors.map { names.firstIndex(of: $0.key.lowercased()) ?? -1 }
+        }()
+        sortKeyIndexes = indexes
         return FetchedRow(
-            rowID: row.unadapted[0],
-            sortKey: fetchRequest.sortDescriptors.map { record[$0.key] ?? DatabaseValue.null },
-            row: record)
+            rowID: row[row.count - 1],
+            sortKey: indexes.map { $0 >= 0 ? row[$0] as DatabaseValue : .null },
+            row: row)
     }
 
     // MARK: - Access
@@ -233,21 +244,32 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
 
         var candidates = touched
         if windowed { candidates.formUnion(oldLayout.window.map { rows.rows[$0].rowID }) }
-        let oldRows = Dictionary(uniqueKeysWithValues: candidates.compactMap { id in
-            rows.position(of: id).map { (id, rows.rows[$0]) }
-        })
-        let oldPositions = oldRows.mapValues { rows.position(of: $0.rowID).flatMap(oldLayout.visiblePosition) }
+        var oldRows: [Int64: FetchedRow] = [:]
+        var oldPositions: [Int64: Int] = [:]
+        for id in candidates {
+            guard let position = rows.position(of: id) else { continue }
+            oldRows[id] = rows.rows[position]
+            oldPositions[id] = oldLayout.visiblePosition(position)
+        }
 
         for id in touched where fresh[id] == nil { rows.remove(id) }
         for row in fresh.values { rows.replace(row.rowID, with: row) }
-        let newLayout = ResultsLayout(rows: rows, request: fetchRequest, sectioned: sectionNameKeyPath != nil)
+        // When no row entered or left and no first sort value changed (a +1 win, say), every
+        // section keeps its range, and the old layout is still exact.
+        let sectionsUnchanged = touched.allSatisfy { id in
+            guard let before = oldRows[id], let after = fresh[id] else { return oldRows[id] == nil && fresh[id] == nil }
+            return before.sortKey[0] == after.sortKey[0]
+        }
+        let newLayout = sectionsUnchanged
+            ? oldLayout
+            : ResultsLayout(rows: rows, request: fetchRequest, sectioned: sectionNameKeyPath != nil)
         if windowed { candidates.formUnion(newLayout.window.map { rows.rows[$0].rowID }) }
 
         let placements = candidates.map { id in
             let newRow = rows.position(of: id)
             return CandidatePlacement(
                 rowID: id,
-                oldPosition: oldPositions[id] ?? nil,
+                oldPosition: oldPositions[id],
                 newPosition: newRow.flatMap(newLayout.visiblePosition),
                 changedColumns: Self.changedColumns(oldRows[id]?.row, fresh[id]?.row ?? newRow.map { rows.rows[$0].row }))
         }
@@ -257,7 +279,9 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
         rows._checkInvariants()
         #endif
 
-        let changes = ChangeSetBuilder(oldLayout: oldLayout, newLayout: newLayout, placements: placements).build()
+        let changes = ChangeSetBuilder(
+            oldLayout: oldLayout, newLayout: newLayout, sameLayout: sectionsUnchanged, placements: placements)
+            .build(flatDifference: changeStyles.contains(.difference))
         guard !changes.isEmpty, let delegate else { return }
         deliver(changes, to: delegate, rows: rows, layout: newLayout)
     }
@@ -270,9 +294,11 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
         for start in stride(from: 0, to: ids.count, by: 500) {
             let chunk = ids[start..<min(start + 500, ids.count)]
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            let sql = "SELECT rowid, * FROM \(fetchRequest.table.quotedDatabaseIdentifier) WHERE rowid IN (\(placeholders))\(predicate)"
+            let sql = selectSQL + " WHERE rowid IN (\(placeholders))\(predicate)"
             let arguments = StatementArguments(chunk.map(\.databaseValue) + fetchRequest.predicateArguments)
-            for row in try Row.fetchAll(db, sql: sql, arguments: arguments, adapter: SuffixRowAdapter(fromIndex: 1)) {
+            // Cached: a statement is prepared once per chunk size, not once per commit.
+            let statement = try db.cachedStatement(sql: sql)
+            for row in try Row.fetchAll(statement, arguments: arguments) {
                 let fetched = makeFetchedRow(row)
                 result[fetched.rowID] = fetched
             }
@@ -280,11 +306,13 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
         return result
     }
 
+    /// The names of the table columns whose values differ (the trailing row id excluded).
+    /// Both rows come from the same SELECT, so columns are compared by position.
     private static func changedColumns(_ old: Row?, _ new: Row?) -> Set<String> {
         guard let old, let new else { return [] }
         var changed: Set<String> = []
-        for (column, value) in new where old[column] as DatabaseValue? != value {
-            changed.insert(column)
+        for index in 0..<(new.count - 1) where old[index] as DatabaseValue != new[index] as DatabaseValue {
+            changed.insert(Array(new.columnNames)[index])
         }
         return changed
     }

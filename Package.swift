@@ -57,7 +57,11 @@ let package = Package(
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(
             name: "WorldCupKitTests",
-            dependencies: ["WorldCupKit", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["WorldCupKit", "TerminalUI", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["TerminalUI", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "CommandLineTests",

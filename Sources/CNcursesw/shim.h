@@ -13,12 +13,19 @@ extern int wcwidth(wchar_t c);
 
 static inline int worldcup_wcwidth(int codepoint) { return wcwidth((wchar_t)codepoint); }
 
+// The global stdscr, read through a function: Swift 6 rejects direct use of mutable C globals.
+static inline WINDOW *worldcup_stdscr(void) { return stdscr; }
+
 // Macros Swift cannot import, as functions.
 static inline int worldcup_getmaxy(WINDOW *w) { return getmaxy(w); }
 static inline int worldcup_getmaxx(WINDOW *w) { return getmaxx(w); }
 static inline attr_t worldcup_a_reverse(void) { return A_REVERSE; }
 static inline attr_t worldcup_a_bold(void) { return A_BOLD; }
 static inline mmask_t worldcup_button1_clicked(void) { return BUTTON1_CLICKED; }
+static inline mmask_t worldcup_button1_pressed(void) { return BUTTON1_PRESSED; }
+static inline mmask_t worldcup_button4_pressed(void) { return BUTTON4_PRESSED; }
+static inline mmask_t worldcup_button5_pressed(void) { return BUTTON5_PRESSED; }
+static inline chtype worldcup_a_dim(void) { return A_DIM; }
 static inline int worldcup_color_pair(int n) { return COLOR_PAIR(n); }
 
 #endif

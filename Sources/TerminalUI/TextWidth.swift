@@ -10,8 +10,8 @@ public enum TextWidth {
     /// Makes `wcwidth` answer for non-ASCII characters.
     ///
     /// `wcwidth` follows the C library's character-type locale; in the default "C" locale it
-    /// returns -1 for everything beyond ASCII. Call once at start-up; it keeps a UTF-8 locale
-    /// the environment already chose and otherwise falls back to `C.UTF-8`.
+    /// returns -1 for everything beyond ASCII. This keeps a UTF-8 locale the environment already
+    /// chose and otherwise falls back to `C.UTF-8`. Measuring calls it once by itself.
     public static func prepareLocale() {
         if let chosen = setlocale(LC_CTYPE, ""), String(cString: chosen).uppercased().contains("UTF-8") {
             return
@@ -60,8 +60,11 @@ public enum TextWidth {
         return cut + String(repeating: " ", count: max(0, width - columns(of: cut)))
     }
 
+    private static let localeIsPrepared: Void = prepareLocale()
+
     private static func scalarColumns(_ scalar: Unicode.Scalar) -> Int {
         if scalar.value < 0x7F { return 1 }
+        _ = localeIsPrepared
         if scalar.properties.isEmojiPresentation { return 2 }
         let width = Int(worldcup_wcwidth(Int32(bitPattern: scalar.value)))
         // Unassigned or non-printable code points: the sanitiser shows them as one replacement glyph.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import TerminalUI
 import WorldCupKit
 
@@ -11,7 +12,8 @@ struct WorldCup: ParsableCommand {
         commandName: "worldcup",
         abstract: "The World Cup scoreboard: teams grouped by qualifying zone, wins kept in SQLite.",
         discussion: """
-            With no subcommand, opens the scoreboard in the terminal. The store lives in \
+            With no subcommand, opens the scoreboard in the terminal: arrow keys (or j/k) move, \
+            Enter, Space or a click adds a win, u undoes, ? shows the keys, q quits. The store lives in \
             $XDG_DATA_HOME/worldcup/worldcup.sqlite (or ~/.local/share/worldcup/) unless --db says \
             otherwise; the first command to open a new store imports the seed (seed.json).
             """,
@@ -21,13 +23,26 @@ struct WorldCup: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
+    @Flag(help: "Show emoji flags instead of short team codes (terminals disagree on their width).")
+    var flags = false
+
+    @Flag(help: "No colours (also when the NO_COLOR environment variable is set).")
+    var noColor = false
+
     func run() throws {
         try reportingErrors {
             guard TerminalLibrary.hasInteractiveTerminal else {
                 throw CommandFailure("the scoreboard needs a terminal, and stdin or stdout is not one. To print the standings, use: worldcup list")
             }
-            // Until the interactive scoreboard lands, the terminal shows the standings.
-            try List.printStandings(store: store, json: false)
+            let environment = ProcessInfo.processInfo.environment
+            let colors = !noColor && (environment["NO_COLOR"] ?? "").isEmpty
+            do {
+                try ScoreboardSession.run(
+                    store: try store.openSeededStore(), showsFlags: flags, colors: colors,
+                    crashKey: environment["WORLDCUP_TEST_CRASH_KEY"].flatMap(\.first))
+            } catch let error as TerminalError {
+                throw CommandFailure(error.description)
+            }
         }
     }
 }

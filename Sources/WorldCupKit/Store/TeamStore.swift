@@ -151,6 +151,46 @@ public final class TeamStore: Sendable {
         }
     }
 
+    /// Adds one win to the team with this id; returns the team, or nil if it no longer exists.
+    @discardableResult
+    public func addWin(teamID: Int64) throws -> Team? {
+        try StoreErrors.translating(path: path) {
+            try pool.write { db in
+                guard var team = try Team.fetchOne(db, key: teamID) else { return nil }
+                guard team.wins < Int.max else { throw WorldCupError.winsOverflow(team: team.teamName) }
+                team.wins += 1
+                try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE id = ?", arguments: [teamID])
+                return team
+            }
+        }
+    }
+
+    /// Takes back one win (never below zero); returns the team, or nil if it no longer exists.
+    @discardableResult
+    public func removeWin(teamID: Int64) throws -> Team? {
+        try StoreErrors.translating(path: path) {
+            try pool.write { db in
+                try db.execute(sql: "UPDATE team SET wins = wins - 1 WHERE id = ? AND wins > 0", arguments: [teamID])
+                return try Team.fetchOne(db, key: teamID)
+            }
+        }
+    }
+
+    /// Deletes a team; returns whether it existed.
+    @discardableResult
+    public func deleteTeam(teamID: Int64) throws -> Bool {
+        try StoreErrors.translating(path: path) {
+            try pool.write { db in try Team.deleteOne(db, key: teamID) }
+        }
+    }
+
+    /// Moves committed pages from the write-ahead log into the database file, if no reader is
+    /// in the way. The scoreboard calls this when idle, so that SQLite's automatic checkpoint
+    /// does not land inside a keypress's commit.
+    public func checkpoint() {
+        _ = try? pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+    }
+
     // MARK: - Reads
 
     /// Every team in standings order (zone ↑, wins ↓, name ↑ ignoring case, id).

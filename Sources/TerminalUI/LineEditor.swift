@@ -1,0 +1,73 @@
+/// A one-line text field's contents and cursor, edited key by key.
+///
+/// Invariant (checked by `_checkInvariants()`): `0 <= cursor <= characters.count`, and no
+/// character is a control character. Works in grapheme clusters, so an accented letter or an
+/// emoji is deleted whole, and measures in terminal columns for display.
+public struct LineEditor: Equatable, Sendable {
+    public private(set) var characters: [Character] = []
+    /// Position of the cursor, in characters from the start.
+    public private(set) var cursor = 0
+
+    public init(_ text: String = "") {
+        characters = Array(text).filter { !Self.isControl($0) }
+        cursor = characters.count
+    }
+
+    public var text: String { String(characters) }
+
+    /// Applies an editing key; returns false for keys that are not editing keys.
+    @discardableResult
+    public mutating func handle(_ key: Key) -> Bool {
+        switch key {
+        case let .character(character):
+            guard !Self.isControl(character) else { return true }
+            characters.insert(character, at: cursor)
+            cursor += 1
+        case .backspace:
+            if cursor > 0 {
+                characters.remove(at: cursor - 1)
+                cursor -= 1
+            }
+        case .delete:
+            if cursor < characters.count { characters.remove(at: cursor) }
+        case .left: cursor = max(0, cursor - 1)
+        case .right: cursor = min(characters.count, cursor + 1)
+        case .home, .control("a"): cursor = 0
+        case .end, .control("e"): cursor = characters.count
+        case .control("u"):
+            characters.removeFirst(cursor)
+            cursor = 0
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// What to show in a field `width` columns wide: the text scrolled so the cursor is
+    /// visible, and the cursor's column inside the field.
+    public func visible(width: Int) -> (text: String, cursorColumn: Int) {
+        guard width > 0 else { return ("", 0) }
+        var start = 0
+        func columns(_ range: Range<Int>) -> Int { characters[range].reduce(0) { $0 + TextWidth.columns(of: $1) } }
+        // Leave one column for the cursor after the last character.
+        while columns(start..<cursor) > width - 1 { start += 1 }
+        var shown = ""
+        var used = 0
+        for character in characters[start...] {
+            let w = TextWidth.columns(of: character)
+            if used + w > width { break }
+            shown.append(character)
+            used += w
+        }
+        return (shown, columns(start..<cursor))
+    }
+
+    static func isControl(_ character: Character) -> Bool {
+        character.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+    }
+
+    public func _checkInvariants() {
+        precondition(cursor >= 0 && cursor <= characters.count, "cursor within the text")
+        precondition(!characters.contains(where: Self.isControl), "no control characters")
+    }
+}

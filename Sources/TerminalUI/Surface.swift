@@ -1,0 +1,30 @@
+/// Text attributes a surface can show.
+public struct TextStyle: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    public static let reverse = TextStyle(rawValue: 1)
+    public static let bold = TextStyle(rawValue: 2)
+    /// Shown in the accent colour where the terminal has colours (and they are not disabled).
+    public static let accent = TextStyle(rawValue: 4)
+    public static let dim = TextStyle(rawValue: 8)
+}
+
+/// Somewhere to draw a screen of text: a real terminal through ncursesw, or an in-memory grid
+/// that tests can read (``GridSurface``).
+///
+/// Drawing is buffered: nothing reaches the terminal before ``present()``, which flushes one
+/// frame with the least output it can.
+public protocol Surface: AnyObject {
+    /// The size in rows and columns.
+    var rows: Int { get }
+    var columns: Int { get }
+    /// Writes one line at `row`, replacing the whole row: `text` is fitted (truncated with "…"
+    /// or padded) to the surface width, control characters are made harmless.
+    func drawLine(_ row: Int, _ text: String, style: TextStyle)
+    /// Writes `text` at a position without touching the rest of the row.
+    func draw(row: Int, column: Int, _ text: String, style: TextStyle)
+    /// Where the hardware cursor rests after the frame (screen readers follow it).
+    func placeCursor(row: Int, column: Int)
+    /// Flushes the frame.
+    func present()
+}

@@ -1,0 +1,347 @@
+/// A position in a sectioned table: a section and a row inside it.
+public struct TableIndex: Hashable, Comparable, Sendable {
+    public var section: Int
+    public var row: Int
+    public init(section: Int, row: Int) {
+        self.section = section
+        self.row = row
+    }
+    public static func < (a: TableIndex, b: TableIndex) -> Bool { (a.section, a.row) < (b.section, b.row) }
+}
+
+/// What a table view shows; asked only for the rows on screen.
+public protocol TableViewDataSource: AnyObject {
+    func numberOfSections() -> Int
+    func numberOfRows(inSection section: Int) -> Int
+    func headerText(forSection section: Int) -> String
+    func rowText(at index: TableIndex, width: Int) -> String
+}
+
+/// One batch of changes, with table-view rules: removals address the state before the batch,
+/// insertions the state after it; a reload names a row in both.
+public struct TableUpdates: Sendable {
+    public var deletedSections: [Int] = []
+    public var insertedSections: [Int] = []
+    public var deletedRows: [TableIndex] = []
+    public var insertedRows: [TableIndex] = []
+    public var movedRows: [(from: TableIndex, to: TableIndex)] = []
+    public var reloadedRows: [(from: TableIndex, to: TableIndex)] = []
+    public init() {}
+}
+
+/// A scrolling, sectioned list with a cursor, drawn into a band of a ``Surface``.
+///
+/// Lines are numbered across the whole table: each section is a header line followed by its
+/// rows. The view redraws only the screen rows whose content changed: after a batch update it
+/// works out, for every visible row, which old line it now shows, and redraws a row only when
+/// that differs from what the row showed, when its line was reloaded, or when a header's text
+/// changed. Changes above the visible band move the scroll position instead of the content.
+public final class TableView {
+    public weak var dataSource: (any TableViewDataSource)?
+    /// The first screen row of the band and its height.
+    public private(set) var top = 0
+    public private(set) var height = 0
+    public private(set) var width = 0
+    /// The line shown at the band's first row.
+    public private(set) var scrollTop = 0
+    public private(set) var cursor: TableIndex?
+
+    /// Rows drawn by the last ``draw(on:)``, split by kind.
+    public private(set) var lastDrawnItemRows = 0
+    public private(set) var lastDrawnHeaderRows = 0
+
+    /// Flat line index of each section's header.
+    private var sectionStarts: [Int] = []
+    private var lineCount = 0
+    private var needsFullRedraw = true
+    private var dirtyRows: Set<Int> = []
+    /// What each band row showed when last drawn (header text, or a row marker).
+    private var drawnHeaders: [Int: String] = [:]
+    private var drawnCursorRow: Int?
+
+    public init() {}
+
+    // MARK: - Layout
+
+    /// Places the band on the surface; a change of size redraws everything.
+    public func setFrame(top: Int, height: Int, width: Int) {
+        if (top, height, width) != (self.top, self.height, self.width) { needsFullRedraw = true }
+        (self.top, self.height, self.width) = (top, max(0, height), width)
+        clampScroll()
+    }
+
+    /// Re-reads the whole table and redraws everything.
+    public func reloadData() {
+        rebuildLayout()
+        needsFullRedraw = true
+        if let cursor, !isValid(cursor) { self.cursor = firstRow(from: 0) }
+        if cursor == nil { cursor = firstRow(from: 0) }
+        clampScroll()
+        scrollToCursor()
+    }
+
+    private func rebuildLayout() {
+        sectionStarts = []
+        var line = 0
+        for section in 0..<(dataSource?.numberOfSections() ?? 0) {
+            sectionStarts.append(line)
+            line += 1 + (dataSource?.numberOfRows(inSection: section) ?? 0)
+        }
+        lineCount = line
+    }
+
+    private func isValid(_ index: TableIndex) -> Bool {
+        sectionStarts.indices.contains(index.section) && index.row >= 0 && index.row < rowCount(index.section)
+    }
+
+    private func rowCount(_ section: Int) -> Int {
+        let end = section + 1 < sectionStarts.count ? sectionStarts[section + 1] : lineCount
+        return end - sectionStarts[section] - 1
+    }
+
+    public func line(of index: TableIndex) -> Int { sectionStarts[index.section] + 1 + index.row }
+
+    /// The table index at a line, or nil for a header line.
+    public func index(atLine line: Int) -> TableIndex? {
+        guard line >= 0, line < lineCount else { return nil }
+        let section = sectionContaining(line: line)
+        let row = line - sectionStarts[section] - 1
+        return row >= 0 ? TableIndex(section: section, row: row) : nil
+    }
+
+    private func sectionContaining(line: Int) -> Int {
+        var (low, high) = (0, sectionStarts.count - 1)
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if sectionStarts[middle] <= line { low = middle } else { high = middle - 1 }
+        }
+        return low
+    }
+
+    /// The table index drawn at a screen row (for mouse clicks), or nil.
+    public func index(atScreenRow row: Int) -> TableIndex? {
+        guard row >= top, row < top + height else { return nil }
+        if row == top && hasStickyHeader { return nil }
+        return index(atLine: scrollTop + row - top)
+    }
+
+    /// The screen row where the cursor is drawn, if visible.
+    public var cursorScreenRow: Int? {
+        guard let cursor, isValid(cursor) else { return nil }
+        let offset = line(of: cursor) - scrollTop
+        guard offset >= (hasStickyHeader ? 1 : 0), offset < height else { return nil }
+        return top + offset
+    }
+
+    /// Whether the band's first row shows the header of the section scrolled into (sticky header).
+    private var hasStickyHeader: Bool {
+        height > 1 && index(atLine: scrollTop) != nil
+    }
+
+    // MARK: - Cursor and scrolling
+
+    /// Puts the cursor on a row (nil: no cursor) and scrolls to show it.
+    public func setCursor(_ index: TableIndex?) {
+        cursor = index.flatMap { isValid($0) ? $0 : nil }
+        scrollToCursor()
+    }
+
+    /// Moves the cursor by `delta` rows, stepping over section headers.
+    public func moveCursor(by delta: Int) {
+        guard let cursor else { return setCursor(firstRow(from: 0)) }
+        var line = self.line(of: cursor)
+        var remaining = abs(delta)
+        while remaining > 0 {
+            var next = line + (delta > 0 ? 1 : -1)
+            while next >= 0 && next < lineCount && index(atLine: next) == nil { next += delta > 0 ? 1 : -1 }
+            guard next >= 0 && next < lineCount else { break }
+            line = next
+            remaining -= 1
+        }
+        setCursor(index(atLine: line))
+    }
+
+    public func moveCursorToFirst() { setCursor(firstRow(from: 0)) }
+    public func moveCursorToLast() { setCursor(lastRow()) }
+    public func pageDown() { moveCursor(by: max(1, height - 2)) }
+    public func pageUp() { moveCursor(by: -max(1, height - 2)) }
+
+    private func firstRow(from line: Int) -> TableIndex? {
+        var line = line
+        while line < lineCount {
+            if let index = index(atLine: line) { return index }
+            line += 1
+        }
+        return nil
+    }
+
+    private func lastRow() -> TableIndex? {
+        var line = lineCount - 1
+        while line >= 0 {
+            if let index = index(atLine: line) { return index }
+            line -= 1
+        }
+        return nil
+    }
+
+    /// Scrolls the least needed to show the cursor below a sticky header.
+    private func scrollToCursor() {
+        guard let cursor, height > 0 else { return }
+        let line = self.line(of: cursor)
+        var newTop = scrollTop
+        if line - newTop >= height { newTop = line - height + 1 }
+        if line < newTop + 1 {
+            // Show the section's own header above its first rows; otherwise leave room for the sticky header.
+            newTop = cursor.row < height - 1 ? sectionStarts[cursor.section] : line - 1
+            newTop = min(newTop, line)
+        }
+        setScrollTop(newTop)
+    }
+
+    /// Shows `line` at the band's first row (as far as the table's length allows).
+    public func scroll(toLine line: Int) { setScrollTop(line) }
+
+    private func setScrollTop(_ value: Int) {
+        let clamped = max(0, min(value, max(0, lineCount - height)))
+        if clamped != scrollTop {
+            scrollTop = clamped
+            needsFullRedraw = true
+        }
+    }
+
+    private func clampScroll() { setScrollTop(scrollTop) }
+
+    // MARK: - Batch updates
+
+    /// Applies one batch of changes (the data source already answers with the new state) and
+    /// marks the rows whose content changed; the cursor then goes to `cursorAfter`.
+    public func performBatchUpdates(_ updates: TableUpdates, cursorAfter: TableIndex?) {
+        let oldStarts = sectionStarts, oldLineCount = lineCount
+        func oldLine(_ index: TableIndex) -> Int { oldStarts[index.section] + 1 + index.row }
+        func oldSectionLines(_ section: Int) -> Range<Int> {
+            let end = section + 1 < oldStarts.count ? oldStarts[section + 1] : oldLineCount
+            return oldStarts[section]..<end
+        }
+        rebuildLayout()
+
+        var removed: [Int] = updates.deletedRows.map(oldLine) + updates.movedRows.map { oldLine($0.from) }
+        for section in updates.deletedSections { removed += Array(oldSectionLines(section)) }
+        var inserted: [Int] = updates.insertedRows.map(line(of:)) + updates.movedRows.map { line(of: $0.to) }
+        for section in updates.insertedSections {
+            let end = section + 1 < sectionStarts.count ? sectionStarts[section + 1] : lineCount
+            inserted += Array(sectionStarts[section]..<end)
+        }
+        removed.sort()
+        inserted.sort()
+        let reloaded = Set(updates.reloadedRows.map { line(of: $0.to) })
+
+        // Keep the content at the top of the band where it was: lines removed or inserted above
+        // it shift the scroll position, not what is shown.
+        let oldTop = scrollTop
+        var newTop = oldTop - removed.prefix { $0 < oldTop }.count
+        for line in inserted where line <= newTop { newTop += 1 }
+        scrollTop = max(0, min(newTop, max(0, lineCount - height)))
+
+        // For each band row, the old line it now shows (nil: a new line) against the old line
+        // it showed before.
+        if !needsFullRedraw {
+            for row in 0..<height {
+                let newLine = scrollTop + row
+                guard newLine < lineCount else {
+                    if oldTop + row < oldLineCount { dirtyRows.insert(row) }
+                    continue
+                }
+                let source = oldLineShown(atNewLine: newLine, removed: removed, inserted: inserted)
+                if source != oldTop + row || reloaded.contains(newLine) {
+                    dirtyRows.insert(row)
+                }
+            }
+        }
+        cursor = cursorAfter.flatMap { isValid($0) ? $0 : nil } ?? cursor.flatMap { isValid($0) ? $0 : nil }
+        if cursor == nil { cursor = firstRow(from: 0) }
+        scrollToCursor()
+    }
+
+    /// The old line a new line shows, or nil when it is newly inserted.
+    ///
+    /// A surviving line keeps its rank among surviving lines: the new line is the k-th line
+    /// not inserted, so it shows the k-th old line not removed — the fixed point of
+    /// `k + (removed lines at or before it)`.
+    private func oldLineShown(atNewLine line: Int, removed: [Int], inserted: [Int]) -> Int? {
+        if binarySearch(inserted, line) { return nil }
+        let rank = line - lowerBound(inserted, line)
+        var source = rank
+        while true {
+            let next = rank + lowerBound(removed, source + 1)
+            if next == source { return source }
+            source = next
+        }
+    }
+
+    private func lowerBound(_ values: [Int], _ value: Int) -> Int {
+        var (low, high) = (0, values.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if values[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    private func binarySearch(_ values: [Int], _ value: Int) -> Bool {
+        let index = lowerBound(values, value)
+        return index < values.count && values[index] == value
+    }
+
+    // MARK: - Drawing
+
+    /// Redraws everything on the next ``draw(on:)``.
+    public func setNeedsDisplay() { needsFullRedraw = true }
+
+    /// Draws the rows that changed (every row after a scroll, resize or reload).
+    public func draw(on surface: any Surface) {
+        lastDrawnItemRows = 0
+        lastDrawnHeaderRows = 0
+        guard let dataSource, height > 0 else { return }
+        var rowsToDraw = needsFullRedraw ? Set(0..<height) : dirtyRows
+        let cursorRow = cursorScreenRow.map { $0 - top }
+        if cursorRow != drawnCursorRow {
+            if let old = drawnCursorRow { rowsToDraw.insert(old) }
+            if let cursorRow { rowsToDraw.insert(cursorRow) }
+        }
+        // Headers carry their section's row count, so a header is redrawn when its text changed.
+        for row in 0..<height where !rowsToDraw.contains(row) {
+            if let section = headerSection(atBandRow: row) {
+                if drawnHeaders[row] != dataSource.headerText(forSection: section) { rowsToDraw.insert(row) }
+            } else if drawnHeaders[row] != nil {
+                rowsToDraw.insert(row)
+            }
+        }
+        for row in rowsToDraw.sorted() {
+            if let section = headerSection(atBandRow: row) {
+                let text = dataSource.headerText(forSection: section)
+                surface.drawLine(top + row, text, style: [.bold, .accent])
+                drawnHeaders[row] = text
+                lastDrawnHeaderRows += 1
+            } else if let index = index(atLine: scrollTop + row) {
+                let isCursor = row == cursorRow
+                surface.drawLine(top + row, dataSource.rowText(at: index, width: width), style: isCursor ? .reverse : [])
+                drawnHeaders[row] = nil
+                lastDrawnItemRows += 1
+            } else {
+                surface.drawLine(top + row, "", style: [])
+                drawnHeaders[row] = nil
+            }
+        }
+        drawnCursorRow = cursorRow
+        dirtyRows = []
+        needsFullRedraw = false
+    }
+
+    /// The section whose header is drawn at a band row (a header line, or the sticky header).
+    private func headerSection(atBandRow row: Int) -> Int? {
+        let line = scrollTop + row
+        guard line < lineCount else { return nil }
+        if row == 0 && hasStickyHeader { return sectionContaining(line: line) }
+        return index(atLine: line) == nil ? sectionContaining(line: line) : nil
+    }
+}

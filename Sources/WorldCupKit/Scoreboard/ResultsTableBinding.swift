@@ -1,0 +1,56 @@
+import FetchedResults
+import GRDB
+import TerminalUI
+
+/// Binds a results controller to a table view: each committed change set becomes one batch
+/// update of the view, which then redraws only the rows whose content or position changed.
+///
+/// The cursor follows an object, not a position: after each batch it goes to wherever the
+/// object with `cursorRowID` now is.
+final class ResultsTableBinding<Record: FetchableRecord & Sendable>: FetchedResultsControllerDelegate {
+    private unowned let controller: FetchedResultsController<Record>
+    private let tableView: TableView
+    private var updates = TableUpdates()
+    /// The row id of the object under the cursor.
+    var cursorRowID: Int64?
+    /// Called after each batch, for what else shows the results (a title with counts, say).
+    var didApplyChanges: () -> Void = {}
+
+    init(controller: FetchedResultsController<Record>, tableView: TableView) {
+        self.controller = controller
+        self.tableView = tableView
+    }
+
+    func controllerWillChangeContent(_ controller: AnyFetchedResultsController) {
+        updates = TableUpdates()
+    }
+
+    func controller(_ controller: AnyFetchedResultsController, didChange section: SectionChange) {
+        switch section.type {
+        case .insert: updates.insertedSections.append(section.index)
+        case .delete: updates.deletedSections.append(section.index)
+        case .move, .update: break
+        }
+    }
+
+    func controller(_ controller: AnyFetchedResultsController, didChange object: ObjectChange) {
+        let from = object.indexPath.map(Self.tableIndex)
+        let to = object.newIndexPath.map(Self.tableIndex)
+        switch object.type {
+        case .insert: updates.insertedRows.append(to!)
+        case .delete: updates.deletedRows.append(from!)
+        case .move: updates.movedRows.append((from!, to!))
+        case .update: updates.reloadedRows.append((from!, to!))
+        }
+    }
+
+    func controllerDidChangeContent(_ controller: AnyFetchedResultsController) {
+        let cursor = cursorRowID.flatMap { self.controller.indexPath(forRowID: $0) }.map(Self.tableIndex)
+        tableView.performBatchUpdates(updates, cursorAfter: cursor)
+        didApplyChanges()
+    }
+
+    static func tableIndex(_ indexPath: FetchedResults.IndexPath) -> TableIndex {
+        TableIndex(section: indexPath.section, row: indexPath.row)
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import TerminalUI
+import Testing
+
+/// The real binary in a real terminal (tmux): keys in, screen out.
+@Suite(.serialized) struct ScoreboardEndToEndTests {
+    @Test func theTutorialsStoryAndARelaunch() throws {
+        let directory = TemporaryDirectory()
+        var terminal = try Tmux(command: directory.scoreboard)
+        #expect(terminal.waitFor("World Cup — 32 teams in 5 zones"))
+
+        // Three taps on Algeria.
+        #expect(try terminal.moveCursor(to: "Algeria"))
+        try terminal.press("Enter", "Enter", "Enter")
+        #expect(terminal.wait { _ in terminal.wins(of: "Algeria") == 3 })
+
+        // Switzerland to six wins leads Europe; Bosnia and Herzegovina to six passes it (name order).
+        #expect(try terminal.moveCursor(to: "Switzerland"))
+        for _ in 0..<6 { try terminal.press("Enter") }
+        #expect(terminal.wait { _ in terminal.wins(of: "Switzerland") == 6 })
+        #expect(try terminal.moveCursor(to: "Bosnia and Herzegovina"))
+        for _ in 0..<6 { try terminal.press("Enter") }
+        #expect(terminal.wait { _ in terminal.wins(of: "Bosnia and Herzegovina") == 6 })
+        let europe = terminal.lines.drop { !$0.hasPrefix("Europe") }.dropFirst().prefix(2).map { $0 }
+        #expect(europe.count == 2 && europe[0].contains("Bosnia and Herzegovina") && europe[1].contains("Switzerland"), "\(europe)")
+
+        // The shake, then the secret team in a new zone.
+        try terminal.press("S", "+")
+        #expect(terminal.waitFor("Secret Team"))
+        try terminal.type("Wenderland")
+        try terminal.press("Tab")
+        try terminal.type("Internets")
+        try terminal.press("Enter")
+        #expect(terminal.waitFor("Internets (1 team)"))
+        let headers = terminal.lines.filter { !$0.hasPrefix(" ") && $0.contains("(") && !$0.hasPrefix("World Cup") }
+        #expect(headers.map { $0.components(separatedBy: " (").first! } ==
+                ["Africa", "Asia", "Europe", "Internets", "North, Central America & Caribbean", "South America"])
+
+        try terminal.press("q")
+        #expect(terminal.waitUntil(timeout: 5) { terminal.commandExited })
+
+        // Relaunch: the same scores, no duplicate teams, the seed not imported again.
+        terminal = try Tmux(command: directory.scoreboard)
+        #expect(terminal.waitFor("World Cup — 33 teams in 6 zones"))
+        #expect(terminal.wins(of: "Algeria") == 3)
+        #expect(terminal.wins(of: "Bosnia and Herzegovina") == 6)
+        #expect(terminal.wins(of: "Switzerland") == 6)
+        #expect(terminal.lines.filter { $0.contains(" Algeria ") }.count == 1)
+    }
+
+    @Test func resizeToTwentyByFiveAndBack() throws {
+        let directory = TemporaryDirectory()
+        let terminal = try Tmux(command: directory.scoreboard)
+        #expect(terminal.waitFor("World Cup"))
+        try terminal.resize(width: 20, height: 5)
+        try terminal.press("Down", "Enter", "PageDown", "End")
+        #expect(terminal.wait { $0.count >= 5 && $0.prefix(5).contains { $0.contains("Uruguay") || $0.contains("URU") } })
+        #expect(terminal.lines.prefix(5).allSatisfy { TextWidth.columns(of: $0) <= 20 })
+        try terminal.resize(width: 100, height: 40)
+        try terminal.press("Home")
+        #expect(terminal.waitFor("World Cup — 32 teams in 5 zones"))
+        #expect(terminal.waitFor("Africa (5 teams)"))
+        #expect(!terminal.commandExited)
+    }
+
+    @Test func wideCharacterNamesFromTheDialogStayAligned() throws {
+        let directory = TemporaryDirectory()
+        let terminal = try Tmux(height: 50, command: directory.scoreboard)
+        #expect(terminal.waitFor("World Cup"))
+        for (name, zone) in [("日本代表", "Asia"), ("Ελλάδα", "Europe"), ("Côte d’Ivoire 🐘", "Africa")] {
+            try terminal.press("S", "+")
+            #expect(terminal.waitFor("Secret Team"))
+            try terminal.type(name)
+            try terminal.press("Tab")
+            try terminal.type(zone)
+            try terminal.press("Enter")
+            #expect(terminal.waitFor("Added \(name)"))
+        }
+        let rows = terminal.lines.filter { $0.hasPrefix("  ") && $0.hasSuffix(" 0") }
+        #expect(rows.count == 35)
+        #expect(Set(rows.map { TextWidth.columns(of: $0) }).count == 1,
+                "every wins column ends at the same column: \(rows.map { "\(TextWidth.columns(of: $0)) \($0)" })")
+        #expect(rows.contains { $0.contains("日本代表") })
+    }
+
+    @Test func dialogGuardsAndEscape() throws {
+        let directory = TemporaryDirectory()
+        let terminal = try Tmux(command: directory.scoreboard)
+        #expect(terminal.waitFor("World Cup"))
+        try terminal.press("+")
+        usleep(300_000)
+        #expect(!terminal.lines.contains { $0.contains("Secret Team") }, "+ before the shake does nothing")
+
+        try terminal.press("S", "+")
+        #expect(terminal.waitFor("Secret Team"))
+        try terminal.press("Enter")
+        #expect(terminal.waitFor("Team Name must not be empty."))
+        try terminal.type("BRAZIL")
+        try terminal.press("Tab")
+        try terminal.type("South America")
+        try terminal.press("Enter")
+        #expect(terminal.waitFor("already exists"))
+        try terminal.press("Escape")
+        #expect(terminal.wait { !$0.contains { $0.contains("Secret Team") } })
+        #expect(terminal.waitFor("World Cup — 32 teams in 5 zones"))
+        #expect(!terminal.commandExited, "Esc in the dialog cancels it, it does not quit")
+    }
+
+    /// Bytes the program writes to the terminal for one Enter, through tmux's pipe-pane.
+    @Test func bytesWrittenPerWin() throws {
+        let directory = TemporaryDirectory()
+        let terminal = try Tmux(command: directory.scoreboard)
+        #expect(terminal.waitFor("World Cup"))
+        let log = directory.path + "/output.log"
+        try terminal.recordOutput(to: log)
+        func size() -> Int { ((try? FileManager.default.attributesOfItem(atPath: log)[.size]) as? Int) ?? 0 }
+        func bytes(for key: String, until done: @escaping () -> Bool) throws -> Int {
+            usleep(150_000)
+            let before = size()
+            try terminal.press(key)
+            #expect(terminal.waitUntil(timeout: 5, done))
+            usleep(150_000)
+            return size() - before
+        }
+
+        // No move: Algeria leads Africa and keeps its place.
+        #expect(try terminal.moveCursor(to: "Algeria"))
+        var stay: [Int] = []
+        for expected in 1...5 {
+            stay.append(try bytes(for: "Enter") { terminal.wins(of: "Algeria") == expected })
+        }
+        // A move: Nigeria, last in Africa, climbs with one win; u puts it back between samples.
+        var climb: [Int] = []
+        for _ in 1...5 {
+            #expect(try terminal.moveCursor(to: "Nigeria"))
+            climb.append(try bytes(for: "Enter") { terminal.wins(of: "Nigeria") == 1 })
+            try terminal.press("u")
+            #expect(terminal.wait { _ in terminal.wins(of: "Nigeria") == 0 })
+        }
+        let medianStay = stay.sorted()[2], medianClimb = climb.sorted()[2]
+        print("bytes per win: no move \(stay) median \(medianStay); moving up \(climb) median \(medianClimb)")
+        #expect(medianStay <= 64)
+        #expect(medianClimb <= 300)
+    }
+
+    @Test(arguments: ["TERM", "KILL-CRASH"])
+    func terminalIsRestoredAfterSIGTERMAndACrash(way: String) throws {
+        let directory = TemporaryDirectory()
+        let before = directory.path + "/before", after = directory.path + "/after"
+        let crash = way == "KILL-CRASH" ? "WORLDCUP_TEST_CRASH_KEY=X " : ""
+        let terminal = try Tmux(command: "stty -g > '\(before)'; \(crash)\(directory.scoreboard); echo \"exit $?\"; stty -g > '\(after)'; sleep 60")
+        #expect(terminal.waitFor("World Cup"))
+        if way == "TERM" {
+            // Only the worldcup process: the wrapping shell's command line names the store too.
+            _ = try? Process.run(URL(fileURLWithPath: "/usr/bin/pkill"),
+                                 arguments: ["-TERM", "-f", "^[^ ]*/worldcup --db \(directory.store)"]).waitUntilExit()
+        } else {
+            try terminal.press("X")
+        }
+        #expect(terminal.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: after) && ((try? String(contentsOfFile: after, encoding: .utf8)) ?? "").count > 10 })
+        let saved = try String(contentsOfFile: before, encoding: .utf8)
+        let restored = try String(contentsOfFile: after, encoding: .utf8)
+        #expect(saved == restored, "stty -g before and after")
+        // 143: SIGTERM; 132: SIGILL, the trap re-raised after the terminal was restored.
+        #expect(terminal.waitFor(way == "TERM" ? "exit 143" : "exit 132"), "\(terminal.lines.filter { !$0.isEmpty })")
+    }
+
+    @Test func dumbOrMissingTerminalTypeGetsAClearMessage() throws {
+        let directory = TemporaryDirectory()
+        let terminal = try Tmux(command: "TERM=dumb \(directory.scoreboard); echo \"exit $?\"; env -u TERM \(directory.scoreboard); echo \"exit $?\"; sleep 60")
+        #expect(terminal.waitFor("cannot show the full-screen scoreboard"))
+        #expect(terminal.waitFor("TERM is not set"))
+        #expect(terminal.lines.filter { $0 == "exit 2" }.count == 2)
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+
+/// A real terminal for end-to-end tests: a detached tmux session on a private server, driven
+/// with send-keys and read with capture-pane.
+final class Tmux: @unchecked Sendable {
+    static let socket = "worldcup-tests-\(getpid())"
+    let session: String
+
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let binary = ProcessInfo.processInfo.environment["WORLDCUP_BIN"]
+        ?? packageRoot.appendingPathComponent(".build/debug/worldcup").path
+    static let seed = packageRoot.appendingPathComponent("seed.json").path
+
+    /// Starts `command` (run by sh) in a new session of the given size.
+    init(width: Int = 100, height: Int = 40, command: String) throws {
+        session = "s\(UUID().uuidString.prefix(8))"
+        try Self.tmux(startingServer: true, ["new-session", "-d", "-s", session, "-x", String(width), "-y", String(height),
+                       "env", "LANG=C.UTF-8", "TERM=screen", "sh", "-c", command])
+        try Self.tmux(["set-option", "-t", session, "remain-on-exit", "on"])
+    }
+
+    deinit { _ = try? Self.tmux(["kill-session", "-t", session]) }
+
+    /// Runs a tmux command and returns what it printed.
+    ///
+    /// - Parameter startingServer: the command may start the tmux server. Foundation's `Process`
+    ///   learns that a child exited through a descriptor the child inherits, and the daemonised
+    ///   server would hold it forever; such a command runs through `system` (plain `waitpid`).
+    @discardableResult
+    static func tmux(startingServer: Bool = false, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
+        process.arguments = ["-u", "-L", socket, "-f", "/dev/null"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["LANG"] = "C.UTF-8"
+        environment.removeValue(forKey: "TMUX")
+        process.environment = environment
+        process.standardError = FileHandle.nullDevice
+        guard !startingServer else {
+            let quoted = (["/usr/bin/tmux", "-u", "-L", socket, "-f", "/dev/null"] + arguments)
+                .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+            _ = system("LANG=C.UTF-8 " + quoted.joined(separator: " ") + " </dev/null >/dev/null 2>&1")
+            return ""
+        }
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Key names as tmux knows them (Enter, Up, Escape, C-c …).
+    func press(_ keys: String...) throws {
+        for key in keys { try Self.tmux(["send-keys", "-t", session, key]) }
+    }
+
+    /// Types text literally.
+    func type(_ text: String) throws {
+        try Self.tmux(["send-keys", "-t", session, "-l", text])
+    }
+
+    var lines: [String] {
+        (try? Self.tmux(["capture-pane", "-p", "-t", session]))?
+            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init) ?? []
+    }
+
+    /// The text of the line drawn in reverse video (the cursor row), if any.
+    var cursorLine: String? {
+        guard let raw = try? Self.tmux(["capture-pane", "-p", "-e", "-t", session]) else { return nil }
+        // tmux writes reverse video as an SGR sequence with a 7 among its parameters ("ESC[0;7m").
+        let reverse = /\x{1B}\[(?:[0-9]*;)*7(?:;[0-9]*)*m/
+        guard let line = raw.split(separator: "\n").first(where: { $0.contains(reverse) }) else { return nil }
+        return String(line).replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
+    }
+
+    /// Waits until the screen satisfies `condition`; false after `timeout` seconds.
+    @discardableResult
+    func wait(timeout: Double = 10, _ condition: ([String]) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition(lines) { return true }
+            usleep(20_000)
+        }
+        return condition(lines)
+    }
+
+    func waitFor(_ text: String, timeout: Double = 10) -> Bool {
+        wait(timeout: timeout) { $0.contains { $0.contains(text) } }
+    }
+
+    /// Moves the cursor down from the top until it is on the named team.
+    func moveCursor(to name: String) throws -> Bool {
+        try press("Home")
+        for _ in 0..<80 {
+            if waitUntil(timeout: 0.5, { self.cursorLine?.contains(" \(name) ") == true }) { return true }
+            try press("Down")
+        }
+        return false
+    }
+
+    func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(10_000)
+        }
+        return condition()
+    }
+
+    /// The wins shown on the named team's row.
+    func wins(of name: String) -> Int? {
+        lines.first { $0.contains(" \(name) ") }.flatMap { Int($0.split(separator: " ").last ?? "") }
+    }
+
+    func resize(width: Int, height: Int) throws {
+        try Self.tmux(["resize-window", "-t", session, "-x", String(width), "-y", String(height)])
+    }
+
+    /// Appends everything the program writes to the terminal to `file`.
+    func recordOutput(to file: String) throws {
+        try Self.tmux(["pipe-pane", "-t", session, "-o", "cat >> '\(file)'"])
+    }
+
+    /// Whether the session's command has exited.
+    var commandExited: Bool {
+        ((try? Self.tmux(["display-message", "-p", "-t", session, "#{pane_dead}"])) ?? "").hasPrefix("1")
+    }
+}
+
+/// A fresh folder under the system temporary directory, removed when the value goes away.
+final class TemporaryDirectory: Sendable {
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "worldcup-e2e-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    var store: String { path + "/store.sqlite" }
+
+    /// The scoreboard on this folder's store.
+    var scoreboard: String { "'\(Tmux.binary)' --db '\(store)' --seed '\(Tmux.seed)'" }
+}

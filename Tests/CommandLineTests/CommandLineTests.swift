@@ -160,6 +160,16 @@ import Testing
         #expect(result.stderr.contains("--seed PATH"))
     }
 
+    @Test func helpKeepsTheSecretTeamSecret() throws {
+        let help = try WorldCupProcess.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("--flags"))
+        #expect(help.stdout.contains("worldcup list") || help.stdout.contains("list"))
+        for secret in ["shake", "Shake", "add a team", "Add Team", " S "] {
+            #expect(!help.stdout.contains(secret), "--help mentions \(secret)")
+        }
+    }
+
     @Test func versionNamesTheLibraries() throws {
         let result = try WorldCupProcess.run(["--version"])
         #expect(result.status == 0)

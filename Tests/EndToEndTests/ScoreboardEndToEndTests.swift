@@ -143,26 +143,46 @@ import Testing
         #expect(medianClimb <= 300)
     }
 
-    @Test(arguments: ["TERM", "KILL-CRASH"])
-    func terminalIsRestoredAfterSIGTERMAndACrash(way: String) throws {
+    /// Each way out and the exit status the shell sees: 128 + the signal's number.
+    static let waysOut = [("TERM", "exit 143"), ("HUP", "exit 129"), ("INT", "exit 130"), ("CRASH", "exit 132")]
+
+    @Test(arguments: waysOut)
+    func terminalIsRestoredAfterSignalsAndACrash(way: String, exitLine: String) throws {
         let directory = TemporaryDirectory()
         let before = directory.path + "/before", after = directory.path + "/after"
-        let crash = way == "KILL-CRASH" ? "WORLDCUP_TEST_CRASH_KEY=X " : ""
+        let crash = way == "CRASH" ? "WORLDCUP_TEST_CRASH_KEY=X " : ""
         let terminal = try Tmux(command: "stty -g > '\(before)'; \(crash)\(directory.scoreboard); echo \"exit $?\"; stty -g > '\(after)'; sleep 60")
         #expect(terminal.waitFor("World Cup"))
-        if way == "TERM" {
+        if way == "CRASH" {
+            try terminal.press("X")  // the hidden test key makes the program trap, like a bug
+        } else {
             // Only the worldcup process: the wrapping shell's command line names the store too.
             _ = try? Process.run(URL(fileURLWithPath: "/usr/bin/pkill"),
-                                 arguments: ["-TERM", "-f", "^[^ ]*/worldcup --db \(directory.store)"]).waitUntilExit()
-        } else {
-            try terminal.press("X")
+                                 arguments: ["-\(way)", "-f", "^[^ ]*/worldcup --db \(directory.store)"]).waitUntilExit()
         }
         #expect(terminal.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: after) && ((try? String(contentsOfFile: after, encoding: .utf8)) ?? "").count > 10 })
         let saved = try String(contentsOfFile: before, encoding: .utf8)
         let restored = try String(contentsOfFile: after, encoding: .utf8)
         #expect(saved == restored, "stty -g before and after")
-        // 143: SIGTERM; 132: SIGILL, the trap re-raised after the terminal was restored.
-        #expect(terminal.waitFor(way == "TERM" ? "exit 143" : "exit 132"), "\(terminal.lines.filter { !$0.isEmpty })")
+        // A crash is SIGILL (132), re-raised after the terminal was restored.
+        #expect(terminal.waitFor(exitLine), "\(terminal.lines.filter { !$0.isEmpty })")
+    }
+
+    @Test func coloursUnlessNoColorIsSet() throws {
+        let directory = TemporaryDirectory()
+        // The test runner itself may export NO_COLOR, which tmux passes on to its sessions.
+        let colourful = try Tmux(command: "unset NO_COLOR; TERM=screen-256color \(directory.scoreboard)")
+        #expect(colourful.waitFor("Africa (5 teams)"))
+        let plain = try Tmux(command: "TERM=screen-256color NO_COLOR=1 \(directory.scoreboard)")
+        #expect(plain.waitFor("Africa (5 teams)"))
+        func header(_ terminal: Tmux) throws -> String {
+            let raw = try Tmux.tmux(["capture-pane", "-p", "-e", "-t", terminal.session])
+            return String(raw.split(separator: "\n").first { $0.contains("Africa (5 teams)") } ?? "")
+        }
+        func isColoured(_ line: String) -> Bool { line.contains("36m") || line.contains("38;5;6m") }
+        let colourfulHeader = try header(colourful), plainHeader = try header(plain)
+        #expect(isColoured(colourfulHeader), "section headers in the accent colour: \(colourfulHeader.debugDescription)")
+        #expect(!isColoured(plainHeader), "NO_COLOR: no colour: \(plainHeader.debugDescription)")
     }
 
     @Test func dumbOrMissingTerminalTypeGetsAClearMessage() throws {

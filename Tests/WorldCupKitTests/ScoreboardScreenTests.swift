@@ -171,6 +171,27 @@ import Testing
         #expect(h.grid.line(0) == "World Cup — 32 teams in 5 zones")
     }
 
+    @Test func clickingATeamAddsAWinToThatTeam() throws {
+        let h = try Harness()
+        let ghana = try #require(h.row(of: "Ghana"))
+        h.press(.mouseClick(row: ghana, column: 10))
+        #expect(h.wins(of: "Ghana") == 1)
+        #expect(h.cursorLine.contains("Ghana"))
+        h.press(.mouseClick(row: 1, column: 3))  // a section header: nothing happens
+        #expect(try h.store.teamsInStandingsOrder().map(\.wins).reduce(0, +) == 1)
+    }
+
+    @Test func flagsAreOptInAndShortCodesTheDefault() throws {
+        let brazil = Team(teamName: "Brazil", qualifyingZone: "South America", imageName: "brazil-flag", wins: 5)
+        let wenderland = Team(teamName: "Wenderland", qualifyingZone: "Internets", imageName: Team.addedTeamImageName, wins: 0)
+        #expect(TeamRowRenderer(showsFlags: false).text(for: brazil, width: 40).hasPrefix("  BRA  Brazil"))
+        #expect(TeamRowRenderer(showsFlags: true).text(for: brazil, width: 40).hasPrefix("  🇧🇷   Brazil"))
+        #expect(TeamRowRenderer(showsFlags: false).text(for: wenderland, width: 40).hasPrefix("  WEN  Wenderland"))
+        for width in [20, 40, 64, 100] {
+            #expect(TextWidth.columns(of: TeamRowRenderer(showsFlags: true).text(for: brazil, width: width)) == min(width, 64))
+        }
+    }
+
     @Test func scrollingKeepsTheSectionHeaderOfTheTopRowVisible() throws {
         let h = try Harness(rows: 8, columns: 60)
         try h.moveCursor(to: "Switzerland")

@@ -18,7 +18,7 @@ public struct TeamRowRenderer: Sendable {
                                : TeamBadge.code(imageName: team.imageName, teamName: team.teamName)
         let wins = String(team.wins)
         let prefix = "  " + TextWidth.fit(badge, toColumns: 3) + "  "
-        let nameWidth = max(1, width - TextWidth.columns(of: prefix) - max(Self.winsColumns, wins.count + 1) - 1)
+        let nameWidth = max(1, width - TextWidth.columns(of: prefix) - max(Self.winsColumns, wins.count + 1))
         let name = TextWidth.fit(TerminalText.sanitized(team.teamName), toColumns: nameWidth)
         let winsField = String(repeating: " ", count: max(0, max(Self.winsColumns, wins.count + 1) - wins.count)) + wins
         return prefix + name + winsField

@@ -44,13 +44,18 @@ public struct LineEditor: Equatable, Sendable {
     }
 
     /// What to show in a field `width` columns wide: the text scrolled so the cursor is
-    /// visible, and the cursor's column inside the field.
+    /// visible, and the cursor's column inside the field. Linear in the text's length.
     public func visible(width: Int) -> (text: String, cursorColumn: Int) {
         guard width > 0 else { return ("", 0) }
-        var start = 0
-        func columns(_ range: Range<Int>) -> Int { characters[range].reduce(0) { $0 + TextWidth.columns(of: $1) } }
-        // Leave one column for the cursor after the last character.
-        while columns(start..<cursor) > width - 1 { start += 1 }
+        // Walk back from the cursor while the characters fit, leaving one column for the cursor.
+        var start = cursor
+        var cursorColumn = 0
+        while start > 0 {
+            let w = TextWidth.columns(of: characters[start - 1])
+            if cursorColumn + w > width - 1 { break }
+            cursorColumn += w
+            start -= 1
+        }
         var shown = ""
         var used = 0
         for character in characters[start...] {
@@ -59,7 +64,7 @@ public struct LineEditor: Equatable, Sendable {
             shown.append(character)
             used += w
         }
-        return (shown, columns(start..<cursor))
+        return (shown, cursorColumn)
     }
 
     static func isControl(_ character: Character) -> Bool {

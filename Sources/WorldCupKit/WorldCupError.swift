@@ -10,6 +10,7 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     case unknownTeam(name: String, suggestions: [String])
     case duplicateTeam(name: String, existing: String)
     case emptyField(field: String)
+    case fieldTooLong(field: String, length: Int, limit: Int)
     case invalidWinCount(Int)
     case winsOverflow(team: String)
     case storeDirectoryMissing(path: String)
@@ -41,6 +42,8 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
             return "a team named \"\(existing)\" already exists, so \"\(name)\" cannot be added (names are case-insensitive). Choose another name."
         case let .emptyField(field):
             return "the \(field) must not be empty."
+        case let .fieldTooLong(field, length, limit):
+            return "the \(field) is too long (\(length) characters; at most \(limit))."
         case let .invalidWinCount(count):
             return "--count must be a whole number of at least 1, not \(count)."
         case let .winsOverflow(team):

@@ -39,7 +39,8 @@ struct WorldCup: ParsableCommand {
             do {
                 try ScoreboardSession.run(
                     store: try store.openSeededStore(), showsFlags: flags, colors: colors,
-                    crashKey: environment["WORLDCUP_TEST_CRASH_KEY"].flatMap(\.first))
+                    crashKey: environment["WORLDCUP_TEST_CRASH_KEY"].flatMap(\.first),
+                    commitLog: environment["WORLDCUP_TEST_COMMIT_LOG"])
             } catch let error as TerminalError {
                 throw CommandFailure(error.description)
             }

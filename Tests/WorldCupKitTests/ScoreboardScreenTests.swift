@@ -199,6 +199,32 @@ import Testing
         #expect(h.cursorLine.contains("Switzerland"))
     }
 
+    /// Random keys, text and resizes into the whole screen (with the dialog): it never crashes,
+    /// every drawn row fits the width, and the store stays consistent with what was added.
+    @Test func randomKeysNeverBreakTheScreen() throws {
+        let seed: UInt64 = 777
+        print("randomKeysNeverBreakTheScreen seed \(seed)")
+        var random = SplitMix64(seed: seed)
+        let h = try Harness(rows: 12, columns: 40)
+        let keys: [Key] = [.up, .down, .pageUp, .pageDown, .home, .end, .enter, .character(" "), .character("u"),
+                           .character("?"), .character("S"), .character("+"), .tab, .backTab, .escape, .backspace,
+                           .delete, .left, .right, .control("u"), .character("x"), .character("日"), .character("É"),
+                           .wheelUp, .wheelDown, .mouseClick(row: 3, column: 5), .character("q"), .control("c")]
+        for _ in 0..<20_000 {
+            if Int.random(in: 0..<200, using: &random) == 0 {
+                h.grid.resize(rows: Int.random(in: 1...30, using: &random), columns: Int.random(in: 1...90, using: &random))
+                h.press(.resize)
+            }
+            h.press(keys.randomElement(using: &random)!)
+            for row in 0..<h.grid.rows {
+                try #require(TextWidth.columns(of: h.grid.line(row)) <= h.grid.columns)
+            }
+        }
+        let teams = try h.store.teamsInStandingsOrder()
+        #expect(teams.allSatisfy { $0.wins >= 0 && !$0.teamName.isEmpty })
+        #expect(Set(teams.map { NoCase.key($0.teamName) }).count == teams.count)
+    }
+
     /// The oracle for minimal redraws: after every random change, the grid that was updated
     /// row by row must equal the grid of a screen drawn from scratch on the same store.
     @Test func incrementalRedrawsAlwaysEqualAFreshDraw() throws {

@@ -27,6 +27,8 @@ public final class ScoreboardScreen: TableViewDataSource {
     private var overlayWasShown = false
     /// Writes since the last checkpoint, so the idle tick knows whether to run one.
     public private(set) var writesSinceCheckpoint = 0
+    /// Called after each win is committed (tests count committed wins with it).
+    public var didCommitWin: (Team) -> Void = { _ in }
 
     private enum UndoEntry {
         case win(teamID: Int64, name: String)
@@ -117,6 +119,7 @@ public final class ScoreboardScreen: TableViewDataSource {
         perform {
             if let team = try store.addWin(teamID: teamID) {
                 undoStack.append(.win(teamID: teamID, name: team.teamName))
+                didCommitWin(team)
             }
         }
     }

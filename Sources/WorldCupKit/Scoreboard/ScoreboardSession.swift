@@ -1,3 +1,4 @@
+import Foundation
 import TerminalUI
 
 /// Runs the scoreboard in the real terminal until the user quits.
@@ -5,10 +6,21 @@ public enum ScoreboardSession {
     /// - Parameters:
     ///   - crashKey: for testing terminal restoration only: pressing this key makes the program
     ///     trap, as a bug would.
-    public static func run(store: TeamStore, showsFlags: Bool, colors: Bool, crashKey: Character? = nil) throws {
+    ///   - commitLog: for testing crash consistency only: a file that gets one line per
+    ///     committed win, written right after the commit.
+    public static func run(
+        store: TeamStore, showsFlags: Bool, colors: Bool, crashKey: Character? = nil, commitLog: String? = nil
+    ) throws {
         let terminal = try CursesTerminal.start(colors: colors)
         defer { terminal.stop() }
         let screen = try ScoreboardScreen(store: store, surface: terminal, renderer: TeamRowRenderer(showsFlags: showsFlags))
+        if let commitLog, let log = FileHandle(forWritingAtPath: commitLog) ?? {
+            FileManager.default.createFile(atPath: commitLog, contents: nil)
+            return FileHandle(forWritingAtPath: commitLog)
+        }() {
+            log.seekToEndOfFile()
+            screen.didCommitWin = { team in log.write(Data("\(team.teamName)\n".utf8)) }
+        }
         screen.render()
         while true {
             // Wait for keys without waking up, except to checkpoint once after writes.

@@ -3,6 +3,10 @@ import Foundation
 /// One team as a seed or import file describes it: the tutorial's `seed.json` shape,
 /// `{ "teamName", "qualifyingZone", "imageName", "wins" }`.
 public struct SeedEntry: Equatable, Sendable {
+    /// The longest team name or zone accepted, in characters: enough for any real name, and a
+    /// clear error for a file that put something else there.
+    public static let maximumTextLength = 100
+
     public var teamName: String
     public var qualifyingZone: String
     public var imageName: String?
@@ -48,6 +52,11 @@ extension SeedEntry: Decodable {
         guard !text.isEmpty else {
             throw DecodingError.dataCorruptedError(
                 forKey: key, in: container, debugDescription: "must not be empty")
+        }
+        guard text.count <= maximumTextLength else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container,
+                debugDescription: "is too long (\(text.count) characters; at most \(maximumTextLength))")
         }
         return text
     }

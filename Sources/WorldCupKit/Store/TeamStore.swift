@@ -34,6 +34,7 @@ public final class TeamStore: Sendable {
             }
         }
         return try StoreErrors.translating(path: path) {
+            if FileManager.default.fileExists(atPath: path) { try refuseUnusableStore(path: path) }
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
             let pool = try DatabasePool(path: path, configuration: configuration)
@@ -43,6 +44,19 @@ public final class TeamStore: Sendable {
         }
     }
 
+    /// Checks an existing file through a read-only connection before the pool opens it: opening
+    /// a pool writes to the file (GRDB makes sure the WAL exists), and a store we must refuse
+    /// (not SQLite, from a newer version) has to be left exactly as it was.
+    private static func refuseUnusableStore(path: String) throws {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(10)
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        let superseded = try queue.read { db in try StoreSchema.migrator.hasBeenSuperseded(db) }
+        try queue.close()
+        if superseded { throw WorldCupError.storeFromNewerVersion(path: path) }
+    }
+
     private func migrate() throws {
         let migrator = StoreSchema.migrator
         let state = try pool.read { db in
@@ -50,10 +64,15 @@ public final class TeamStore: Sendable {
         }
         if state.superseded { throw WorldCupError.storeFromNewerVersion(path: path) }
         if state.complete { return }
-        // GRDB checks which migrations are applied outside of a transaction, so two processes
-        // opening a new store at once would both run them; a lock on the file makes them take turns.
-        try FileLock.withExclusiveLock(path: path) {
+        do {
             try migrator.migrate(pool)
+        } catch {
+            // GRDB reads which migrations are applied outside of a transaction, so a second
+            // process opening a new store at the same moment fails to create what the first just
+            // created. Its migration was rolled back; if the store is now complete, all is well.
+            // (No lock file: closing another descriptor of the database file would drop SQLite's
+            // own POSIX locks on it, and that corrupts a WAL database.)
+            guard try pool.read({ db in try migrator.hasCompletedMigrations(db) }) else { throw error }
         }
     }
 
@@ -136,6 +155,9 @@ public final class TeamStore: Sendable {
         let zone = zone.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { throw WorldCupError.emptyField(field: "team name") }
         guard !zone.isEmpty else { throw WorldCupError.emptyField(field: "qualifying zone") }
+        let limit = SeedEntry.maximumTextLength
+        guard name.count <= limit else { throw WorldCupError.fieldTooLong(field: "team name", length: name.count, limit: limit) }
+        guard zone.count <= limit else { throw WorldCupError.fieldTooLong(field: "qualifying zone", length: zone.count, limit: limit) }
         return try StoreErrors.translating(path: path) {
             try pool.write { db in
                 if let existing = try String.fetchOne(db, sql: "SELECT teamName FROM team WHERE teamName = ?", arguments: [name]) {

@@ -168,6 +168,27 @@ import Testing
         #expect(terminal.waitFor(exitLine), "\(terminal.lines.filter { !$0.isEmpty })")
     }
 
+    @Test func escapeSequencesInNamesNeverReachTheTerminal() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.path + "/hostile.json"
+        try Data(#"[{"teamName": "Evil\u001b]0;PWNED\u0007Team", "qualifyingZone": "Africa", "imageName": null, "wins": 9}]"#.utf8)
+            .write(to: URL(fileURLWithPath: file))
+        let imported = try WorldCupProcess.run(["import", file, "--db", directory.store, "--seed", Tmux.seed])
+        try #require(imported.status == 0, "\(imported.stderr)")
+        let log = directory.path + "/output.log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let terminal = try Tmux(command: "sleep 0.3; \(directory.scoreboard)")
+        try terminal.recordOutput(to: log)
+        #expect(terminal.waitFor("PWNED"))
+        try terminal.press("Enter")
+        usleep(300_000)
+        let written = try Data(contentsOf: URL(fileURLWithPath: log))
+        #expect(!written.isEmpty)
+        #expect(written.range(of: Data("\u{1B}]0;PWNED".utf8)) == nil, "the name's escape sequence was not sent")
+        #expect(written.range(of: Data("PWNED\u{07}".utf8)) == nil)
+        #expect(terminal.lines.contains { $0.contains("Evil\u{FFFD}]0;PWNED\u{FFFD}Team") })
+    }
+
     @Test func coloursUnlessNoColorIsSet() throws {
         let directory = TemporaryDirectory()
         // The test runner itself may export NO_COLOR, which tmux passes on to its sessions.

@@ -44,6 +44,8 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
     private var rows: OrderedRows?
     private var layout: ResultsLayout?
     private var observer: CommitObserver?
+    /// The last ``ChangeHistory`` sequence number applied; nil when the store keeps no history.
+    private var lastSeenSequence: Int64?
 
     public init(
         fetchRequest: TableFetchRequest,
@@ -92,10 +94,14 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
     /// Fetches and installs the observer in one turn of the writer, so no commit falls between.
     private func fetchAndObserve() throws {
         try database.writeWithoutTransaction { db in
-            try self.fetchAll(db)
+            // One read transaction, so the history position matches the fetched rows exactly.
+            try db.inTransaction(.deferred) {
+                try self.fetchAll(db)
+                return .commit
+            }
             if self.observer == nil {
                 let observer = CommitObserver(table: self.fetchRequest.table) { [weak self] db, rowIDs in
-                    self?.apply(touched: rowIDs, db: db)
+                    self?.applyCommitted(touched: rowIDs, db: db)
                 }
                 db.add(transactionObserver: observer, extent: .observerLifetime)
                 self.observer = observer
@@ -119,6 +125,76 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
         let ordered = OrderedRows(descriptors: fetchRequest.sortDescriptors, sortedRows: fetched.map(makeFetchedRow))
         rows = ordered
         layout = ResultsLayout(rows: ordered, request: fetchRequest, sectioned: sectionNameKeyPath != nil)
+        lastSeenSequence = try ChangeHistory.isInstalled(db) ? ChangeHistory.latestSequence(db) : nil
+    }
+
+    // MARK: - Changes from other connections and processes
+
+    /// Applies what other connections and processes committed since the last look, and tells
+    /// the delegate; returns whether anything was committed. Cheap when nothing was (one
+    /// indexed query), so an app can call it on an idle tick.
+    ///
+    /// Needs a store with ``ChangeHistory`` installed on the fetched table; without it, changes
+    /// made elsewhere are not seen and this returns false.
+    @discardableResult
+    public func processExternalChanges() throws -> Bool {
+        guard delegate != nil, let lastSeen = lastSeenSequence, rows != nil else { return false }
+        return try database.read { db in
+            guard try ChangeHistory.latestSequence(db) > lastSeen else { return false }
+            self.syncFromHistory(touched: [], db: db)
+            return true
+        }
+    }
+
+    /// After a local commit: the rows it touched, plus whatever the history names beyond them.
+    private func applyCommitted(touched: Set<Int64>, db: Database) {
+        if lastSeenSequence == nil {
+            apply(touched: touched, db: db)
+        } else {
+            syncFromHistory(touched: touched, db: db)
+        }
+    }
+
+    private func syncFromHistory(touched: Set<Int64>, db: Database) {
+        guard let lastSeen = lastSeenSequence else { return }
+        do {
+            let changes = try ChangeHistory.changes(to: fetchRequest.table, after: lastSeen, db)
+            if changes.pruned {
+                // The history we had not read yet was pruned: only a full comparison is exact.
+                try refetchAndDiff(db)
+            } else {
+                apply(touched: touched.union(changes.rowIDs), db: db)
+            }
+            lastSeenSequence = max(lastSeen, changes.latest)
+        } catch {
+            try? refetchAndDiff(db)
+        }
+    }
+
+    /// Refetches everything and reports the difference: the fallback when history is missing.
+    private func refetchAndDiff(_ db: Database) throws {
+        guard let oldRows = rows, let oldLayout = layout else { return try fetchAll(db) }
+        try fetchAll(db)
+        guard let newRows = rows, let newLayout = layout, let delegate else { return }
+        var oldByID: [Int64: (position: Int, row: Row)] = [:]
+        for visible in 0..<oldLayout.count {
+            let fetched = oldRows.rows[oldLayout.window.lowerBound + visible]
+            oldByID[fetched.rowID] = (visible, fetched.row)
+        }
+        var placements: [CandidatePlacement] = []
+        for visible in 0..<newLayout.count {
+            let fetched = newRows.rows[newLayout.window.lowerBound + visible]
+            let old = oldByID.removeValue(forKey: fetched.rowID)
+            placements.append(CandidatePlacement(
+                rowID: fetched.rowID, oldPosition: old?.position, newPosition: visible,
+                changedColumns: Self.changedColumns(old?.row, fetched.row)))
+        }
+        for (rowID, old) in oldByID {
+            placements.append(CandidatePlacement(rowID: rowID, oldPosition: old.position, newPosition: nil, changedColumns: []))
+        }
+        let changes = ChangeSetBuilder(oldLayout: oldLayout, newLayout: newLayout, sameLayout: false, placements: placements)
+            .build(flatDifference: changeStyles.contains(.difference))
+        if !changes.isEmpty { deliver(changes, to: delegate, rows: newRows, layout: newLayout) }
     }
 
     /// Every column, then the row id last, where no table column can shadow it.

@@ -168,6 +168,47 @@ import Testing
         #expect(terminal.waitFor(exitLine), "\(terminal.lines.filter { !$0.isEmpty })")
     }
 
+    @Test func twoScoreboardsFollowEachOtherAndTheCommandLine() throws {
+        let directory = TemporaryDirectory()
+        let first = try Tmux(command: directory.scoreboard)
+        #expect(first.waitFor("World Cup — 32 teams"))
+        let second = try Tmux(command: directory.scoreboard)
+        #expect(second.waitFor("World Cup — 32 teams"))
+        let log = directory.path + "/second.log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        try second.recordOutput(to: log)
+        usleep(300_000)
+
+        func seenWithin(_ terminal: Tmux, _ condition: @escaping () -> Bool) -> Double? {
+            let started = Date()
+            return terminal.waitUntil(timeout: 5, condition) ? Date().timeIntervalSince(started) : nil
+        }
+        var latencies: [Double] = []
+        // A win typed in the first scoreboard reaches the second.
+        #expect(try first.moveCursor(to: "Ghana"))
+        let before = ((try? FileManager.default.attributesOfItem(atPath: log)[.size]) as? Int) ?? 0
+        try first.press("Enter")
+        if let seconds = seenWithin(second, { second.wins(of: "Ghana") == 1 }) { latencies.append(seconds) }
+        usleep(300_000)
+        let after = ((try? FileManager.default.attributesOfItem(atPath: log)[.size]) as? Int) ?? 0
+        // Ghana climbs above Algeria... in the second scoreboard, only the changed rows are redrawn.
+        #expect(after - before <= 300, "bytes for a change from another scoreboard: \(after - before)")
+
+        // Scripts: worldcup win and worldcup add from a shell reach both scoreboards.
+        #expect(try WorldCupProcess.run(["win", "Japan", "--count", "3", "--db", directory.store]).status == 0)
+        for terminal in [first, second] {
+            if let seconds = seenWithin(terminal, { terminal.wins(of: "Japan") == 3 }) { latencies.append(seconds) }
+        }
+        #expect(try WorldCupProcess.run(["add", "--name", "Wenderland", "--zone", "Internets", "--db", directory.store]).status == 0)
+        for terminal in [first, second] {
+            if let seconds = seenWithin(terminal, { terminal.lines.contains("Internets (1 team)") }) { latencies.append(seconds) }
+        }
+        #expect(latencies.count == 5, "every change reached every scoreboard")
+        print("cross-process latency (s, including tmux polling): \(latencies.map { String(format: "%.3f", $0) })")
+        #expect(first.lines.first == "World Cup — 33 teams in 6 zones")
+        #expect(second.lines.first == "World Cup — 33 teams in 6 zones")
+    }
+
     @Test func escapeSequencesInNamesNeverReachTheTerminal() throws {
         let directory = TemporaryDirectory()
         let file = directory.path + "/hostile.json"

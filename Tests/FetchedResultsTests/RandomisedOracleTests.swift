@@ -6,11 +6,23 @@ import Testing
 /// Thousands of random transactions; after each one the controller must equal a fresh fetch by
 /// SQLite, and every callback style must turn the old state into exactly the new state.
 @Suite struct RandomisedOracleTests {
+    enum Writer: Sendable {
+        /// Writes through the controller's own pool: changes arrive at commit.
+        case local
+        /// Writes through the pool with change history installed: changes arrive at commit, via the history.
+        case localWithHistory
+        /// Writes through a separate connection, which the controller cannot observe (like
+        /// another process): changes arrive through the history when the app polls, and the
+        /// history is sometimes pruned before that, forcing a refetch and diff.
+        case otherConnection
+    }
+
     struct Configuration: Sendable, CustomTestStringConvertible {
         let label: String
         let request: TableFetchRequest
         let sectioned: Bool
         let transactions: Int
+        var writer = Writer.local
         var testDescription: String { label }
     }
 
@@ -28,6 +40,11 @@ import Testing
               sectioned: false, transactions: 1000),
         .init(label: "window limit 7 offset 3", request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings,
               fetchLimit: 7, fetchOffset: 3), sectioned: true, transactions: 1000),
+        .init(label: "history, local writer", request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings),
+              sectioned: true, transactions: 600, writer: .localWithHistory),
+        .init(label: "history, writer on another connection, pruning", request: TableFetchRequest(
+              table: "item", predicate: "visible = 1", sortDescriptors: standings),
+              sectioned: true, transactions: 1000, writer: .otherConnection),
     ]
 
     @Test(arguments: configurations)
@@ -35,7 +52,9 @@ import Testing
         let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? 20261122
         print("RandomisedOracleTests[\(configuration.label)] seed \(seed)")
         var random = SplitMix64(seed: seed)
-        let (pool, _) = try makeItemDatabase()
+        let (pool, path) = try makeItemDatabase(history: configuration.writer != .local)
+        let otherConnection = configuration.writer == .otherConnection ? try DatabaseQueue(path: path) : nil
+        let writer: any DatabaseWriter = otherConnection ?? pool
         let request = configuration.request
         let controller = FetchedResultsController<Item>(
             fetchRequest: request, database: pool, sectionNameKeyPath: configuration.sectioned ? "grp" : nil)
@@ -59,7 +78,11 @@ import Testing
         var callbackBatches = 0
         for step in 0..<configuration.transactions {
             recorder.reset()
-            let rolledBack = try RandomWorkload.transaction(pool, random: &random)
+            let rolledBack = try RandomWorkload.transaction(writer, random: &random)
+            if otherConnection != nil {
+                if step % 97 == 96 { try writer.write { db in try ChangeHistory.prune(keeping: 0, in: db) } }
+                try controller.processExternalChanges()
+            }
             let newState = try oracle()
             let context = "seed \(seed), step \(step)"
 
@@ -103,7 +126,7 @@ enum RandomWorkload {
     static let names = ["alpha", "Alpha", "beta", "Émile", "émile", "zeta", "Z", "a", "日本", "ß", "", "Ωmega"]
 
     /// Runs one random transaction; returns true when it was rolled back.
-    static func transaction(_ pool: DatabasePool, random: inout SplitMix64) throws -> Bool {
+    static func transaction(_ pool: any DatabaseWriter, random: inout SplitMix64) throws -> Bool {
         let rollback = Int.random(in: 0..<10, using: &random) == 0
         let operations = Int.random(in: 1...4, using: &random)
         var generator = random

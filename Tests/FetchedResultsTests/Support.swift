@@ -53,7 +53,7 @@ final class Recorder: FetchedResultsControllerDelegate {
     func reset() { batches = []; snapshots = []; differences = [] }
 }
 
-func makeItemDatabase() throws -> (DatabasePool, String) {
+func makeItemDatabase(history: Bool = false) throws -> (DatabasePool, String) {
     let path = NSTemporaryDirectory() + "fetched-results-" + UUID().uuidString + ".sqlite"
     let pool = try DatabasePool(path: path)
     try pool.write { db in
@@ -61,6 +61,7 @@ func makeItemDatabase() throws -> (DatabasePool, String) {
             CREATE TABLE item (id INTEGER PRIMARY KEY, grp TEXT, score INTEGER, name TEXT NOT NULL,
                                note TEXT NOT NULL DEFAULT '', visible INTEGER NOT NULL DEFAULT 1)
             """)
+        if history { try ChangeHistory.install(on: "item", in: db) }
     }
     return (pool, path)
 }

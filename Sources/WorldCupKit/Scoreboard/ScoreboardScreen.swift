@@ -181,6 +181,18 @@ public final class ScoreboardScreen: TableViewDataSource {
         text.prefix(1).uppercased() + text.dropFirst()
     }
 
+    /// Shows what other processes committed since the last look (the idle tick calls this);
+    /// returns whether anything changed.
+    @discardableResult
+    public func showExternalChanges() -> Bool {
+        do {
+            return try controller.processExternalChanges()
+        } catch {
+            message = Self.sentence("\(error)")
+            return true
+        }
+    }
+
     /// Runs a checkpoint when writes are waiting in the log (the idle tick calls this).
     public func checkpointIfNeeded() {
         guard writesSinceCheckpoint > 0 else { return }

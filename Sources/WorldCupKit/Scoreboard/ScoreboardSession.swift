@@ -3,6 +3,9 @@ import TerminalUI
 
 /// Runs the scoreboard in the real terminal until the user quits.
 public enum ScoreboardSession {
+    /// How often an idle scoreboard looks for changes made by other processes.
+    static let tickMilliseconds: Int32 = 100
+
     /// - Parameters:
     ///   - crashKey: for testing terminal restoration only: pressing this key makes the program
     ///     trap, as a bug would.
@@ -22,13 +25,17 @@ public enum ScoreboardSession {
             screen.didCommitWin = { team in log.write(Data("\(team.teamName)\n".utf8)) }
         }
         screen.render()
+        var idleTicks = 0
         while true {
-            // Wait for keys without waking up, except to checkpoint once after writes.
-            let timeout: Int32 = screen.writesSinceCheckpoint > 0 ? 1000 : -1
-            guard let key = terminal.readKey(timeoutMilliseconds: timeout) else {
-                screen.checkpointIfNeeded()
+            // Between keys, look for other processes' commits every tick (one indexed query),
+            // and checkpoint once writes have rested for a second.
+            guard let key = terminal.readKey(timeoutMilliseconds: Self.tickMilliseconds) else {
+                if screen.showExternalChanges() { screen.render() }
+                idleTicks += 1
+                if idleTicks * Int(Self.tickMilliseconds) >= 1000 { screen.checkpointIfNeeded() }
                 continue
             }
+            idleTicks = 0
             if let crashKey, key == .character(crashKey) {
                 fatalError("crash requested by the test key")
             }

@@ -1,3 +1,4 @@
+import FetchedResults
 import GRDB
 
 /// The store's schema, as versioned migrations.
@@ -31,6 +32,14 @@ enum StoreSchema {
                 );
                 """)
         }
+        migrator.registerMigration("v2: change history") { db in
+            // Every change to a team, from any process, leaves a row that open scoreboards read.
+            try ChangeHistory.install(on: "team", in: db)
+        }
         return migrator
     }
+
+    /// History rows kept when pruning: far more than an open scoreboard falls behind between
+    /// two looks; one that does fall behind refetches.
+    static let historyKept = 10_000
 }

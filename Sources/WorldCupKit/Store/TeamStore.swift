@@ -1,3 +1,4 @@
+import FetchedResults
 import Foundation
 import GRDB
 
@@ -140,6 +141,7 @@ public final class TeamStore: Sendable {
                 guard team.wins <= Int.max - count else { throw WorldCupError.winsOverflow(team: team.teamName) }
                 team.wins += count
                 try db.execute(sql: "UPDATE team SET wins = ? WHERE id = ?", arguments: [team.wins, team.id])
+                try ChangeHistory.prune(keeping: StoreSchema.historyKept, in: db)
                 return team
             }
         }
@@ -210,7 +212,13 @@ public final class TeamStore: Sendable {
     /// in the way. The scoreboard calls this when idle, so that SQLite's automatic checkpoint
     /// does not land inside a keypress's commit.
     public func checkpoint() {
-        _ = try? pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+        _ = try? pool.writeWithoutTransaction { db in
+            try db.inTransaction {
+                try ChangeHistory.prune(keeping: StoreSchema.historyKept, in: db)
+                return .commit
+            }
+            try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)")
+        }
     }
 
     // MARK: - Reads
@@ -251,6 +259,8 @@ public final class TeamStore: Sendable {
             }
             if let progress, index % step == 0 { progress(index, entries.count) }
         }
+        // A large import would leave one history row per team; open scoreboards refetch instead.
+        try ChangeHistory.prune(keeping: StoreSchema.historyKept, in: db)
         progress?(entries.count, entries.count)
     }
 }

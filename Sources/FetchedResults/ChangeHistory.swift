@@ -1,0 +1,65 @@
+import Foundation
+import GRDB
+
+/// A table of committed row changes, written by triggers in the same transaction as each
+/// change (the idea of Core Data's persistent history tracking).
+///
+/// Every connection and every process that writes a tracked table leaves one history row per
+/// changed row, so a controller can learn what *another* process changed by reading the
+/// history after the last sequence number it saw, and re-read only those rows. Install it from
+/// your own migrations; prune it from time to time.
+public enum ChangeHistory {
+    static let tableName = "fetchedresults_history"
+
+    /// Creates the history table (once) and the triggers that record changes to `table`.
+    public static func install(on table: String, in db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS \(tableName) (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                tableName TEXT NOT NULL,
+                changedRowID INTEGER NOT NULL)
+            """)
+        let quoted = table.quotedDatabaseIdentifier
+        let name = "'" + table.replacingOccurrences(of: "'", with: "''") + "'"
+        for (event, rows) in [("INSERT", ["NEW"]), ("UPDATE", ["OLD", "NEW"]), ("DELETE", ["OLD"])] {
+            let inserts = rows.map { "INSERT INTO \(tableName) (tableName, changedRowID) VALUES (\(name), \($0).rowid);" }
+            try db.execute(sql: """
+                CREATE TRIGGER IF NOT EXISTS \("fetchedresults_\(table)_\(event.lowercased())".quotedDatabaseIdentifier)
+                AFTER \(event) ON \(quoted) BEGIN \(inserts.joined(separator: " ")) END
+                """)
+        }
+    }
+
+    /// Deletes all but the newest `keeping` history rows. A controller that had not yet read
+    /// the deleted rows notices and refetches.
+    public static func prune(keeping: Int, in db: Database) throws {
+        guard try db.tableExists(tableName) else { return }
+        try db.execute(sql: "DELETE FROM \(tableName) WHERE seq <= (SELECT max(seq) FROM \(tableName)) - ?", arguments: [keeping])
+    }
+
+    static func isInstalled(_ db: Database) throws -> Bool {
+        try db.tableExists(tableName)
+    }
+
+    /// The newest sequence number ever given out (0 before any). Read from `sqlite_sequence`,
+    /// which AUTOINCREMENT keeps even when pruning has emptied the table.
+    static func latestSequence(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [tableName]) ?? 0
+    }
+
+    /// The row ids of `table` changed after `sequence`, the newest sequence read, and whether
+    /// history after `sequence` was pruned away (then the ids are incomplete).
+    static func changes(to table: String, after sequence: Int64, _ db: Database) throws
+        -> (rowIDs: Set<Int64>, latest: Int64, pruned: Bool)
+    {
+        let latest = try latestSequence(db)
+        guard latest > sequence else { return ([], latest, false) }
+        // The oldest row kept; an empty table after changes means all of them were pruned.
+        let oldest = try Int64.fetchOne(db, sql: "SELECT min(seq) FROM \(tableName)") ?? latest + 1
+        if oldest > sequence + 1 { return ([], latest, true) }
+        let statement = try db.cachedStatement(
+            sql: "SELECT changedRowID FROM \(tableName) WHERE seq > ? AND tableName = ?")
+        let ids = try Int64.fetchSet(statement, arguments: [sequence, table])
+        return (ids, latest, false)
+    }
+}

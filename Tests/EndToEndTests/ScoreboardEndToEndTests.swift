@@ -252,6 +252,6 @@ import Testing
         let terminal = try Tmux(command: "TERM=dumb \(directory.scoreboard); echo \"exit $?\"; env -u TERM \(directory.scoreboard); echo \"exit $?\"; sleep 60")
         #expect(terminal.waitFor("cannot show the full-screen scoreboard"))
         #expect(terminal.waitFor("TERM is not set"))
-        #expect(terminal.lines.filter { $0 == "exit 2" }.count == 2)
+        #expect(terminal.wait { $0.filter { $0 == "exit 2" }.count == 2 }, "both refused with status 2")
     }
 }

@@ -50,22 +50,24 @@ let package = Package(
             dependencies: ["FetchedResults", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Benchmarks/ControllerBenchmark"
         ),
+        // Helpers shared by the test targets (a seeded generator, temporary folders).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "FetchedResultsTests",
-            dependencies: ["FetchedResults", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["FetchedResults", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"]),
         .testTarget(
             name: "WorldCupKitTests",
-            dependencies: ["WorldCupKit", "TerminalUI", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["WorldCupKit", "TerminalUI", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TerminalUI", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["TerminalUI", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "CommandLineTests",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import GRDB
 import Testing
@@ -186,17 +187,5 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stderr.contains("not an SQLite database"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: directory.store)) == garbage)
-    }
-}
-
-/// A lock-protected value for collecting results from concurrent work.
-final class Mutex<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
     }
 }

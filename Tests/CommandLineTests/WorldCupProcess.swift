@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 
 /// Runs the built `worldcup` binary as a user or a script would, and collects what it printed.
@@ -46,18 +47,4 @@ struct WorldCupProcess {
             stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self))
     }
-}
-
-/// A fresh folder under the system temporary directory, removed when the value goes away.
-final class TemporaryDirectory: Sendable {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "worldcup-cli-" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    var store: String { path + "/store.sqlite" }
 }

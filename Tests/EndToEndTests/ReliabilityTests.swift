@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import GRDB
 import Testing
@@ -75,18 +76,6 @@ import Testing
             previousWins = state.wins
         }
         print("reliability: 20 SIGKILL rounds, \(previousWins) committed wins kept")
-    }
-}
-
-/// A lock-protected value for collecting results from concurrent work.
-final class Mutex<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
     }
 }
 

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import TerminalUI
 import Testing
@@ -175,7 +176,7 @@ import Testing
         let second = try Tmux(command: directory.scoreboard)
         #expect(second.waitFor("World Cup — 32 teams"))
         let log = directory.path + "/second.log"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        try #require(FileManager.default.createFile(atPath: log, contents: nil))
         try second.recordOutput(to: log)
         usleep(300_000)
 
@@ -217,7 +218,7 @@ import Testing
         let imported = try WorldCupProcess.run(["import", file, "--db", directory.store, "--seed", Tmux.seed])
         try #require(imported.status == 0, "\(imported.stderr)")
         let log = directory.path + "/output.log"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        try #require(FileManager.default.createFile(atPath: log, contents: nil))
         let terminal = try Tmux(command: "sleep 0.3; \(directory.scoreboard)")
         try terminal.recordOutput(to: log)
         #expect(terminal.waitFor("PWNED"))

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 
 /// A real terminal for end-to-end tests: a detached tmux session on a private server, driven
@@ -129,19 +130,7 @@ final class Tmux: @unchecked Sendable {
     }
 }
 
-/// A fresh folder under the system temporary directory, removed when the value goes away.
-final class TemporaryDirectory: Sendable {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "worldcup-e2e-" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    var store: String { path + "/store.sqlite" }
-
-    /// The scoreboard on this folder's store.
+extension TemporaryDirectory {
+    /// The scoreboard on this folder's store, as a shell command.
     var scoreboard: String { "'\(Tmux.binary)' --db '\(store)' --seed '\(Tmux.seed)'" }
 }

@@ -18,7 +18,7 @@ import Testing
         try pool.write { db in
             for (grp, score, name) in [("Europe", 6, "Switzerland"), ("Europe", 5, "Bosnia"), ("Europe", 0, "Spain"),
                                        ("Africa", 0, "Algeria"), ("Africa", 0, "Ghana"), ("South America", 2, "Brazil")] {
-                var item = Item(id: nil, grp: grp, score: score, name: name, note: "", visible: 1)
+                let item = Item(id: nil, grp: grp, score: score, name: name, note: "", visible: 1)
                 try item.insert(db)
             }
         }
@@ -93,7 +93,7 @@ import Testing
     @Test func brandNewSectionIsInsertedInItsSortedPlaceWithoutRowOperations() throws {
         let (controller, pool, recorder) = try makeController()
         try pool.write { db in
-            var item = Item(id: nil, grp: "Internets", score: 0, name: "Wenderland", note: "", visible: 1)
+            let item = Item(id: nil, grp: "Internets", score: 0, name: "Wenderland", note: "", visible: 1)
             try item.insert(db)
         }
         #expect(controller.sections!.map(\.name) == ["Africa", "Europe", "Internets", "South America"])
@@ -170,14 +170,14 @@ import Testing
     @Test func sectionIndexTitlesAreCapitalisedFirstLettersAndOverridable() throws {
         let (controller, pool, _) = try makeController()
         try pool.write { db in
-            var item = Item(id: nil, grp: "asia", score: 0, name: "Japan", note: "", visible: 1)
+            let item = Item(id: nil, grp: "asia", score: 0, name: "Japan", note: "", visible: 1)
             try item.insert(db)
         }
         #expect(controller.sectionIndexTitles == ["A", "E", "S"])
         #expect(controller.sections!.map(\.indexTitle) == ["A", "A", "E", "S"])
         #expect(controller.section(forSectionIndexTitle: "E", at: 1) == 2)
 
-        final class ZoneInitials: FetchedResultsController<Item> {
+        final class ZoneInitials: FetchedResultsController<Item>, @unchecked Sendable {
             override func sectionIndexTitle(forSectionName sectionName: String) -> String? {
                 String(sectionName.split(separator: " ").compactMap(\.first))
             }

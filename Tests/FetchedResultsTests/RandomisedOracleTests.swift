@@ -1,3 +1,4 @@
+import TestSupport
 import FetchedResults
 import Foundation
 import GRDB
@@ -145,7 +146,7 @@ enum RandomWorkload {
         let target = ids.randomElement(using: &random)
         switch (Int.random(in: 0..<10, using: &random), target) {
         case (0...2, _), (_, nil):
-            var item = Item(
+            let item = Item(
                 id: nil, grp: groups.randomElement(using: &random)!,
                 score: Int.random(in: 0..<8, using: &random) == 0 ? nil : Int.random(in: 0...5, using: &random),
                 name: names.randomElement(using: &random)!, note: "", visible: Int.random(in: 0..<5, using: &random) == 0 ? 0 : 1)

@@ -1,3 +1,4 @@
+import TestSupport
 @testable import FetchedResults
 import Foundation
 import GRDB

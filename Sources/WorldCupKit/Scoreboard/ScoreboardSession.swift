@@ -17,10 +17,12 @@ public enum ScoreboardSession {
         let terminal = try CursesTerminal.start(colors: colors)
         defer { terminal.stop() }
         let screen = try ScoreboardScreen(store: store, surface: terminal, renderer: TeamRowRenderer(showsFlags: showsFlags))
-        if let commitLog, let log = FileHandle(forWritingAtPath: commitLog) ?? {
-            FileManager.default.createFile(atPath: commitLog, contents: nil)
-            return FileHandle(forWritingAtPath: commitLog)
-        }() {
+        if let commitLog {
+            if !FileManager.default.fileExists(atPath: commitLog) {
+                _ = FileManager.default.createFile(atPath: commitLog, contents: nil)  // opening it below checks
+            }
+        }
+        if let commitLog, let log = FileHandle(forWritingAtPath: commitLog) {
             log.seekToEndOfFile()
             screen.didCommitWin = { team in log.write(Data("\(team.teamName)\n".utf8)) }
         }

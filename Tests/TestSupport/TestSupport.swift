@@ -1,0 +1,53 @@
+import Foundation
+
+/// A small deterministic random generator, so a failing randomised test can be replayed from
+/// its printed seed.
+public struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A lock-protected value for collecting results from concurrent work.
+public final class Mutex<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    public init(_ value: Value) { self.value = value }
+    public func withLock<T>(_ body: (inout Value) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
+
+/// A fresh folder under the system temporary directory, removed when the value goes away.
+public final class TemporaryDirectory: Sendable {
+    public let path: String
+
+    public init() {
+        path = NSTemporaryDirectory() + "worldcup-tests-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// A store file's path inside the folder.
+    public var store: String { path + "/store.sqlite" }
+
+    /// Writes a file into the folder and returns its path.
+    public func file(_ name: String, contents: String) -> String {
+        file(name, data: Data(contents.utf8))
+    }
+
+    public func file(_ name: String, data: Data) -> String {
+        let filePath = path + "/" + name
+        precondition(FileManager.default.createFile(atPath: filePath, contents: data), "cannot create \(filePath)")
+        return filePath
+    }
+}

@@ -34,8 +34,10 @@ public final class CursesTerminal: Surface {
     ///
     /// - Parameter colors: use colours when the terminal has them (pass false for `NO_COLOR`).
     public static func start(colors: Bool) throws -> CursesTerminal {
-        TextWidth.prepareLocale()
+        // The environment's locale first, then the UTF-8 fallback for the character type, so that
+        // newterm already sees UTF-8 (the other order would undo the fallback when LANG is unset).
         setlocale(LC_ALL, "")
+        TextWidth.prepareLocale()
         guard let term = getenv("TERM").map({ String(cString: $0) }), !term.isEmpty else { throw TerminalError.termUnset }
         TerminalRestore.saveModes()
         // Own FILE streams on descriptors 1 and 0: the C globals stdout/stdin are not concurrency-safe in Swift 6.

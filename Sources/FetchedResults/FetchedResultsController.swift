@@ -225,12 +225,6 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
         return layout.window.map { try! Record(row: rows.rows[$0].row) }
     }
 
-    /// The row ids of the fetched objects in order (cheaper than the objects).
-    public var fetchedRowIDs: [Int64] {
-        guard let rows, let layout else { return [] }
-        return layout.window.map { rows.rows[$0].rowID }
-    }
-
     /// The sections, or nil before ``performFetch()``.
     public var sections: [SectionInfo<Record>]? {
         guard let rows, let layout else { return nil }

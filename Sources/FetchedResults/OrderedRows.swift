@@ -11,8 +11,10 @@ struct FetchedRow {
 ///
 /// Invariants (checked by `_checkInvariants()`):
 /// - `rows` is strictly increasing under the request's order (row id breaks ties);
-/// - `positionByID` is not stored: a row is found by binary search on its sort key, which
-///   `sortKeyByID` remembers, so lookups cost O(log n) and no index shifts on insert.
+/// - `sortKeyByID` holds exactly the ids in `rows`, each with its row's sort key.
+///
+/// No position is stored per id, so inserting shifts no index: a row is found by binary search
+/// on the sort key `sortKeyByID` remembers, in O(log n).
 struct OrderedRows {
     let descriptors: [ColumnSortDescriptor]
     private(set) var rows: [FetchedRow] = []
@@ -26,8 +28,6 @@ struct OrderedRows {
     }
 
     var count: Int { rows.count }
-
-    func contains(_ rowID: Int64) -> Bool { sortKeyByID[rowID] != nil }
 
     /// The position of the row with this id, or nil when it is not in the results.
     func position(of rowID: Int64) -> Int? {
@@ -97,6 +97,9 @@ struct OrderedRows {
     /// Checks the stated invariants; for tests and debug builds.
     func _checkInvariants() {
         precondition(rows.count == sortKeyByID.count, "every row is indexed once")
+        for row in rows {
+            precondition(sortKeyByID[row.rowID] == row.sortKey, "each id is indexed with its row's sort key")
+        }
         for index in rows.indices.dropFirst() {
             let (a, b) = (rows[index - 1], rows[index])
             precondition(

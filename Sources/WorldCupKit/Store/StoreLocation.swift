@@ -1,17 +1,11 @@
-/// Where the store and the caches live when the user does not say.
+/// Where the store lives when the user does not say.
 ///
 /// Follows the XDG base directory convention: `$XDG_DATA_HOME/worldcup/worldcup.sqlite`,
-/// falling back to `~/.local/share/worldcup/`, and `$XDG_CACHE_HOME/worldcup/` (fallback
-/// `~/.cache/worldcup/`) for caches.
+/// falling back to `~/.local/share/worldcup/`.
 public enum StoreLocation {
     public static func defaultDatabasePath(environment: [String: String]) throws -> String {
         try baseDirectory(variable: "XDG_DATA_HOME", fallback: ".local/share", environment: environment)
             + "/worldcup/worldcup.sqlite"
-    }
-
-    public static func defaultCacheDirectory(environment: [String: String]) throws -> String {
-        try baseDirectory(variable: "XDG_CACHE_HOME", fallback: ".cache", environment: environment)
-            + "/worldcup"
     }
 
     private static func baseDirectory(

@@ -26,12 +26,7 @@ import Testing
         #expect(europe.count == 2 && europe[0].contains("Bosnia and Herzegovina") && europe[1].contains("Switzerland"), "\(europe)")
 
         // The shake, then the secret team in a new zone.
-        try terminal.press("S", "+")
-        #expect(terminal.waitFor("Secret Team"))
-        try terminal.type("Wenderland")
-        try terminal.press("Tab")
-        try terminal.type("Internets")
-        try terminal.press("Enter")
+        #expect(try terminal.addSecretTeam(name: "Wenderland", zone: "Internets"))
         #expect(terminal.waitFor("Internets (1 team)"))
         let headers = terminal.lines.filter { !$0.hasPrefix(" ") && $0.contains("(") && !$0.hasPrefix("World Cup") }
         #expect(headers.map { $0.components(separatedBy: " (").first! } ==
@@ -69,12 +64,7 @@ import Testing
         let terminal = try Tmux(height: 50, command: directory.scoreboard)
         #expect(terminal.waitFor("World Cup"))
         for (name, zone) in [("日本代表", "Asia"), ("Ελλάδα", "Europe"), ("Côte d’Ivoire 🐘", "Africa")] {
-            try terminal.press("S", "+")
-            #expect(terminal.waitFor("Secret Team"))
-            try terminal.type(name)
-            try terminal.press("Tab")
-            try terminal.type(zone)
-            try terminal.press("Enter")
+            #expect(try terminal.addSecretTeam(name: name, zone: zone))
             #expect(terminal.waitFor("Added \(name)"))
         }
         let rows = terminal.lines.filter { $0.hasPrefix("  ") && $0.hasSuffix(" 0") }

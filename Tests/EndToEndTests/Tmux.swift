@@ -91,6 +91,18 @@ final class Tmux: @unchecked Sendable {
         wait(timeout: timeout) { $0.contains { $0.contains(text) } }
     }
 
+    /// The tutorial's secret: the shake (S), then + and the Add Team dialog, filled in and saved.
+    /// Returns whether the dialog opened.
+    func addSecretTeam(name: String, zone: String) throws -> Bool {
+        try press("S", "+")
+        guard waitFor("Secret Team") else { return false }
+        try type(name)
+        try press("Tab")
+        try type(zone)
+        try press("Enter")
+        return true
+    }
+
     /// Moves the cursor down from the top until it is on the named team.
     func moveCursor(to name: String) throws -> Bool {
         try press("Home")

@@ -10,6 +10,7 @@ import GRDB
 /// your own migrations; prune it from time to time.
 public enum ChangeHistory {
     static let tableName = "fetchedresults_history"
+    static let identityTableName = "fetchedresults_store"
 
     /// Creates the history table (once) and the triggers that record changes to `table`.
     public static func install(on table: String, in db: Database) throws {
@@ -18,6 +19,12 @@ public enum ChangeHistory {
                 seq INTEGER PRIMARY KEY AUTOINCREMENT,
                 tableName TEXT NOT NULL,
                 changedRowID INTEGER NOT NULL)
+            """)
+        // A random identity, so that a cache file made for another store is never trusted.
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS \(identityTableName) (identity TEXT NOT NULL);
+            INSERT INTO \(identityTableName) SELECT lower(hex(randomblob(16)))
+                WHERE NOT EXISTS (SELECT 1 FROM \(identityTableName));
             """)
         let quoted = table.quotedDatabaseIdentifier
         let name = "'" + table.replacingOccurrences(of: "'", with: "''") + "'"
@@ -39,6 +46,12 @@ public enum ChangeHistory {
 
     static func isInstalled(_ db: Database) throws -> Bool {
         try db.tableExists(tableName)
+    }
+
+    /// The store's random identity, or nil for a store whose history predates it.
+    static func storeIdentity(_ db: Database) throws -> String? {
+        guard try db.tableExists(identityTableName) else { return nil }
+        return try String.fetchOne(db, sql: "SELECT identity FROM \(identityTableName)")
     }
 
     /// The newest sequence number ever given out (0 before any). Read from `sqlite_sequence`,

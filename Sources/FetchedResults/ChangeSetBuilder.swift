@@ -196,7 +196,7 @@ struct SectionCorrespondence {
             inserted = []
             return
         }
-        var newIndexByIdentity: [DatabaseValue: Int] = [:]
+        var newIndexByIdentity: [[UInt8]: Int] = [:]
         for (index, section) in new.sections.enumerated() { newIndexByIdentity[section.identity] = index }
         let mapping = old.sections.map { newIndexByIdentity[$0.identity] }
         oldToNew = mapping

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// Which change callbacks a controller computes and delivers to its delegate.
@@ -16,7 +17,9 @@ public struct ChangeStyles: OptionSet, Sendable {
 /// change with every committed transaction — Core Data's `NSFetchedResultsController`, for SQLite.
 ///
 /// Three tracking modes, as in Core Data: without a delegate the controller only holds what
-/// ``performFetch()`` fetched and installs no observer; with a delegate it follows every commit.
+/// ``performFetch()`` fetched and installs no observer; with a delegate it follows every commit;
+/// with a delegate and a `cacheName` it also keeps its ordering in a file, so that the next
+/// launch skips the full fetch (see ``saveCache()``).
 ///
 /// Changes are incremental: a transaction that touches k rows re-reads those k rows (predicate
 /// re-checked) and places them by binary search, instead of refetching the whole result.
@@ -28,9 +31,10 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
 {
     public let fetchRequest: TableFetchRequest
     public let sectionNameKeyPath: String?
-    /// The name of the persistent section cache. Accepted so that call sites already have
-    /// their final shape; the on-disk cache itself is not implemented yet, so this has no effect.
+    /// The name of the persistent cache file, or nil for none (see ``saveCache()``).
     public let cacheName: String?
+    /// Where cache files live.
+    public let cacheDirectory: URL
     public let database: any DatabaseWriter
 
     /// Which callbacks to compute; per-object changes by default.
@@ -41,22 +45,42 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
         didSet { updateTracking() }
     }
 
-    private var rows: OrderedRows?
-    private var layout: ResultsLayout?
+    /// How the last ``performFetch()`` got its ordering: for tests and benchmarks.
+    public internal(set) var lastFetchSource: FetchSource?
+
+    var keys: OrderedKeys?
+    var layout: ResultsLayout?
+    var records: RecordCache
+    let encoding: SortKeyEncoding
+    /// Section names by section identity, so that a layout rebuilt after a change does not read
+    /// the store again for sections it already knew.
+    var sectionNames: [[UInt8]: String] = [:]
     private var observer: CommitObserver?
     /// The last ``ChangeHistory`` sequence number applied; nil when the store keeps no history.
-    private var lastSeenSequence: Int64?
+    var lastSeenSequence: Int64?
+    /// Whether the results changed since the cache file was last written.
+    var cacheIsStale = false
+    /// The connection in use while callbacks run, so that rows they ask for are read on it.
+    var databaseInCallback: Database?
 
+    /// - Parameters:
+    ///   - cacheName: the name of a persistent cache (Core Data's `cacheName`); it needs a store
+    ///     with ``ChangeHistory`` installed, and is ignored without one.
+    ///   - cacheDirectory: where cache files live; by default `$XDG_CACHE_HOME/FetchedResults`.
     public init(
         fetchRequest: TableFetchRequest,
         database: any DatabaseWriter,
         sectionNameKeyPath: String? = nil,
-        cacheName: String? = nil
+        cacheName: String? = nil,
+        cacheDirectory: URL? = nil
     ) {
         self.fetchRequest = fetchRequest
         self.database = database
         self.sectionNameKeyPath = sectionNameKeyPath
         self.cacheName = cacheName
+        self.cacheDirectory = cacheDirectory ?? ResultsCacheFile.defaultDirectory
+        self.records = RecordCache(batchSize: fetchRequest.fetchBatchSize)
+        self.encoding = SortKeyEncoding(descriptors: fetchRequest.sortDescriptors)
     }
 
     deinit {
@@ -65,7 +89,9 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
 
     // MARK: - Fetching
 
-    /// Fetches the results, and starts tracking changes when there is a delegate.
+    /// Fetches the results, and starts tracking changes when there is a delegate. With a cache
+    /// name and a valid cache file, the ordering comes from the file and only what changed
+    /// since it was written is read from the store.
     ///
     /// - Throws: ``FetchedResultsError`` for a request without sort descriptors or whose first
     ///   sort descriptor does not group like the section key path; database errors.
@@ -96,7 +122,7 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
         try database.writeWithoutTransaction { db in
             // One read transaction, so the history position matches the fetched rows exactly.
             try db.inTransaction(.deferred) {
-                try self.fetchAll(db)
+                if try !self.loadFromCache(db) { try self.fetchAll(db) }
                 return .commit
             }
             if self.observer == nil {
@@ -110,7 +136,7 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
     }
 
     private func updateTracking() {
-        guard rows != nil else { return }
+        guard keys != nil else { return }
         if delegate != nil, observer == nil {
             try? fetchAndObserve()
         } else if delegate == nil, let observer {
@@ -119,120 +145,104 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
         }
     }
 
-    private func fetchAll(_ db: Database) throws {
-        let fetched = try Row.fetchAll(db, sql: selectSQL + " \(fetchRequest.whereSQL) ORDER BY \(fetchRequest.orderBySQL)",
-                                       arguments: StatementArguments(fetchRequest.predicateArguments))
-        let ordered = OrderedRows(descriptors: fetchRequest.sortDescriptors, sortedRows: fetched.map(makeFetchedRow))
-        rows = ordered
-        layout = ResultsLayout(rows: ordered, request: fetchRequest, sectioned: sectionNameKeyPath != nil)
-        lastSeenSequence = try ChangeHistory.isInstalled(db) ? ChangeHistory.latestSequence(db) : nil
-    }
-
-    // MARK: - Changes from other connections and processes
-
-    /// Applies what other connections and processes committed since the last look, and tells
-    /// the delegate; returns whether anything was committed. Cheap when nothing was (one
-    /// indexed query), so an app can call it on an idle tick.
-    ///
-    /// Needs a store with ``ChangeHistory`` installed on the fetched table; without it, changes
-    /// made elsewhere are not seen and this returns false.
-    @discardableResult
-    public func processExternalChanges() throws -> Bool {
-        guard delegate != nil, let lastSeen = lastSeenSequence, rows != nil else { return false }
-        return try database.read { db in
-            guard try ChangeHistory.latestSequence(db) > lastSeen else { return false }
-            self.syncFromHistory(touched: [], db: db)
-            return true
-        }
-    }
-
-    /// After a local commit: the rows it touched, plus whatever the history names beyond them.
-    private func applyCommitted(touched: Set<Int64>, db: Database) {
-        if lastSeenSequence == nil {
-            apply(touched: touched, db: db)
-        } else {
-            syncFromHistory(touched: touched, db: db)
-        }
-    }
-
-    private func syncFromHistory(touched: Set<Int64>, db: Database) {
-        guard let lastSeen = lastSeenSequence else { return }
-        do {
-            let changes = try ChangeHistory.changes(to: fetchRequest.table, after: lastSeen, db)
-            if changes.pruned {
-                // The history we had not read yet was pruned: only a full comparison is exact.
-                try refetchAndDiff(db)
-            } else {
-                apply(touched: touched.union(changes.rowIDs), db: db)
+    /// Fetches the ordering (and, without batching, every row) with one ordered query.
+    func fetchAll(_ db: Database) throws {
+        var builder = OrderedKeys.Builder()
+        var loaded: [Int64: Row] = [:]
+        var key: [UInt8] = []
+        var values: [DatabaseValue] = []
+        let keyCount = fetchRequest.sortDescriptors.count
+        if records.isBatching {
+            // Row ids and sort values only: the store can answer from an index.
+            let columns = fetchRequest.sortDescriptors.map { $0.key.quotedDatabaseIdentifier }.joined(separator: ", ")
+            let cursor = try Row.fetchCursor(
+                db, sql: "SELECT rowid, \(columns) FROM \(quotedTable) \(fetchRequest.whereSQL) ORDER BY \(fetchRequest.orderBySQL)",
+                arguments: StatementArguments(fetchRequest.predicateArguments))
+            while let row = try cursor.next() {
+                values.removeAll(keepingCapacity: true)
+                for index in 1...keyCount { values.append(row[index]) }
+                key.removeAll(keepingCapacity: true)
+                encoding.append(values, rowID: row[0], to: &key)
+                builder.append(rowID: row[0], key: key)
             }
-            lastSeenSequence = max(lastSeen, changes.latest)
-        } catch {
-            try? refetchAndDiff(db)
+        } else {
+            let cursor = try Row.fetchCursor(
+                db, sql: selectSQL + " \(fetchRequest.whereSQL) ORDER BY \(fetchRequest.orderBySQL)",
+                arguments: StatementArguments(fetchRequest.predicateArguments))
+            while let row = try cursor.next() {
+                let rowID: Int64 = row[row.count - 1]
+                key.removeAll(keepingCapacity: true)
+                encoding.append(sortValues(of: row), rowID: rowID, to: &key)
+                builder.append(rowID: rowID, key: key)
+                loaded[rowID] = row.copy()
+            }
+        }
+        keys = builder.finish()
+        records.removeAll()
+        records.storeBatch(loaded)
+        layout = makeLayout(db)
+        lastSeenSequence = try ChangeHistory.isInstalled(db) ? ChangeHistory.latestSequence(db) : nil
+        lastFetchSource = .store
+        cacheIsStale = true
+    }
+
+    func makeLayout(_ db: Database) -> ResultsLayout {
+        ResultsLayout(keys: keys!, request: fetchRequest, encoding: sectionNameKeyPath == nil ? nil : encoding) { identity, position in
+            if let name = self.sectionNames[identity] { return name }
+            let name = self.readSectionValue(at: position, db).map(ResultsLayout.name) ?? ""
+            self.sectionNames[identity] = name
+            return name
         }
     }
 
-    /// Refetches everything and reports the difference: the fallback when history is missing.
-    private func refetchAndDiff(_ db: Database) throws {
-        guard let oldRows = rows, let oldLayout = layout else { return try fetchAll(db) }
-        try fetchAll(db)
-        guard let newRows = rows, let newLayout = layout, let delegate else { return }
-        var oldByID: [Int64: (position: Int, row: Row)] = [:]
-        for visible in 0..<oldLayout.count {
-            let fetched = oldRows.rows[oldLayout.window.lowerBound + visible]
-            oldByID[fetched.rowID] = (visible, fetched.row)
-        }
-        var placements: [CandidatePlacement] = []
-        for visible in 0..<newLayout.count {
-            let fetched = newRows.rows[newLayout.window.lowerBound + visible]
-            let old = oldByID.removeValue(forKey: fetched.rowID)
-            placements.append(CandidatePlacement(
-                rowID: fetched.rowID, oldPosition: old?.position, newPosition: visible,
-                changedColumns: Self.changedColumns(old?.row, fetched.row)))
-        }
-        for (rowID, old) in oldByID {
-            placements.append(CandidatePlacement(rowID: rowID, oldPosition: old.position, newPosition: nil, changedColumns: []))
-        }
-        let changes = ChangeSetBuilder(oldLayout: oldLayout, newLayout: newLayout, sameLayout: false, placements: placements)
-            .build(flatDifference: changeStyles.contains(.difference))
-        if !changes.isEmpty { deliver(changes, to: delegate, rows: newRows, layout: newLayout) }
+    /// The first sort value of the row at an ordered position, from memory or the store.
+    private func readSectionValue(at position: Int, _ db: Database) -> DatabaseValue? {
+        let rowID = keys!.rowID(at: position)
+        if let row = records[rowID] { return sortValues(of: row)[0] }
+        let column = fetchRequest.sortDescriptors[0].key.quotedDatabaseIdentifier
+        return try? DatabaseValue.fetchOne(db, sql: "SELECT \(column) FROM \(quotedTable) WHERE rowid = ?", arguments: [rowID])
     }
+
+    var quotedTable: String { fetchRequest.table.quotedDatabaseIdentifier }
 
     /// Every column, then the row id last, where no table column can shadow it.
-    private var selectSQL: String {
-        "SELECT *, rowid FROM \(fetchRequest.table.quotedDatabaseIdentifier)"
-    }
+    var selectSQL: String { "SELECT *, rowid FROM \(quotedTable)" }
 
-    /// Column positions of the sort keys, found once: every fetch selects the same columns.
+    /// Column positions of the sort keys in `selectSQL`'s rows, found once.
     private var sortKeyIndexes: [Int]?
 
-    private func makeFetchedRow(_ row: Row) -> FetchedRow {
+    /// The sort values of a row selected by `selectSQL`.
+    func sortValues(of row: Row) -> [DatabaseValue] {
         let indexes = sortKeyIndexes ?? {
             let names = Array(row.columnNames).map { $0.lowercased() }
             return fetchRequest.sortDescriptors.map { names.firstIndex(of: $0.key.lowercased()) ?? -1 }
         }()
         sortKeyIndexes = indexes
-        return FetchedRow(
-            rowID: row[row.count - 1],
-            sortKey: indexes.map { $0 >= 0 ? row[$0] as DatabaseValue : .null },
-            row: row)
+        return indexes.map { $0 >= 0 ? row[$0] as DatabaseValue : .null }
+    }
+
+    func key(of row: Row) -> [UInt8] {
+        encoding.key(sortValues(of: row), rowID: row[row.count - 1])
     }
 
     // MARK: - Access
 
-    /// All fetched objects in order, or nil before ``performFetch()``.
+    /// All fetched objects in order, or nil before ``performFetch()``. With a batch size, this
+    /// reads every row from the store; prefer ``object(at:)``.
     public var fetchedObjects: [Record]? {
-        guard let rows, let layout else { return nil }
-        return layout.window.map { try! Record(row: rows.rows[$0].row) }
+        guard let layout else { return nil }
+        return (0..<layout.count).map { record(atVisible: $0) }
     }
 
-    /// The sections, or nil before ``performFetch()``.
+    /// The sections, or nil before ``performFetch()``. Each section's objects are read like
+    /// ``fetchedObjects``.
     public var sections: [SectionInfo<Record>]? {
-        guard let rows, let layout else { return nil }
+        guard let layout else { return nil }
         return layout.sections.map { section in
             SectionInfo(
                 name: section.name,
                 indexTitle: sectionIndexTitle(forSectionName: section.name),
-                objects: section.range.map { try! Record(row: rows.rows[layout.window.lowerBound + $0].row) })
+                objects: section.range.map { record(atVisible: $0) })
         }
     }
 
@@ -249,28 +259,87 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
         layout?.sections[section].name ?? ""
     }
 
-    /// The object at an index path. The index path must be valid, as in Core Data.
+    /// The object at an index path. The index path must be valid, as in Core Data, and its row
+    /// must still exist: with a batch size, a row another process deleted and whose deletion
+    /// has not been processed yet cannot be read (see ``objectIfPresent(at:)``).
     public func object(at indexPath: IndexPath) -> Record {
-        try! Record(row: fetchedRow(at: indexPath).row)
+        guard let record = objectIfPresent(at: indexPath) else {
+            preconditionFailure("the row at \(indexPath) was deleted from the store before it could be read")
+        }
+        return record
+    }
+
+    /// The object at a valid index path, or nil when its row has just been deleted by another
+    /// connection (possible with a batch size only, until that change is processed).
+    public func objectIfPresent(at indexPath: IndexPath) -> Record? {
+        guard let layout, let position = layout.visiblePosition(of: indexPath) else {
+            preconditionFailure("index path \(indexPath) is outside the fetched results")
+        }
+        return row(atVisible: position).map { try! Record(row: $0) }
     }
 
     /// The row id of the object at an index path.
     public func rowID(at indexPath: IndexPath) -> Int64 {
-        fetchedRow(at: indexPath).rowID
-    }
-
-    private func fetchedRow(at indexPath: IndexPath) -> FetchedRow {
-        guard let rows, let layout, let position = layout.visiblePosition(of: indexPath) else {
+        guard let keys, let layout, let position = layout.visiblePosition(of: indexPath) else {
             preconditionFailure("index path \(indexPath) is outside the fetched results")
         }
-        return rows.rows[layout.window.lowerBound + position]
+        return keys.rowID(at: layout.window.lowerBound + position)
     }
 
     /// The index path of the object with this row id, or nil when it is not in the results.
     public func indexPath(forRowID rowID: Int64) -> IndexPath? {
-        guard let rows, let layout, let position = rows.position(of: rowID),
+        guard let keys, let layout, let position = keys.position(of: rowID),
               let visible = layout.visiblePosition(position) else { return nil }
         return layout.indexPath(ofVisible: visible)
+    }
+
+    /// The number of full rows held in memory: every row without a batch size, at most a few
+    /// batches with one.
+    public var loadedRowCount: Int { records.rows.count }
+
+    private func record(atVisible position: Int) -> Record {
+        guard let row = row(atVisible: position) else {
+            preconditionFailure("the row at position \(position) was deleted from the store before it could be read")
+        }
+        return try! Record(row: row)
+    }
+
+    /// The full row at a visible position, loading its batch when needed.
+    private func row(atVisible position: Int) -> Row? {
+        guard let keys, let layout else { return nil }
+        let rowID = keys.rowID(at: layout.window.lowerBound + position)
+        if let row = records[rowID] { return row }
+        let batchSize = max(1, records.batchSize)
+        let first = position / batchSize * batchSize
+        let ids = (first..<min(first + batchSize, layout.count)).map { keys.rowID(at: layout.window.lowerBound + $0) }
+        let loaded: [Int64: Row]
+        if let db = databaseInCallback {
+            loaded = (try? readRows(ids, db: db, predicate: false)) ?? [:]
+        } else {
+            loaded = (try? database.read { db in try self.readRows(ids, db: db, predicate: false) }) ?? [:]
+        }
+        records.storeBatch(loaded)
+        return loaded[rowID]
+    }
+
+    /// Full rows by id; with `predicate`, only those still matching the request.
+    func readRows(_ rowIDs: some Collection<Int64>, db: Database, predicate: Bool) throws -> [Int64: Row] {
+        var result: [Int64: Row] = [:]
+        let ids = Array(rowIDs)
+        let condition = predicate ? fetchRequest.predicate.map { " AND (\($0))" } ?? "" : ""
+        // Chunks keep the number of SQL parameters under SQLite's limit.
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = ids[start..<min(start + 500, ids.count)]
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let sql = selectSQL + " WHERE rowid IN (\(placeholders))\(condition)"
+            let arguments = StatementArguments(chunk.map(\.databaseValue) + (predicate ? fetchRequest.predicateArguments : []))
+            // Cached: a statement is prepared once per chunk size, not once per commit.
+            let statement = try db.cachedStatement(sql: sql)
+            for row in try Row.fetchAll(statement, arguments: arguments) {
+                result[row[row.count - 1]] = row
+            }
+        }
+        return result
     }
 
     // MARK: - Section index
@@ -295,116 +364,12 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
         return sections.firstIndex { sectionIndexTitle(forSectionName: $0.name) == title }
             ?? min(max(0, index), max(0, sections.count - 1))
     }
+}
 
-    // MARK: - Applying a committed transaction
-
-    private func apply(touched: Set<Int64>, db: Database) {
-        guard var rows, let oldLayout = layout else { return }
-        // Take the only reference, so that mutating does not copy n rows (copy-on-write).
-        self.rows = nil
-        let windowed = fetchRequest.fetchLimit > 0 || fetchRequest.fetchOffset > 0
-        let fresh: [Int64: FetchedRow]
-        do {
-            fresh = try reread(touched, db: db)
-        } catch {
-            // The rows could not be read back (the table was dropped, say): start over.
-            try? fetchAll(db)
-            return
-        }
-
-        var candidates = touched
-        if windowed { candidates.formUnion(oldLayout.window.map { rows.rows[$0].rowID }) }
-        var oldRows: [Int64: FetchedRow] = [:]
-        var oldPositions: [Int64: Int] = [:]
-        for id in candidates {
-            guard let position = rows.position(of: id) else { continue }
-            oldRows[id] = rows.rows[position]
-            oldPositions[id] = oldLayout.visiblePosition(position)
-        }
-
-        for id in touched where fresh[id] == nil { rows.remove(id) }
-        for row in fresh.values { rows.replace(row.rowID, with: row) }
-        // When no row entered or left and no first sort value changed (a +1 win, say), every
-        // section keeps its range, and the old layout is still exact.
-        let sectionsUnchanged = touched.allSatisfy { id in
-            guard let before = oldRows[id], let after = fresh[id] else { return oldRows[id] == nil && fresh[id] == nil }
-            return before.sortKey[0] == after.sortKey[0]
-        }
-        let newLayout = sectionsUnchanged
-            ? oldLayout
-            : ResultsLayout(rows: rows, request: fetchRequest, sectioned: sectionNameKeyPath != nil)
-        if windowed { candidates.formUnion(newLayout.window.map { rows.rows[$0].rowID }) }
-
-        let placements = candidates.map { id in
-            let newRow = rows.position(of: id)
-            return CandidatePlacement(
-                rowID: id,
-                oldPosition: oldPositions[id],
-                newPosition: newRow.flatMap(newLayout.visiblePosition),
-                changedColumns: Self.changedColumns(oldRows[id]?.row, fresh[id]?.row ?? newRow.map { rows.rows[$0].row }))
-        }
-        self.rows = rows
-        self.layout = newLayout
-        #if DEBUG
-        rows._checkInvariants()
-        #endif
-
-        let changes = ChangeSetBuilder(
-            oldLayout: oldLayout, newLayout: newLayout, sameLayout: sectionsUnchanged, placements: placements)
-            .build(flatDifference: changeStyles.contains(.difference))
-        guard !changes.isEmpty, let delegate else { return }
-        deliver(changes, to: delegate, rows: rows, layout: newLayout)
-    }
-
-    private func reread(_ rowIDs: Set<Int64>, db: Database) throws -> [Int64: FetchedRow] {
-        var result: [Int64: FetchedRow] = [:]
-        let ids = Array(rowIDs)
-        let predicate = fetchRequest.predicate.map { " AND (\($0))" } ?? ""
-        // Chunks keep the number of SQL parameters under SQLite's limit.
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            let chunk = ids[start..<min(start + 500, ids.count)]
-            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            let sql = selectSQL + " WHERE rowid IN (\(placeholders))\(predicate)"
-            let arguments = StatementArguments(chunk.map(\.databaseValue) + fetchRequest.predicateArguments)
-            // Cached: a statement is prepared once per chunk size, not once per commit.
-            let statement = try db.cachedStatement(sql: sql)
-            for row in try Row.fetchAll(statement, arguments: arguments) {
-                let fetched = makeFetchedRow(row)
-                result[fetched.rowID] = fetched
-            }
-        }
-        return result
-    }
-
-    /// The names of the table columns whose values differ (the trailing row id excluded).
-    /// Both rows come from the same SELECT, so columns are compared by position.
-    private static func changedColumns(_ old: Row?, _ new: Row?) -> Set<String> {
-        guard let old, let new else { return [] }
-        var changed: Set<String> = []
-        for index in 0..<(new.count - 1) where old[index] as DatabaseValue != new[index] as DatabaseValue {
-            changed.insert(Array(new.columnNames)[index])
-        }
-        return changed
-    }
-
-    private func deliver(_ changes: ChangeSetBuilder.Result, to delegate: any FetchedResultsControllerDelegate,
-                         rows: OrderedRows, layout: ResultsLayout) {
-        if changeStyles.contains(.changes) {
-            delegate.controllerWillChangeContent(self)
-            for change in changes.sectionChanges { delegate.controller(self, didChange: change) }
-            for change in changes.objectChanges { delegate.controller(self, didChange: change) }
-            delegate.controllerDidChangeContent(self)
-        }
-        if changeStyles.contains(.snapshot) {
-            let snapshot = ResultsSnapshot(
-                sections: layout.sections.map { section in
-                    (section.name, section.range.map { rows.rows[layout.window.lowerBound + $0].rowID })
-                },
-                reloadedRowIDs: changes.reloadedRowIDs)
-            delegate.controller(self, didChangeContentWith: snapshot)
-        }
-        if changeStyles.contains(.difference), let difference = CollectionDifference(changes.flatDifference) {
-            delegate.controller(self, didChangeContentWith: difference)
-        }
-    }
+/// Where a controller's ordering came from at its last fetch.
+public enum FetchSource: Sendable, Equatable {
+    /// One ordered query over the whole table.
+    case store
+    /// The persistent cache file, brought up to date from the change history.
+    case cache
 }

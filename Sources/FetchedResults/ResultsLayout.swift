@@ -2,13 +2,13 @@ import GRDB
 
 /// The visible window of the ordered rows, cut into sections.
 ///
-/// A section is a maximal run of rows whose first sort value is equal under its collation.
-/// Sections are found by binary search on that value, so building a layout costs
-/// O(sections × log n), not O(n).
+/// A section is a maximal run of rows whose keys start with the same first component (the
+/// first sort value, folded by its collation). Sections are found by binary search, so building
+/// a layout costs O(sections × log n), not O(n).
 struct ResultsLayout {
     struct Section {
-        /// Equal for exactly the rows of this section (the first sort value, folded by collation).
-        let identity: DatabaseValue
+        /// Equal for exactly the rows of this section: the encoded first sort value.
+        let identity: [UInt8]
         let name: String
         /// Visible positions of the section's rows.
         let range: Range<Int>
@@ -18,27 +18,29 @@ struct ResultsLayout {
     let window: Range<Int>
     let sections: [Section]
 
-    init(rows: OrderedRows, request: TableFetchRequest, sectioned: Bool) {
-        let lower = min(request.fetchOffset, rows.count)
-        let upper = request.fetchLimit > 0 ? min(lower + request.fetchLimit, rows.count) : rows.count
+    /// - Parameter name: the name of a section, given its identity and the ordered position of
+    ///   its first row.
+    init(keys: OrderedKeys, request: TableFetchRequest, encoding: SortKeyEncoding?,
+         name: ([UInt8], Int) -> String) {
+        let lower = min(request.fetchOffset, keys.count)
+        let upper = request.fetchLimit > 0 ? min(lower + request.fetchLimit, keys.count) : keys.count
         window = lower..<upper
         guard !window.isEmpty else {
             sections = []
             return
         }
-        guard sectioned else {
-            sections = [Section(identity: .null, name: "", range: 0..<window.count)]
+        guard let encoding else {
+            sections = [Section(identity: [], name: "", range: 0..<window.count)]
             return
         }
-        let collation = rows.descriptors[0].collation
         var found: [Section] = []
         var start = window.lowerBound
         while start < window.upperBound {
-            let end = rows.endOfGroup(startingAt: start, in: window)
-            let value = rows.rows[start].sortKey[0]
+            let identity = keys.withKey(at: start) { Array($0.prefix(encoding.firstComponentLength(of: $0))) }
+            let end = keys.endOfRun(withPrefix: identity, in: start..<window.upperBound)
             found.append(Section(
-                identity: SQLiteOrdering.groupingKey(value, collation: collation),
-                name: Self.name(of: value),
+                identity: identity,
+                name: name(identity, start),
                 range: (start - window.lowerBound)..<(end - window.lowerBound)))
             start = end
         }
@@ -74,6 +76,7 @@ struct ResultsLayout {
         return indexPath.row >= 0 && range.contains(position) ? position : nil
     }
 
+    /// A section value as text: the section's name.
     static func name(of value: DatabaseValue) -> String {
         switch value.storage {
         case .null: return ""

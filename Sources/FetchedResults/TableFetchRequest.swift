@@ -39,6 +39,10 @@ public struct TableFetchRequest: Sendable, Hashable {
     public var fetchLimit: Int
     /// Skip this many objects of the ordered result.
     public var fetchOffset: Int
+    /// With a batch size (> 0), the controller holds only row ids and sort keys for every row,
+    /// and loads full rows this many at a time as they are asked for (Core Data's
+    /// `fetchBatchSize`). 0 loads every row at once.
+    public var fetchBatchSize: Int
 
     public init(
         table: String,
@@ -46,7 +50,8 @@ public struct TableFetchRequest: Sendable, Hashable {
         arguments: [DatabaseValue] = [],
         sortDescriptors: [ColumnSortDescriptor] = [],
         fetchLimit: Int = 0,
-        fetchOffset: Int = 0
+        fetchOffset: Int = 0,
+        fetchBatchSize: Int = 0
     ) {
         self.table = table
         self.predicate = predicate
@@ -54,6 +59,7 @@ public struct TableFetchRequest: Sendable, Hashable {
         self.sortDescriptors = sortDescriptors
         self.fetchLimit = fetchLimit
         self.fetchOffset = fetchOffset
+        self.fetchBatchSize = fetchBatchSize
     }
 
     /// The `ORDER BY` clause equivalent to the in-memory order.

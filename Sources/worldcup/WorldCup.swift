@@ -18,7 +18,7 @@ struct WorldCup: ParsableCommand {
             otherwise; the first command to open a new store imports the seed (seed.json).
             """,
         version: "worldcup \(version) (SQLite \(LibraryVersions.sqlite), \(TerminalLibrary.version))",
-        subcommands: [List.self, Win.self, Add.self, Import.self]
+        subcommands: [List.self, Win.self, Add.self, Import.self, Generate.self]
     )
 
     @OptionGroup var store: StoreOptions
@@ -39,6 +39,7 @@ struct WorldCup: ParsableCommand {
             do {
                 try ScoreboardSession.run(
                     store: try store.openSeededStore(), showsFlags: flags, colors: colors,
+                    cacheDirectory: StoreLocation.defaultCacheDirectory(environment: environment),
                     crashKey: environment["WORLDCUP_TEST_CRASH_KEY"].flatMap(\.first),
                     commitLog: environment["WORLDCUP_TEST_COMMIT_LOG"])
             } catch let error as TerminalError {

@@ -144,5 +144,5 @@ final class Tmux: @unchecked Sendable {
 
 extension TemporaryDirectory {
     /// The scoreboard on this folder's store, as a shell command.
-    var scoreboard: String { "'\(Tmux.binary)' --db '\(store)' --seed '\(Tmux.seed)'" }
+    var scoreboard: String { "XDG_CACHE_HOME='\(path)/cache' '\(Tmux.binary)' --db '\(store)' --seed '\(Tmux.seed)'" }
 }

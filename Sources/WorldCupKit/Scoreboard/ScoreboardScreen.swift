@@ -35,11 +35,12 @@ public final class ScoreboardScreen: TableViewDataSource {
         case added(teamID: Int64, name: String)
     }
 
-    public init(store: TeamStore, surface: any Surface, renderer: TeamRowRenderer) throws {
+    /// - Parameter cacheDirectory: where the standings' cache lives between launches, or nil.
+    public init(store: TeamStore, surface: any Surface, renderer: TeamRowRenderer, cacheDirectory: String? = nil) throws {
         self.store = store
         self.surface = surface
         self.renderer = renderer
-        controller = store.standingsController()
+        controller = store.standingsController(cacheDirectory: cacheDirectory)
         binding = ResultsTableBinding(controller: controller, tableView: tableView)
         controller.delegate = binding
         try controller.performFetch()
@@ -200,6 +201,12 @@ public final class ScoreboardScreen: TableViewDataSource {
         writesSinceCheckpoint = 0
     }
 
+    /// Writes the standings' cache if it changed; a cache that cannot be written only makes
+    /// the next launch slower, so that is not worth a message.
+    public func saveCacheIfNeeded() {
+        try? controller.saveCache()
+    }
+
     // MARK: - Drawing
 
     /// Draws what changed and flushes one frame.
@@ -300,7 +307,8 @@ public final class ScoreboardScreen: TableViewDataSource {
     }
 
     public func rowText(at index: TableIndex, width: Int) -> String {
-        renderer.text(for: controller.object(at: indexPath(index)), width: width)
+        // A team another process just deleted has no row until its deletion arrives (next tick).
+        controller.objectIfPresent(at: indexPath(index)).map { renderer.text(for: $0, width: width) } ?? ""
     }
 
     private func indexPath(_ index: TableIndex) -> FetchedResults.IndexPath {

@@ -12,11 +12,14 @@ public enum ScoreboardSession {
     ///   - commitLog: for testing crash consistency only: a file that gets one line per
     ///     committed win, written right after the commit.
     public static func run(
-        store: TeamStore, showsFlags: Bool, colors: Bool, crashKey: Character? = nil, commitLog: String? = nil
+        store: TeamStore, showsFlags: Bool, colors: Bool, cacheDirectory: String? = nil,
+        crashKey: Character? = nil, commitLog: String? = nil
     ) throws {
         let terminal = try CursesTerminal.start(colors: colors)
         defer { terminal.stop() }
-        let screen = try ScoreboardScreen(store: store, surface: terminal, renderer: TeamRowRenderer(showsFlags: showsFlags))
+        let screen = try ScoreboardScreen(
+            store: store, surface: terminal, renderer: TeamRowRenderer(showsFlags: showsFlags), cacheDirectory: cacheDirectory)
+        defer { screen.saveCacheIfNeeded() }
         if let commitLog {
             if !FileManager.default.fileExists(atPath: commitLog) {
                 _ = FileManager.default.createFile(atPath: commitLog, contents: nil)  // opening it below checks
@@ -34,7 +37,10 @@ public enum ScoreboardSession {
             guard let key = terminal.readKey(timeoutMilliseconds: Self.tickMilliseconds) else {
                 if screen.showExternalChanges() { screen.render() }
                 idleTicks += 1
-                if idleTicks * Int(Self.tickMilliseconds) >= 1000 { screen.checkpointIfNeeded() }
+                if idleTicks * Int(Self.tickMilliseconds) >= 1000 {
+                    screen.checkpointIfNeeded()
+                    screen.saveCacheIfNeeded()
+                }
                 continue
             }
             idleTicks = 0

@@ -84,3 +84,14 @@ extension SeedEntry: Decodable {
         return wins
     }
 }
+
+extension SeedEntry: Encodable {
+    /// Writes the seed shape, with `imageName` as null (not left out) when there is none.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(teamName, forKey: .teamName)
+        try container.encode(qualifyingZone, forKey: .qualifyingZone)
+        try container.encode(imageName, forKey: .imageName)
+        try container.encode(wins, forKey: .wins)
+    }
+}

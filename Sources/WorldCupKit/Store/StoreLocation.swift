@@ -8,6 +8,12 @@ public enum StoreLocation {
             + "/worldcup/worldcup.sqlite"
     }
 
+    /// Where the scoreboard keeps its result caches: `$XDG_CACHE_HOME/worldcup`, falling back
+    /// to `~/.cache/worldcup`; nil when neither can be known (the scoreboard then runs without).
+    public static func defaultCacheDirectory(environment: [String: String]) -> String? {
+        (try? baseDirectory(variable: "XDG_CACHE_HOME", fallback: ".cache", environment: environment)).map { $0 + "/worldcup" }
+    }
+
     private static func baseDirectory(
         variable: String, fallback: String, environment: [String: String]
     ) throws -> String {

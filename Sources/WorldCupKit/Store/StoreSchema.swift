@@ -36,6 +36,11 @@ enum StoreSchema {
             // Every change to a team, from any process, leaves a row that open scoreboards read.
             try ChangeHistory.install(on: "team", in: db)
         }
+        migrator.registerMigration("v3: store identity for result caches") { db in
+            // Installing again adds what later library versions record (a store identity)
+            // and leaves the rest as it is.
+            try ChangeHistory.install(on: "team", in: db)
+        }
         return migrator
     }
 

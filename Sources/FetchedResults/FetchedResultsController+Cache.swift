@@ -1,0 +1,81 @@
+import Foundation
+import GRDB
+
+extension FetchedResultsController {
+    /// The file of this controller's cache, or nil without a cache name.
+    public var cacheFile: URL? {
+        cacheName.map { ResultsCacheFile.url(name: $0, in: cacheDirectory) }
+    }
+
+    /// Writes the cache file, when there is a cache name, the store keeps a change history,
+    /// and the results changed since the file was last written or read.
+    ///
+    /// The file need not be rewritten after every change: at the next launch, the changes
+    /// committed since it was written are read from the store's change history and applied on
+    /// top of it. Apps call this when idle and when they quit.
+    public func saveCache() throws {
+        guard cacheIsStale, let url = cacheFile, let keys, let generation = lastSeenSequence else { return }
+        guard let validity = try database.read({ db in try self.cacheValidity(db) }) else { return }
+        try ResultsCacheFile.write(keys, validity: validity, generation: generation, sectionNames: sectionNames, to: url)
+        cacheIsStale = false
+    }
+
+    /// Deletes the cache file with this name, or every cache file when `name` is nil (Core
+    /// Data's `deleteCache(withName:)`).
+    public static func deleteCache(withName name: String?, in directory: URL? = nil) {
+        ResultsCacheFile.delete(name: name, in: directory ?? ResultsCacheFile.defaultDirectory)
+    }
+
+    /// What a cache file must match to describe this request on this store, or nil when the
+    /// store keeps no history (then a cache could not be brought up to date, nor trusted).
+    func cacheValidity(_ db: Database) throws -> ResultsCacheFile.Validity? {
+        guard try ChangeHistory.isInstalled(db), let identity = try ChangeHistory.storeIdentity(db) else { return nil }
+        let schemaVersion = try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
+        return ResultsCacheFile.Validity(fingerprint: fingerprint, schemaVersion: schemaVersion, storeIdentity: identity)
+    }
+
+    /// Everything about the request that decides the results, as text.
+    var fingerprint: String {
+        let request = fetchRequest
+        let sorts = request.sortDescriptors.map { "\($0.key) \($0.ascending ? "ASC" : "DESC") \($0.collation.rawValue)" }
+        return [
+            "table=\(request.table)",
+            "predicate=\(request.predicate ?? "")",
+            "arguments=\(request.predicateArguments.map(\.description))",
+            "sort=\(sorts.joined(separator: ", "))",
+            "sections=\(sectionNameKeyPath ?? "")",
+            "limit=\(request.fetchLimit)",
+            "offset=\(request.fetchOffset)",
+        ].joined(separator: "; ")
+    }
+
+    /// Takes the ordering from a valid cache file and applies the history since it was written;
+    /// returns false (and changes nothing) when there is no usable cache.
+    func loadFromCache(_ db: Database) throws -> Bool {
+        guard delegate != nil, let url = cacheFile, let validity = try cacheValidity(db),
+              let (header, cachedKeys) = ResultsCacheFile.read(from: url, expecting: validity) else { return false }
+        let latest = try ChangeHistory.latestSequence(db)
+        guard header.generation <= latest else { return false }
+        let changes = try ChangeHistory.changes(to: fetchRequest.table, after: header.generation, db)
+        guard !changes.pruned else { return false }
+
+        keys = cachedKeys
+        records.removeAll()
+        if !records.isBatching {
+            let rows = try Row.fetchAll(db, sql: selectSQL + " \(fetchRequest.whereSQL)",
+                                        arguments: StatementArguments(fetchRequest.predicateArguments))
+            records.storeBatch(Dictionary(uniqueKeysWithValues: rows.map { ($0[$0.count - 1], $0) }))
+        }
+        for (identity, name) in header.sectionNames {
+            if let bytes = ResultsCacheFile.bytes(fromHex: identity) { sectionNames[bytes] = name }
+        }
+        layout = makeLayout(db)
+        // The cache reflects the store at its generation; what was committed since is applied
+        // now, without callbacks, as part of this fetch.
+        if !changes.rowIDs.isEmpty { apply(touched: changes.rowIDs, db: db, notify: false) }
+        lastSeenSequence = changes.latest
+        lastFetchSource = .cache
+        cacheIsStale = !changes.rowIDs.isEmpty
+        return true
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+
+/// The persistent cache of a controller's ordering: every row id with its encoded sort key,
+/// chunk by chunk, behind a header that says what it is valid for.
+///
+/// A cache is used only when its header matches the request's fingerprint, the store's schema
+/// version and the store's identity, and when the store's change history still holds every
+/// change since the cache's generation (those changes are then applied on top). Anything else —
+/// another request, another store, an old schema, pruned history, a truncated or damaged file
+/// (the payload carries a checksum) — makes ``read(from:expecting:)`` return nil, and the
+/// controller fetches from the store instead. Files are written whole to a temporary name and
+/// renamed, so a reader never sees half a file.
+///
+/// Layout: the magic `FRCACHE` and a format byte; the header's length (4 bytes, little-endian)
+/// and the header as JSON; then per chunk its row count and key bytes length (4 bytes each),
+/// the row ids (8 bytes each), the key ends (4 bytes each) and the key bytes.
+struct ResultsCacheFile {
+    static let magic = Array("FRCACHE\u{1}".utf8)
+    static let fileExtension = "frcache"
+
+    /// What a cache must match to be used.
+    struct Validity: Codable, Equatable {
+        var fingerprint: String
+        var schemaVersion: Int
+        var storeIdentity: String
+    }
+
+    struct Header: Codable {
+        var validity: Validity
+        /// The store's change-history sequence number the ordering reflects.
+        var generation: Int64
+        var rowCount: Int
+        var chunkCount: Int
+        var payloadChecksum: UInt64
+        /// Section names by identity (hexadecimal), so a cached launch need not read them.
+        var sectionNames: [String: String]
+    }
+
+    /// `$XDG_CACHE_HOME/FetchedResults`, or `~/.cache/FetchedResults`.
+    static var defaultDirectory: URL {
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
+        return base.appendingPathComponent("FetchedResults")
+    }
+
+    static func url(name: String, in directory: URL) -> URL {
+        let safe = String(name.map { $0 == "/" || $0 == "\0" ? "_" : $0 })
+        return directory.appendingPathComponent(safe).appendingPathExtension(fileExtension)
+    }
+
+    // MARK: - Writing
+
+    static func write(_ keys: OrderedKeys, validity: Validity, generation: Int64, sectionNames: [[UInt8]: String], to url: URL) throws {
+        var checksum = Checksum()
+        for chunk in keys.chunks { forEachPart(of: chunk) { checksum.add($0) } }
+        let header = Header(
+            validity: validity, generation: generation, rowCount: keys.count, chunkCount: keys.chunks.count,
+            payloadChecksum: checksum.value,
+            sectionNames: Dictionary(uniqueKeysWithValues: sectionNames.map { (hex($0.key), $0.value) }))
+        let headerData = try JSONEncoder().encode(header)
+
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let temporary = url.appendingPathExtension("tmp-\(getpid())")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: temporary)
+            defer { try? handle.close() }
+            var start = Data(magic)
+            withUnsafeBytes(of: UInt32(headerData.count).littleEndian) { start.append(contentsOf: $0) }
+            start.append(headerData)
+            try handle.write(contentsOf: start)
+            for chunk in keys.chunks {
+                var data = Data()
+                forEachPart(of: chunk) { data.append(contentsOf: $0) }
+                try handle.write(contentsOf: data)
+            }
+            try handle.synchronize()
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+        if rename(temporary.path, url.path) != 0 {
+            try? FileManager.default.removeItem(at: temporary)
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
+    }
+
+    /// A chunk's bytes in file order: counts, row ids, key ends, key bytes.
+    private static func forEachPart(of chunk: OrderedKeys.Chunk, _ body: (UnsafeRawBufferPointer) -> Void) {
+        let counts = [UInt32(chunk.count).littleEndian, UInt32(chunk.bytes.count).littleEndian]
+        counts.withUnsafeBytes(body)
+        chunk.rowIDs.map(\.littleEndian).withUnsafeBytes(body)
+        chunk.ends.map(\.littleEndian).withUnsafeBytes(body)
+        chunk.bytes.withUnsafeBytes(body)
+    }
+
+    // MARK: - Reading
+
+    /// The cache at `url` when it exists, is whole and undamaged, and matches `validity`;
+    /// nil otherwise.
+    static func read(from url: URL, expecting validity: Validity) -> (header: Header, keys: OrderedKeys)? {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        func read(_ count: Int) -> Data? {
+            guard count >= 0, let data = try? handle.read(upToCount: count), data.count == count else { return nil }
+            return data
+        }
+        guard let start = read(magic.count + 4), Array(start.prefix(magic.count)) == magic else { return nil }
+        let headerLength = Int(UInt32(littleEndian: start.suffix(4).withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }))
+        guard headerLength < 64 << 20, let headerData = read(headerLength),
+              let header = try? JSONDecoder().decode(Header.self, from: headerData),
+              header.validity == validity else { return nil }
+
+        var checksum = Checksum()
+        var chunks: [OrderedKeys.Chunk] = []
+        chunks.reserveCapacity(header.chunkCount)
+        var rows = 0
+        for index in 0..<header.chunkCount {
+            guard let counts = read(8) else { return nil }
+            let (count, byteCount) = counts.withUnsafeBytes {
+                (Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))),
+                 Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self))))
+            }
+            guard count > 0, count <= OrderedKeys.maximumChunkCount, let body = read(count * 12 + byteCount) else { return nil }
+            counts.withUnsafeBytes { checksum.add($0) }
+            body.withUnsafeBytes { body in
+                // The same parts as the writer adds, so that words align the same way.
+                for part in [0..<count * 8, count * 8..<count * 12, count * 12..<body.count] {
+                    checksum.add(UnsafeRawBufferPointer(rebasing: body[part]))
+                }
+            }
+            guard let chunk = body.withUnsafeBytes({ decodeChunk($0, count: count, byteCount: byteCount, id: UInt32(index)) }) else { return nil }
+            chunks.append(chunk)
+            rows += count
+        }
+        guard rows == header.rowCount, checksum.value == header.payloadChecksum, (try? handle.read(upToCount: 1))?.isEmpty ?? true
+        else { return nil }
+        return (header, OrderedKeys(sortedChunks: chunks))
+    }
+
+    /// A chunk from its file bytes, or nil when its key ends are out of order or out of bounds.
+    private static func decodeChunk(_ body: UnsafeRawBufferPointer, count: Int, byteCount: Int, id: UInt32) -> OrderedKeys.Chunk? {
+        var chunk = OrderedKeys.Chunk(id: id)
+        chunk.rowIDs = (0..<count).map { Int64(littleEndian: body.loadUnaligned(fromByteOffset: $0 * 8, as: Int64.self)) }
+        chunk.ends = (0..<count).map { Int32(littleEndian: body.loadUnaligned(fromByteOffset: count * 8 + $0 * 4, as: Int32.self)) }
+        var previous: Int32 = 0
+        for end in chunk.ends {
+            guard end > previous else { return nil }
+            previous = end
+        }
+        guard Int(previous) == byteCount else { return nil }
+        chunk.bytes = Array(body[(count * 12)...])
+        return chunk
+    }
+
+    /// Lower-case hexadecimal, for section identities in the JSON header.
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func bytes(fromHex text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        return stride(from: 0, to: digits.count, by: 2).compactMap { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16) }
+    }
+
+    /// Removes the cache named `name`, or every cache in `directory` when `name` is nil.
+    static func delete(name: String?, in directory: URL) {
+        if let name {
+            try? FileManager.default.removeItem(at: url(name: name, in: directory))
+            return
+        }
+        let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
+        for file in files where file.pathExtension == fileExtension { try? FileManager.default.removeItem(at: file) }
+    }
+}
+
+/// A fast 64-bit checksum (word-wise multiply-xor): detects damaged or mixed-up cache files,
+/// not tampering.
+struct Checksum {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func add(_ bytes: UnsafeRawBufferPointer) {
+        var hash = value
+        let words = bytes.count / 8
+        for index in 0..<words {
+            hash = (hash ^ bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)) &* 0x0000_0100_0000_01b3
+            hash ^= hash >> 29
+        }
+        for index in (words * 8)..<bytes.count {
+            hash = (hash ^ UInt64(bytes[index])) &* 0x0000_0100_0000_01b3
+        }
+        value = hash ^ UInt64(bytes.count)
+    }
+}

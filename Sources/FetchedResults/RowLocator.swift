@@ -1,0 +1,101 @@
+/// Maps row ids to a small number (the chunk that holds the row).
+///
+/// Row ids are usually dense (1, 2, 3…), so the map is a flat array indexed by row id while the
+/// ids stay within a few times their count: 4 bytes a row, built in one pass. Ids spread wider
+/// than that switch it to a dictionary.
+struct RowLocator {
+    private static let absent = UInt32.max
+
+    private var base: Int64 = 0
+    private var slots: [UInt32] = []
+    private var sparse: [Int64: UInt32]?
+    private(set) var count = 0
+
+    init() {}
+
+    /// A locator for ids known up front (in any order), all mapped to values.
+    init(ids: some Collection<Int64>, values: (Int64) -> UInt32) {
+        guard let low = ids.min(), let high = ids.max() else { return }
+        let (span, overflow) = high.subtractingReportingOverflow(low)
+        if !overflow && Self.isDense(span: span, count: ids.count) {
+            base = low
+            slots = [UInt32](repeating: Self.absent, count: Int(high - low) + 1)
+        } else {
+            sparse = [:]
+            sparse!.reserveCapacity(ids.count)
+        }
+        for id in ids { self[id] = values(id) }
+    }
+
+    private static func isDense(span: Int64, count: Int) -> Bool {
+        span >= 0 && span < 4 * count + 4096
+    }
+
+    private func slotIndex(_ rowID: Int64) -> Int? {
+        let (index, overflow) = rowID.subtractingReportingOverflow(base)
+        return !overflow && index >= 0 && index < slots.count ? Int(index) : nil
+    }
+
+    subscript(rowID: Int64) -> UInt32? {
+        get {
+            if let sparse { return sparse[rowID] }
+            guard let index = slotIndex(rowID) else { return nil }
+            let value = slots[index]
+            return value == Self.absent ? nil : value
+        }
+        set {
+            if let newValue { insert(newValue, for: rowID) } else { remove(rowID) }
+        }
+    }
+
+    private mutating func insert(_ value: UInt32, for rowID: Int64) {
+        if sparse == nil { makeRoom(for: rowID) }
+        if sparse != nil {
+            if sparse!.updateValue(value, forKey: rowID) == nil { count += 1 }
+            return
+        }
+        let index = Int(rowID - base)
+        if slots[index] == Self.absent { count += 1 }
+        slots[index] = value
+    }
+
+    private mutating func remove(_ rowID: Int64) {
+        if sparse != nil {
+            if sparse!.removeValue(forKey: rowID) != nil { count -= 1 }
+            return
+        }
+        if let index = slotIndex(rowID), slots[index] != Self.absent {
+            slots[index] = Self.absent
+            count -= 1
+        }
+    }
+
+    /// Grows the flat array to cover `rowID`, or switches to a dictionary when it would be sparse.
+    private mutating func makeRoom(for rowID: Int64) {
+        if slots.isEmpty {
+            base = rowID
+            slots = [Self.absent]
+            return
+        }
+        let low = min(base, rowID), high = max(base + Int64(slots.count) - 1, rowID)
+        if low == base && high == base + Int64(slots.count) - 1 { return }
+        let (span, overflow) = high.subtractingReportingOverflow(low)
+        guard !overflow && Self.isDense(span: span, count: count + 1) else {
+            var dictionary: [Int64: UInt32] = [:]
+            dictionary.reserveCapacity(count + 1)
+            for (index, value) in slots.enumerated() where value != Self.absent { dictionary[base + Int64(index)] = value }
+            sparse = dictionary
+            slots = []
+            return
+        }
+        if low < base {
+            slots.insert(contentsOf: repeatElement(Self.absent, count: Int(base - low)), at: 0)
+            base = low
+        }
+        if high > base + Int64(slots.count) - 1 {
+            // Grow geometrically, so that appending ids one by one stays amortised O(1).
+            let needed = Int(high - base) + 1
+            slots.append(contentsOf: repeatElement(Self.absent, count: max(needed - slots.count, slots.count / 2)))
+        }
+    }
+}

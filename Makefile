@@ -37,13 +37,15 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-## bench: the controller against its peers, side by side (BENCH_ROWS, BENCH_ITERATIONS to change the size).
-BENCH_ROWS ?= 1000000
+## bench: the controller and the scoreboard against their peers at 32, 10,000 and 1,000,000 teams,
+## side by side in one run; writes BENCHMARKS.md and docs/per-change-cost.svg (a few minutes).
+BENCH_SIZES ?= 32,10000,1000000
 BENCH_ITERATIONS ?= 200
 bench: deps
-	$(SWIFT) build -c release --product controller-benchmark
-	$$($(SWIFT) build -c release --show-bin-path)/controller-benchmark 32 $(BENCH_ITERATIONS)
-	$$($(SWIFT) build -c release --show-bin-path)/controller-benchmark $(BENCH_ROWS) $(BENCH_ITERATIONS)
+	$(SWIFT) build -c release --product worldcup
+	$(SWIFT) build -c release --product worldcup-bench
+	$$($(SWIFT) build -c release --show-bin-path)/worldcup-bench --worldcup $$($(SWIFT) build -c release --show-bin-path)/worldcup \
+		--sizes $(BENCH_SIZES) --iterations $(BENCH_ITERATIONS) --output BENCHMARKS.md --plot docs/per-change-cost.svg
 
 clean:
 	rm -rf .build

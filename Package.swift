@@ -44,11 +44,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // `make bench`: the controller against the peers, side by side in one run.
+        // `make bench`: the controller and the scoreboard against the peers, side by side in one run.
         .executableTarget(
-            name: "controller-benchmark",
+            name: "worldcup-bench",
             dependencies: ["FetchedResults", .product(name: "GRDB", package: "GRDB.swift")],
-            path: "Benchmarks/ControllerBenchmark"
+            path: "Benchmarks/WorldCupBench"
         ),
         // Helpers shared by the test targets (a seeded generator, temporary folders).
         .target(name: "TestSupport", path: "Tests/TestSupport"),

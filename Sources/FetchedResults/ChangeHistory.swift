@@ -31,10 +31,33 @@ public enum ChangeHistory {
         for (event, rows) in [("INSERT", ["NEW"]), ("UPDATE", ["OLD", "NEW"]), ("DELETE", ["OLD"])] {
             let inserts = rows.map { "INSERT INTO \(tableName) (tableName, changedRowID) VALUES (\(name), \($0).rowid);" }
             try db.execute(sql: """
-                CREATE TRIGGER IF NOT EXISTS \("fetchedresults_\(table)_\(event.lowercased())".quotedDatabaseIdentifier)
+                CREATE TRIGGER IF NOT EXISTS \(triggerName(table, event.lowercased()).quotedDatabaseIdentifier)
                 AFTER \(event) ON \(quoted) BEGIN \(inserts.joined(separator: " ")) END
                 """)
         }
+    }
+
+    /// Runs a bulk write to `table` without recording each row: the triggers are dropped for
+    /// its duration and put back, and the history is marked as pruned, so every controller
+    /// refetches once instead of reading a history row per written row. Call it inside the
+    /// bulk write's transaction, so that readers see the write and the mark together.
+    public static func withoutRecording<T>(on table: String, in db: Database, _ body: () throws -> T) throws -> T {
+        guard try db.tableExists(tableName) else { return try body() }
+        for event in ["insert", "update", "delete"] {
+            try db.execute(sql: "DROP TRIGGER IF EXISTS \(triggerName(table, event).quotedDatabaseIdentifier)")
+        }
+        let result = try body()
+        try install(on: table, in: db)
+        // Empty history after a jump of the sequence: "pruned" to every reader.
+        let latest = try latestSequence(db)
+        try db.execute(sql: "DELETE FROM \(tableName)")
+        try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name = ?", arguments: [tableName])
+        try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", arguments: [tableName, latest + 2])
+        return result
+    }
+
+    private static func triggerName(_ table: String, _ event: String) -> String {
+        "fetchedresults_\(table)_\(event)"
     }
 
     /// Deletes all but the newest `keeping` history rows. A controller that had not yet read

@@ -30,8 +30,15 @@ extension FetchedResultsController {
     /// store keeps no history (then a cache could not be brought up to date, nor trusted).
     func cacheValidity(_ db: Database) throws -> ResultsCacheFile.Validity? {
         guard try ChangeHistory.isInstalled(db), let identity = try ChangeHistory.storeIdentity(db) else { return nil }
-        let schemaVersion = try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
-        return ResultsCacheFile.Validity(fingerprint: fingerprint, schemaVersion: schemaVersion, storeIdentity: identity)
+        // Not `PRAGMA schema_version`: it also counts changes that leave the schema as it was
+        // (GRDB creates and drops a table whenever it opens a pool).
+        var checksum = Checksum()
+        let definitions = try String.fetchAll(db, sql: "SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_master ORDER BY type, name")
+        for definition in definitions {
+            var text = definition + "\n"
+            text.withUTF8 { checksum.add(UnsafeRawBufferPointer($0)) }
+        }
+        return ResultsCacheFile.Validity(fingerprint: fingerprint, schema: String(checksum.value, radix: 16), storeIdentity: identity)
     }
 
     /// Everything about the request that decides the results, as text.

@@ -50,19 +50,7 @@ struct OrderedKeys {
         chunks = sortedChunks.filter { $0.count > 0 }
         nextChunkID = (chunks.map(\.id).max() ?? 0) + 1
         reindexChunks(from: 0)
-        var chunkOfRow: [UInt32] = []
-        chunkOfRow.reserveCapacity(count)
-        var allIDs: [Int64] = []
-        allIDs.reserveCapacity(count)
-        for chunk in chunks {
-            allIDs.append(contentsOf: chunk.rowIDs)
-            chunkOfRow.append(contentsOf: repeatElement(chunk.id, count: chunk.count))
-        }
-        var next = 0
-        locator = RowLocator(ids: allIDs) { _ in
-            defer { next += 1 }
-            return chunkOfRow[next]
-        }
+        locator = RowLocator(chunks: chunks)
     }
 
     /// Collects rows in order into chunks, for ``init(sortedChunks:)``.

@@ -4,7 +4,7 @@ import Foundation
 /// chunk by chunk, behind a header that says what it is valid for.
 ///
 /// A cache is used only when its header matches the request's fingerprint, the store's schema
-/// version and the store's identity, and when the store's change history still holds every
+/// and the store's identity, and when the store's change history still holds every
 /// change since the cache's generation (those changes are then applied on top). Anything else —
 /// another request, another store, an old schema, pruned history, a truncated or damaged file
 /// (the payload carries a checksum) — makes ``read(from:expecting:)`` return nil, and the
@@ -21,7 +21,8 @@ struct ResultsCacheFile {
     /// What a cache must match to be used.
     struct Validity: Codable, Equatable {
         var fingerprint: String
-        var schemaVersion: Int
+        /// A digest of the store's schema (every table, index and trigger definition).
+        var schema: String
         var storeIdentity: String
     }
 
@@ -178,21 +179,36 @@ struct ResultsCacheFile {
     }
 }
 
-/// A fast 64-bit checksum (word-wise multiply-xor): detects damaged or mixed-up cache files,
-/// not tampering.
+/// A fast 64-bit checksum (word-wise multiply-xor in four independent lanes, so the processor
+/// can overlap them): detects damaged or mixed-up cache files, not tampering. Every step is
+/// invertible, so changing any one word always changes the result.
 struct Checksum {
     private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+    private static let prime: UInt64 = 0x0000_0100_0000_01b3
 
     mutating func add(_ bytes: UnsafeRawBufferPointer) {
-        var hash = value
-        let words = bytes.count / 8
-        for index in 0..<words {
-            hash = (hash ^ bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)) &* 0x0000_0100_0000_01b3
-            hash ^= hash >> 29
+        var lanes = (value, value ^ 0x9E37_79B9_7F4A_7C15, value ^ 0xBF58_476D_1CE4_E5B9, value ^ 0x94D0_49BB_1331_11EB)
+        let blocks = bytes.count / 32
+        for block in 0..<blocks {
+            let offset = block * 32
+            lanes.0 = Self.mix(lanes.0, bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            lanes.1 = Self.mix(lanes.1, bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+            lanes.2 = Self.mix(lanes.2, bytes.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
+            lanes.3 = Self.mix(lanes.3, bytes.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self))
         }
-        for index in (words * 8)..<bytes.count {
-            hash = (hash ^ UInt64(bytes[index])) &* 0x0000_0100_0000_01b3
+        var hash = lanes.0 ^ Self.rotate(lanes.1, 17) ^ Self.rotate(lanes.2, 31) ^ Self.rotate(lanes.3, 47)
+        for index in (blocks * 32)..<bytes.count {
+            hash = (hash ^ UInt64(bytes[index])) &* Self.prime
         }
-        value = hash ^ UInt64(bytes.count)
+        value = Self.mix(hash, UInt64(bytes.count))
+    }
+
+    private static func mix(_ hash: UInt64, _ word: UInt64) -> UInt64 {
+        let multiplied = (hash ^ word) &* prime
+        return multiplied ^ (multiplied >> 29)
+    }
+
+    private static func rotate(_ value: UInt64, _ count: UInt64) -> UInt64 {
+        (value << count) | (value >> (64 - count))
     }
 }

@@ -13,18 +13,35 @@ struct RowLocator {
 
     init() {}
 
-    /// A locator for ids known up front (in any order), all mapped to values.
-    init(ids: some Collection<Int64>, values: (Int64) -> UInt32) {
-        guard let low = ids.min(), let high = ids.max() else { return }
-        let (span, overflow) = high.subtractingReportingOverflow(low)
-        if !overflow && Self.isDense(span: span, count: ids.count) {
-            base = low
-            slots = [UInt32](repeating: Self.absent, count: Int(high - low) + 1)
-        } else {
-            sparse = [:]
-            sparse!.reserveCapacity(ids.count)
+    /// A locator for the rows of `chunks`, each id mapped to its chunk's id, built in one pass.
+    init(chunks: [OrderedKeys.Chunk]) {
+        var low = Int64.max, high = Int64.min, total = 0
+        for chunk in chunks {
+            for id in chunk.rowIDs {
+                low = min(low, id)
+                high = max(high, id)
+            }
+            total += chunk.count
         }
-        for id in ids { self[id] = values(id) }
+        guard total > 0 else { return }
+        let (span, overflow) = high.subtractingReportingOverflow(low)
+        if !overflow && Self.isDense(span: span, count: total) {
+            base = low
+            var slots = [UInt32](repeating: Self.absent, count: Int(span) + 1)
+            for chunk in chunks {
+                for id in chunk.rowIDs { slots[Int(id - low)] = chunk.id }
+            }
+            self.slots = slots
+            count = total
+        } else {
+            var sparse: [Int64: UInt32] = [:]
+            sparse.reserveCapacity(total)
+            for chunk in chunks {
+                for id in chunk.rowIDs { sparse[id] = chunk.id }
+            }
+            self.sparse = sparse
+            count = sparse.count
+        }
     }
 
     private static func isDense(span: Int64, count: Int) -> Bool {

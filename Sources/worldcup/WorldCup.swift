@@ -29,7 +29,11 @@ struct WorldCup: ParsableCommand {
     @Flag(help: "No colours (also when the NO_COLOR environment variable is set).")
     var noColor = false
 
+    @Option(help: ArgumentHelp("When quitting, write timing figures (first frame, each key until the screen was updated, peak memory) to this file.", valueName: "file"))
+    var stats: String?
+
     func run() throws {
+        let sessionStats = stats.map(SessionStats.init(path:))
         try reportingErrors {
             guard TerminalLibrary.hasInteractiveTerminal else {
                 throw CommandFailure("the scoreboard needs a terminal, and stdin or stdout is not one. To print the standings, use: worldcup list")
@@ -39,7 +43,7 @@ struct WorldCup: ParsableCommand {
             do {
                 try ScoreboardSession.run(
                     store: try store.openSeededStore(), showsFlags: flags, colors: colors,
-                    cacheDirectory: StoreLocation.defaultCacheDirectory(environment: environment),
+                    cacheDirectory: StoreLocation.defaultCacheDirectory(environment: environment), stats: sessionStats,
                     crashKey: environment["WORLDCUP_TEST_CRASH_KEY"].flatMap(\.first),
                     commitLog: environment["WORLDCUP_TEST_COMMIT_LOG"])
             } catch let error as TerminalError {

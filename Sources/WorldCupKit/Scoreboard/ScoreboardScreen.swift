@@ -201,6 +201,9 @@ public final class ScoreboardScreen: TableViewDataSource {
         writesSinceCheckpoint = 0
     }
 
+    /// Where the standings came from at launch: "cache" or "store".
+    public var fetchSource: String { controller.lastFetchSource == .cache ? "cache" : "store" }
+
     /// Writes the standings' cache if it changed; a cache that cannot be written only makes
     /// the next launch slower, so that is not worth a message.
     public func saveCacheIfNeeded() {

@@ -12,9 +12,10 @@ public enum ScoreboardSession {
     ///   - commitLog: for testing crash consistency only: a file that gets one line per
     ///     committed win, written right after the commit.
     public static func run(
-        store: TeamStore, showsFlags: Bool, colors: Bool, cacheDirectory: String? = nil,
+        store: TeamStore, showsFlags: Bool, colors: Bool, cacheDirectory: String? = nil, stats: SessionStats? = nil,
         crashKey: Character? = nil, commitLog: String? = nil
     ) throws {
+        defer { stats?.write() }
         let terminal = try CursesTerminal.start(colors: colors)
         defer { terminal.stop() }
         let screen = try ScoreboardScreen(
@@ -30,6 +31,7 @@ public enum ScoreboardSession {
             screen.didCommitWin = { team in log.write(Data("\(team.teamName)\n".utf8)) }
         }
         screen.render()
+        stats?.firstFrameShown(fetchSource: screen.fetchSource)
         var idleTicks = 0
         while true {
             // Between keys, look for other processes' commits every tick (one indexed query),
@@ -44,6 +46,7 @@ public enum ScoreboardSession {
                 continue
             }
             idleTicks = 0
+            stats?.keyReceived()
             if let crashKey, key == .character(crashKey) {
                 fatalError("crash requested by the test key")
             }
@@ -51,6 +54,7 @@ public enum ScoreboardSession {
             guard screen.handle(key) else { return }
             if screen.writesSinceCheckpoint >= 1000 { screen.checkpointIfNeeded() }
             screen.render()
+            stats?.frameFlushed()
         }
     }
 }

@@ -105,6 +105,8 @@ public enum SeedFile {
     }
 
     private static func firstInvalidUTF8Offset(in data: Data) -> Int? {
+        // The standard library's validation is fast; only a bad file is walked to find the byte.
+        if String(validating: data, as: UTF8.self) != nil { return nil }
         var iterator = data.makeIterator()
         var decoder = UTF8()
         var offset = 0

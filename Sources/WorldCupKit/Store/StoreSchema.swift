@@ -21,7 +21,7 @@ enum StoreSchema {
                     wins INTEGER NOT NULL DEFAULT 0
                         CHECK (typeof(wins) = 'integer' AND wins >= 0)
                 );
-                CREATE INDEX team_standings ON team (qualifyingZone, wins DESC, teamName);
+                \(standingsIndexSQL);
                 -- One row once the first-launch seed has been imported. A marker, not "the team
                 -- table is empty", so that deleting every team never brings the seed back.
                 CREATE TABLE seedMarker (
@@ -43,6 +43,10 @@ enum StoreSchema {
         }
         return migrator
     }
+
+    /// The standings order as an index, so the ordered fetch is a scan of it (a big import
+    /// drops it and builds it again).
+    static let standingsIndexSQL = "CREATE INDEX team_standings ON team (qualifyingZone, wins DESC, teamName)"
 
     /// History rows kept when pruning: far more than an open scoreboard falls behind between
     /// two looks; one that does fall behind refetches.

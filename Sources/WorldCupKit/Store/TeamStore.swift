@@ -232,8 +232,28 @@ public final class TeamStore: Sendable {
 
     // MARK: - Import
 
+    /// Imports at least this many teams, and at least as many as the store holds, are written
+    /// as a bulk load: see ``insert(_:file:db:progress:)``.
+    static let bulkImportThreshold = 50_000
+
     /// Inserts entries with one prepared statement inside the caller's transaction.
+    ///
+    /// A big import skips the change history (open scoreboards refetch once instead of reading
+    /// one history row per team) and builds the standings index once at the end, which is
+    /// several times faster than keeping it ordered row by row.
     private static func insert(_ entries: [SeedEntry], file: String, db: Database, progress: Progress?) throws {
+        let existing = try Int.fetchOne(db, sql: "SELECT count(*) FROM team") ?? 0
+        guard entries.count >= bulkImportThreshold, entries.count >= existing else {
+            return try insertRows(entries, file: file, db: db, progress: progress)
+        }
+        try ChangeHistory.withoutRecording(on: Team.databaseTableName, in: db) {
+            try db.execute(sql: "DROP INDEX IF EXISTS team_standings")
+            try insertRows(entries, file: file, db: db, progress: progress)
+            try db.execute(sql: StoreSchema.standingsIndexSQL)
+        }
+    }
+
+    private static func insertRows(_ entries: [SeedEntry], file: String, db: Database, progress: Progress?) throws {
         // Inserting into two indexes in random order thrashes the default 2 MB page cache.
         let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size")!
         try db.execute(sql: "PRAGMA cache_size = -65536")

@@ -1,0 +1,90 @@
+import Foundation
+
+/// The real `worldcup` binary at work: generating and importing a store, and scoreboard
+/// sessions in a real terminal (tmux) that report their own timings through `--stats`.
+struct AppRuns {
+    let worldcup: String
+    let folder: String
+    private let socket = "worldcup-bench-\(getpid())"
+
+    struct Session {
+        var firstFrameMilliseconds: Double
+        var source: String
+        var keyMilliseconds: [Double]
+        var peakKilobytes: Int
+    }
+
+    func generate(teams: Int, to path: String) throws {
+        let run = try runChild([worldcup, "generate", "--teams", String(teams), "--output", path])
+        guard run.status == 0 else { throw BenchError("worldcup generate failed (status \(run.status))") }
+    }
+
+    func importTeams(from json: String, into store: String) throws -> ChildRun {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
+        let run = try runChild([worldcup, "import", json, "--db", store])
+        guard run.status == 0 else { throw BenchError("worldcup import failed (status \(run.status))") }
+        return run
+    }
+
+    /// The median time from starting the process to the end of a command that does nothing
+    /// (`--version`): what a launch costs before the program's own code runs.
+    func processStartMilliseconds() throws -> Double {
+        Percentiles(try (0..<11).map { _ in try runChild([worldcup, "--version"]).seconds * 1000 }).p50
+    }
+
+    /// Opens the scoreboard in a 100×40 tmux terminal, presses Enter `keys` times (each a +1 win
+    /// for the team under the cursor), quits, and reads the session's figures.
+    func session(store: String, cacheHome: String, keys: Int) throws -> Session {
+        let stats = folder + "/stats-\(UUID().uuidString).txt"
+        defer { try? FileManager.default.removeItem(atPath: stats) }
+        let command = ["env", "LANG=C.UTF-8", "TERM=screen", "XDG_CACHE_HOME=\(cacheHome)", worldcup, "--db", store, "--stats", stats]
+        try tmux(["new-session", "-d", "-s", "bench", "-x", "100", "-y", "40"] + command)
+        defer { _ = try? tmux(["kill-server"]) }
+        try waitUntil(seconds: 120) { (try? tmux(["capture-pane", "-p", "-t", "bench"]))?.contains("World Cup") == true }
+        for _ in 0..<keys {
+            try tmux(["send-keys", "-t", "bench", "Enter"])
+            usleep(20_000)
+        }
+        usleep(300_000)
+        try tmux(["send-keys", "-t", "bench", "q"])
+        try waitUntil(seconds: 120) { FileManager.default.fileExists(atPath: stats) && ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").contains("peak_rss_kb") }
+        return try Self.parse(String(contentsOfFile: stats, encoding: .utf8))
+    }
+
+    static func parse(_ text: String) throws -> Session {
+        var session = Session(firstFrameMilliseconds: .nan, source: "?", keyMilliseconds: [], peakKilobytes: 0)
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { continue }
+            switch parts[0] {
+            case "first_frame_ms": session.firstFrameMilliseconds = Double(parts[1]) ?? .nan
+            case "fetch_source": session.source = parts[1]
+            case "key_to_flush_ms": session.keyMilliseconds.append(Double(parts[1]) ?? .nan)
+            case "peak_rss_kb": session.peakKilobytes = Int(parts[1]) ?? 0
+            default: break
+            }
+        }
+        return session
+    }
+
+    /// Runs tmux on a private server, through the shell: a command that starts the server must
+    /// not be waited on through a pipe the daemonised server would keep open.
+    @discardableResult
+    private func tmux(_ arguments: [String]) throws -> String {
+        let quoted = (["tmux", "-L", socket, "-f", "/dev/null"] + arguments)
+            .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let output = folder + "/tmux-output.txt"
+        guard system(quoted + " </dev/null >'\(output)' 2>/dev/null") == 0 || arguments.first == "kill-server" else {
+            throw BenchError("tmux \(arguments.first ?? "") failed")
+        }
+        return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+    }
+
+    private func waitUntil(seconds: Double, _ condition: () -> Bool) throws {
+        let start = Clock.now()
+        while !condition() {
+            guard Clock.milliseconds(since: start) < seconds * 1000 else { throw BenchError("timed out waiting for the scoreboard") }
+            usleep(5_000)
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Dispatch
+import FetchedResults
+import Foundation
+import GRDB
+
+/// One +1 win on a store of N teams: how long until the change is known, side by side in one
+/// process, for
+/// - the bare commit (nothing observes it): the floor;
+/// - FetchedResultsController: commit → change callbacks delivered (synchronously, at commit);
+/// - GRDB `ValueObservation` of the same ordered ids + `difference(from:)`: commit → diff ready;
+/// - a plain full refetch of the ordered ids after the commit.
+///
+/// SQLite's automatic WAL checkpoint runs inside whichever commit crosses its threshold, adding
+/// milliseconds to that one write whatever observes it. The app checkpoints on its idle tick
+/// instead, so every contender runs with auto-checkpoint off and a checkpoint every 100 writes,
+/// outside the timed part.
+struct ControllerLatency {
+    struct Result {
+        var fetchSeconds: Double
+        var bare, ours, valueObservation, refetch: Percentiles
+    }
+
+    let storePath: String
+    let iterations: Int
+
+    private struct Team: FetchableRecord, Decodable, Sendable {
+        var teamName: String
+        var qualifyingZone: String
+        var wins: Int
+    }
+
+    private final class CountingDelegate: FetchedResultsControllerDelegate {
+        var changes = 0
+        func controller(_ controller: AnyFetchedResultsController, didChange object: ObjectChange) { changes += 1 }
+    }
+
+    static let orderedIDsSQL = "SELECT id FROM team ORDER BY qualifyingZone COLLATE NOCASE, wins DESC, teamName COLLATE NOCASE, id"
+
+    func run() throws -> Result {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+        let pool = try DatabasePool(path: storePath, configuration: configuration)
+        let ids = try pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM team") }
+        // Expensive peers get fewer rounds at large sizes; they take up to a second each.
+        let peerIterations = max(10, min(iterations, 20_000_000 / max(ids.count, 1)))
+        var writes = 0
+        func win() throws {
+            let id = ids.randomElement()!
+            try pool.write { db in try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE id = ?", arguments: [id]) }
+        }
+        func checkpointNowAndThen() throws {
+            writes += 1
+            if writes % 100 == 0 { try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") } }
+        }
+        func measure(_ rounds: Int, _ body: () throws -> Void) throws -> Percentiles {
+            var samples: [Double] = []
+            for _ in 0..<rounds {
+                let start = Clock.now()
+                try body()
+                samples.append(Clock.milliseconds(since: start))
+                try checkpointNowAndThen()
+            }
+            return Percentiles(samples)
+        }
+
+        let bare = try measure(iterations, win)
+
+        let request = TableFetchRequest(table: "team", sortDescriptors: [
+            ColumnSortDescriptor(key: "qualifyingZone", collation: .noCase),
+            ColumnSortDescriptor(key: "wins", ascending: false),
+            ColumnSortDescriptor(key: "teamName", collation: .noCase),
+        ], fetchBatchSize: 100)
+        let controller = FetchedResultsController<Team>(fetchRequest: request, database: pool, sectionNameKeyPath: "qualifyingZone")
+        let delegate = CountingDelegate()
+        controller.delegate = delegate
+        let fetchStart = Clock.now()
+        try controller.performFetch()
+        let fetchSeconds = Clock.milliseconds(since: fetchStart) / 1000
+        let ours = try measure(iterations, win)
+        precondition(delegate.changes >= iterations, "every win produced a callback")
+        controller.delegate = nil
+
+        let refetch = try measure(peerIterations) {
+            try win()
+            _ = try pool.read { db in try Int64.fetchAll(db, sql: Self.orderedIDsSQL) }
+        }
+
+        let valueObservation = try observeWithValueObservation(pool: pool, rounds: peerIterations, win: win, after: checkpointNowAndThen)
+        return Result(fetchSeconds: fetchSeconds, bare: bare, ours: ours, valueObservation: valueObservation, refetch: refetch)
+    }
+
+    private func observeWithValueObservation(pool: DatabasePool, rounds: Int, win: () throws -> Void,
+                                             after: () throws -> Void) throws -> Percentiles {
+        let observation = ValueObservation.trackingConstantRegion { db in try Int64.fetchAll(db, sql: Self.orderedIDsSQL) }
+        let state = PeerState()
+        let cancellable = observation.start(in: pool, scheduling: .async(onQueue: DispatchQueue(label: "peer")),
+                                            onError: { fatalError("\($0)") }) { ids in state.received(ids) }
+        state.delivered.wait()  // the initial value
+        for _ in 0..<rounds {
+            state.start = Clock.now()
+            try win()
+            state.delivered.wait()
+            try after()
+        }
+        cancellable.cancel()
+        return Percentiles(state.samples)
+    }
+}
+
+/// The ValueObservation peer's bookkeeping, touched from its queue while the main thread waits.
+private final class PeerState: @unchecked Sendable {
+    let delivered = DispatchSemaphore(value: 0)
+    var previous: [Int64]?
+    var start: UInt64 = 0
+    var samples: [Double] = []
+
+    func received(_ ids: [Int64]) {
+        if let previous {
+            _ = ids.difference(from: previous)
+            samples.append(Clock.milliseconds(since: start))
+        }
+        previous = ids
+        delivered.signal()
+    }
+}

@@ -1,0 +1,56 @@
+import Dispatch
+import Foundation
+
+/// A monotonic clock in nanoseconds.
+enum Clock {
+    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+    static func milliseconds(since start: UInt64) -> Double { Double(now() - start) / 1e6 }
+}
+
+/// The median, 99th percentile and maximum of some samples (milliseconds).
+struct Percentiles {
+    let count: Int
+    let p50: Double
+    let p99: Double
+    let maximum: Double
+
+    init(_ samples: [Double]) {
+        let sorted = samples.sorted()
+        count = sorted.count
+        p50 = sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+        p99 = sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)]
+        maximum = sorted.last ?? .nan
+    }
+}
+
+/// A finished child process: its status, wall time and peak memory.
+struct ChildRun {
+    let status: Int32
+    let seconds: Double
+    let peakKilobytes: Int
+}
+
+/// Runs a program and waits for it, collecting its own resource usage (wait4), so the peak
+/// memory is the child's alone.
+func runChild(_ arguments: [String], quiet: Bool = true) throws -> ChildRun {
+    var pid: pid_t = 0
+    var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    if quiet { posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0) }
+    let argv = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    let start = Clock.now()
+    let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+    guard spawned == 0 else { throw BenchError("cannot start \(arguments[0]): error \(spawned)") }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    return ChildRun(status: status, seconds: Clock.milliseconds(since: start) / 1000, peakKilobytes: usage.ru_maxrss)
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

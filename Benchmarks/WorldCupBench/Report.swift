@@ -1,0 +1,186 @@
+import Foundation
+import GRDB
+
+/// The machine a run was made on, in words.
+enum Machine {
+    static func describe() -> String {
+        let cpuInfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model = cpuInfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .map { $0.split(separator: ":", maxSplits: 1).last!.trimmingCharacters(in: .whitespaces) } ?? "unknown CPU"
+        let memory = ((try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8)) ?? "").split(separator: "\n")
+            .first { $0.hasPrefix("MemTotal") }.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") }.map { "\($0 / 1_048_576) GB" } ?? "?"
+        var system = utsname()
+        uname(&system)
+        let kernel = withUnsafeBytes(of: &system.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let sqlite = (try? DatabaseQueue().read { db in try String.fetchOne(db, sql: "SELECT sqlite_version()") }) ?? nil
+        return "\(ProcessInfo.processInfo.activeProcessorCount) × \(model), \(memory) RAM, Linux \(kernel), SQLite \(sqlite ?? "?"), release build"
+    }
+}
+
+/// BENCHMARKS.md and the per-change plot, from one run's figures.
+struct Report {
+    struct Row {
+        let teams: Int
+        let imported: ChildRun
+        let uncached: AppRuns.Session
+        let cached: [AppRuns.Session]
+        let latency: ControllerLatency.Result
+
+        /// Every key of every session: Enter, i.e. one +1 win, until `doupdate` returned.
+        var flushed: Percentiles { Percentiles(([uncached] + cached).flatMap(\.keyMilliseconds)) }
+        var cachedFirstFrame: Double { Percentiles(cached.map(\.firstFrameMilliseconds)).p50 }
+    }
+
+    let machine: String
+    let processStartMilliseconds: Double
+    var rows: [Row] = []
+
+    func markdown(plotPath: String) -> String {
+        var text = """
+            # Benchmarks
+
+            Made by `make bench` (`worldcup-bench`), \(Self.today()), on \(machine).
+            Every figure below comes from that one run; the peers run side by side in the same
+            process, on the same store, one after the other.
+
+            ## Method
+
+            - **Stores**: `worldcup generate --teams N` (made-up names, some accented or in CJK script, 36
+              zones, random wins), then `worldcup import` into a new store (plus the 32 seed teams).
+            - **Per change** (in one process, on the imported store): a +1 win is one
+              `UPDATE team SET wins = wins + 1` transaction on a random team. *Bare commit*: nothing
+              observes it. *Ours*: a `FetchedResultsController` over the scoreboard's request (three
+              sort descriptors, sections by zone, batches of 100) — the time until its change
+              callbacks have been delivered, which happens before the write returns. *ValueObservation
+              + diff*: GRDB `ValueObservation` of the same ordered ids, then `difference(from:)` — the time
+              until the diff is ready. *Full refetch*: the commit, then the ordered ids fetched again.
+              Auto-checkpoints are off and a checkpoint runs every 100 writes outside the timed part
+              (the app checkpoints on its idle tick). The expensive peers get fewer rounds at large N
+              (`max(10, 20,000,000 / N)`).
+            - **Scoreboard** (the real binary in a 100×40 tmux terminal, `--stats FILE`): *first frame*
+              is from the start of the command's code to the first `doupdate`, plus the median time to run
+              `worldcup --version` (\(String(format: "%.1f", processStartMilliseconds)) ms: process start,
+              dynamic linking, argument parsing). *Uncached*: no cache file; *cached*: the cache the previous
+              session wrote (median of 3). *Flushed*: Enter pressed (a +1 win for the team under the
+              cursor, which then moves) until `doupdate` returned, every key of the 4 sessions.
+              *Peak memory*: the session's peak resident set (`getrusage`).
+            - **Import**: `worldcup import FILE` as a child process: wall time and its peak resident set.
+
+            ## Per change: +1 win → change known (ms)
+
+            | teams | bare commit p50 / p99 | **ours** p50 / p99 | ValueObservation + diff p50 / p99 | full refetch p50 / p99 | peer ÷ ours (p50) | ours ÷ bare (p50) |
+            |---:|---:|---:|---:|---:|---:|---:|
+
+            """
+        for row in rows {
+            let l = row.latency
+            text += "| \(Self.count(row.teams)) | \(Self.pair(l.bare)) | **\(Self.pair(l.ours))** | \(Self.pair(l.valueObservation)) | "
+                + "\(Self.pair(l.refetch)) | \(Self.ratio(l.valueObservation.p50 / l.ours.p50)) | \(Self.ratio(l.ours.p50 / l.bare.p50)) |\n"
+        }
+        text += """
+
+            ![Per-change cost against the number of teams](\(plotPath))
+
+            ## Scoreboard and import
+
+            | teams | first frame, uncached | first frame, cached | uncached ÷ cached | flushed p50 / p99 (ms) | peak memory uncached / cached | import | import peak memory |
+            |---:|---:|---:|---:|---:|---:|---:|---:|
+
+            """
+        for row in rows {
+            let uncached = row.uncached.firstFrameMilliseconds + processStartMilliseconds
+            let cached = row.cachedFirstFrame + processStartMilliseconds
+            text += "| \(Self.count(row.teams)) | \(Self.ms(uncached)) ms | \(Self.ms(cached)) ms (\(row.cached.map(\.source).joined(separator: ", "))) | "
+                + "\(Self.ratio(uncached / cached)) | \(Self.pair(row.flushed)) | "
+                + "\(row.uncached.peakKilobytes / 1024) / \((row.cached.map(\.peakKilobytes).max() ?? 0) / 1024) MB | "
+                + "\(String(format: "%.2f", row.imported.seconds)) s | \(row.imported.peakKilobytes / 1024) MB |\n"
+        }
+        text += targets()
+        return text
+    }
+
+    /// The figures SPEC §6 sets, against this run.
+    private func targets() -> String {
+        guard let big = rows.max(by: { $0.teams < $1.teams }), let small = rows.min(by: { $0.teams < $1.teams }) else { return "" }
+        let n = Self.count(big.teams)
+        let cachedLaunch = big.cachedFirstFrame + processStartMilliseconds
+        let uncachedLaunch = big.uncached.firstFrameMilliseconds + processStartMilliseconds
+        let peak = max(big.uncached.peakKilobytes, big.cached.map(\.peakKilobytes).max() ?? 0) / 1024
+        func line(_ goal: String, _ measured: String, _ met: Bool) -> String {
+            "| \(goal) | \(measured) | \(met ? "met" : "**not met**") |\n"
+        }
+        var text = """
+
+            ## Against the targets (SPEC §6), at \(n) teams unless said
+
+            | target | measured | |
+            |---|---|---|
+
+            """
+        text += line("callbacks within 2× the bare commit at \(Self.count(small.teams))",
+                     Self.ratio(small.latency.ours.p50 / small.latency.bare.p50), small.latency.ours.p50 <= 2 * small.latency.bare.p50)
+        text += line("callbacks p50 ≤ 1 ms, p99 ≤ 3 ms", Self.pair(big.latency.ours) + " ms", big.latency.ours.p50 <= 1 && big.latency.ours.p99 <= 3)
+        text += line("flushed p99 ≤ 5 ms", Self.ms(big.flushed.p99) + " ms", big.flushed.p99 <= 5)
+        let smallLaunch = small.uncached.firstFrameMilliseconds + processStartMilliseconds
+        text += line("first frame ≤ 50 ms at \(Self.count(small.teams)) (no cache)", Self.ms(smallLaunch) + " ms", smallLaunch <= 50)
+        text += line("cached first frame ≤ 100 ms", Self.ms(cachedLaunch) + " ms", cachedLaunch <= 100)
+        text += line("cache ≥ 5× faster than no cache", Self.ratio(uncachedLaunch / cachedLaunch), uncachedLaunch >= 5 * cachedLaunch)
+        text += line("peak memory ≤ 120 MB", "\(peak) MB", peak <= 120)
+        text += line("import ≤ 3 s", String(format: "%.1f s", big.imported.seconds), big.imported.seconds <= 3)
+        return text
+    }
+
+    /// Per-change p50 against the number of teams, both axes logarithmic.
+    func svg() -> String {
+        let series: [(String, String, (Row) -> Double)] = [
+            ("ours (callbacks delivered)", "#1b7837", { $0.latency.ours.p50 }),
+            ("ValueObservation + diff", "#b2182b", { $0.latency.valueObservation.p50 }),
+            ("full refetch", "#ef8a62", { $0.latency.refetch.p50 }),
+            ("bare commit", "#777777", { $0.latency.bare.p50 }),
+        ]
+        let (width, height, left, right, top, bottom) = (640.0, 400.0, 70.0, 20.0, 30.0, 50.0)
+        let sorted = rows.sorted { $0.teams < $1.teams }
+        let values = sorted.flatMap { row in series.map { $0.2(row) } }.filter { $0 > 0 }
+        let (xMin, xMax) = (log10(Double(sorted.first?.teams ?? 1)), log10(Double(sorted.last?.teams ?? 10)))
+        let (yMin, yMax) = (floor(log10(values.min() ?? 0.01)), ceil(log10(values.max() ?? 1)))
+        func x(_ teams: Int) -> Double { left + (log10(Double(teams)) - xMin) / max(xMax - xMin, 1e-9) * (width - left - right) }
+        func y(_ ms: Double) -> Double { top + (yMax - log10(ms)) / max(yMax - yMin, 1e-9) * (height - top - bottom) }
+        var svg = """
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" font-family="sans-serif" font-size="12">
+            <rect width="100%" height="100%" fill="white"/>
+            <text x="\(width / 2)" y="18" text-anchor="middle" font-size="14">+1 win: time until the change is known (p50, ms; log scales)</text>
+
+            """
+        for exponent in Int(yMin)...Int(yMax) {
+            let ms = pow(10, Double(exponent))
+            svg += "<line x1=\"\(left)\" x2=\"\(width - right)\" y1=\"\(y(ms))\" y2=\"\(y(ms))\" stroke=\"#ddd\"/>"
+            svg += "<text x=\"\(left - 6)\" y=\"\(y(ms) + 4)\" text-anchor=\"end\">\(Self.tick(ms))</text>\n"
+        }
+        for row in sorted {
+            svg += "<text x=\"\(x(row.teams))\" y=\"\(height - bottom + 18)\" text-anchor=\"middle\">\(Self.count(row.teams))</text>\n"
+        }
+        svg += "<text x=\"\(width / 2)\" y=\"\(height - 10)\" text-anchor=\"middle\">teams in the store</text>\n"
+        for (index, (name, color, value)) in series.enumerated() {
+            let points = sorted.map { "\(x($0.teams)),\(y(value($0)))" }.joined(separator: " ")
+            svg += "<polyline points=\"\(points)\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2.5\"/>\n"
+            for row in sorted { svg += "<circle cx=\"\(x(row.teams))\" cy=\"\(y(value(row)))\" r=\"3.5\" fill=\"\(color)\"/>\n" }
+            let legendY = top + 14 + Double(index) * 16
+            svg += "<line x1=\"\(left + 12)\" x2=\"\(left + 36)\" y1=\"\(legendY - 4)\" y2=\"\(legendY - 4)\" stroke=\"\(color)\" stroke-width=\"2.5\"/>"
+            svg += "<text x=\"\(left + 42)\" y=\"\(legendY)\">\(name)</text>\n"
+        }
+        return svg + "</svg>\n"
+    }
+
+    private static func pair(_ percentiles: Percentiles) -> String { "\(ms(percentiles.p50)) / \(ms(percentiles.p99))" }
+    private static func ms(_ value: Double) -> String { String(format: value < 10 ? "%.2f" : "%.0f", value) }
+    private static func ratio(_ value: Double) -> String { String(format: value < 10 ? "%.1f×" : "%.0f×", value) }
+    private static func count(_ teams: Int) -> String {
+        teams >= 1_000_000 ? "\(teams / 1_000_000)M" : teams >= 1000 ? "\(teams / 1000)k" : String(teams)
+    }
+    private static func tick(_ ms: Double) -> String { ms >= 1 ? String(format: "%.0f", ms) : String(format: "%g", ms) }
+    private static func today() -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter.string(from: Date())
+    }
+}

@@ -1,0 +1,56 @@
+// `make bench`: the controller and the scoreboard at several store sizes, with the peers run
+// side by side in the same run; writes BENCHMARKS.md and a plot.
+//
+// Usage: worldcup-bench --worldcup PATH [--sizes 32,10000,1000000] [--iterations 200]
+//                       [--keys 100] [--output BENCHMARKS.md] [--plot docs/per-change-cost.svg]
+import Foundation
+import GRDB
+
+var options: [String: String] = [:]
+var argumentIterator = CommandLine.arguments.dropFirst().makeIterator()
+while let name = argumentIterator.next() {
+    guard name.hasPrefix("--"), let value = argumentIterator.next() else {
+        FileHandle.standardError.write(Data("worldcup-bench: expected --name value pairs, got \(name)\n".utf8))
+        exit(2)
+    }
+    options[String(name.dropFirst(2))] = value
+}
+guard let worldcup = options["worldcup"] else {
+    FileHandle.standardError.write(Data("worldcup-bench: --worldcup PATH (the release binary) is required\n".utf8))
+    exit(2)
+}
+let sizes = (options["sizes"] ?? "32,10000,1000000").split(separator: ",").compactMap { Int($0) }
+let iterations = Int(options["iterations"] ?? "") ?? 200
+let keys = Int(options["keys"] ?? "") ?? 100
+let folder = NSTemporaryDirectory() + "worldcup-bench-\(getpid())"
+try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: folder) }
+
+let app = AppRuns(worldcup: worldcup, folder: folder)
+var report = Report(machine: Machine.describe(), processStartMilliseconds: try app.processStartMilliseconds())
+print("process start (worldcup --version): \(String(format: "%.1f", report.processStartMilliseconds)) ms")
+
+for size in sizes {
+    let json = folder + "/teams-\(size).json", store = folder + "/store-\(size).sqlite", cacheHome = folder + "/cache-\(size)"
+    print("== \(size) teams")
+    try app.generate(teams: size, to: json)
+    let imported = try app.importTeams(from: json, into: store)
+    print(String(format: "import: %.2f s, peak %d MB", imported.seconds, imported.peakKilobytes / 1024))
+    let uncached = try app.session(store: store, cacheHome: cacheHome, keys: keys)
+    var cached: [AppRuns.Session] = []
+    for _ in 0..<3 { cached.append(try app.session(store: store, cacheHome: cacheHome, keys: keys)) }
+    print(String(format: "first frame: uncached %.1f ms (%@), cached %@ ms (%@)", uncached.firstFrameMilliseconds, uncached.source,
+                 cached.map { String(format: "%.1f", $0.firstFrameMilliseconds) }.joined(separator: ", "),
+                 cached.map(\.source).joined(separator: ", ")))
+    let latency = try ControllerLatency(storePath: store, iterations: iterations).run()
+    print(String(format: "per change p50: bare %.3f, ours %.3f, ValueObservation+diff %.3f, refetch %.3f ms",
+                 latency.bare.p50, latency.ours.p50, latency.valueObservation.p50, latency.refetch.p50))
+    report.rows.append(Report.Row(teams: size, imported: imported, uncached: uncached, cached: cached, latency: latency))
+}
+
+let output = options["output"] ?? "BENCHMARKS.md"
+let plot = options["plot"] ?? "docs/per-change-cost.svg"
+try FileManager.default.createDirectory(atPath: (plot as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+try report.markdown(plotPath: plot).write(toFile: output, atomically: true, encoding: .utf8)
+try report.svg().write(toFile: plot, atomically: true, encoding: .utf8)
+print("wrote \(output) and \(plot)")

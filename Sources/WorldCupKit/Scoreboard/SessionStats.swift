@@ -1,0 +1,50 @@
+import Foundation
+
+/// Timing figures of one scoreboard session, written to a file when it ends (`--stats FILE`),
+/// for benchmarks: how long the first frame took, how long each key took until the terminal
+/// was flushed, and the peak memory.
+///
+/// The file has one `name value` pair per line: `first_frame_ms` (from the start of the
+/// command to the first flushed frame), `fetch_source` (`cache` or `store`), one
+/// `key_to_flush_ms` per key, and `peak_rss_kb`.
+public final class SessionStats {
+    private let path: String
+    private let start: UInt64
+    private var lines: [String] = []
+    private var keyStart: UInt64?
+
+    /// Starts the clock; create it as early as the command starts.
+    public init(path: String) {
+        self.path = path
+        start = DispatchTime.now().uptimeNanoseconds
+    }
+
+    func firstFrameShown(fetchSource: String) {
+        lines.append("first_frame_ms \(Self.milliseconds(since: start))")
+        lines.append("fetch_source \(fetchSource)")
+    }
+
+    func keyReceived() {
+        keyStart = DispatchTime.now().uptimeNanoseconds
+    }
+
+    func frameFlushed() {
+        guard let keyStart else { return }
+        lines.append("key_to_flush_ms \(Self.milliseconds(since: keyStart))")
+        self.keyStart = nil
+    }
+
+    /// Writes the file; a stats file that cannot be written is reported on stderr.
+    func write() {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        lines.append("peak_rss_kb \(usage.ru_maxrss)")
+        if !FileManager.default.createFile(atPath: path, contents: Data((lines.joined(separator: "\n") + "\n").utf8)) {
+            FileHandle.standardError.write(Data("worldcup: cannot write the stats file \(path)\n".utf8))
+        }
+    }
+
+    private static func milliseconds(since start: UInt64) -> String {
+        String(format: "%.3f", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+    }
+}

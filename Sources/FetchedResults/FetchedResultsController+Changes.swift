@@ -19,9 +19,13 @@ extension FetchedResultsController {
         }
     }
 
-    /// After a local commit: the rows it touched, plus whatever the history names beyond them.
-    func applyCommitted(touched: Set<Int64>, db: Database) {
-        if lastSeenSequence == nil {
+    /// After a local commit: the rows it touched, plus whatever the history names beyond them
+    /// (nothing, when the history this commit wrote directly follows what was last seen).
+    func applyCommitted(touched: Set<Int64>, historyWritten: CommitObserver.HistoryWritten?, db: Database) {
+        if let lastSeen = lastSeenSequence, let written = historyWritten, written.directlyFollows(lastSeen) {
+            apply(touched: touched, db: db)
+            lastSeenSequence = written.last
+        } else if lastSeenSequence == nil {
             apply(touched: touched, db: db)
         } else {
             syncFromHistory(touched: touched, db: db)

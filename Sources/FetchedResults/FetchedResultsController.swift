@@ -126,8 +126,8 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
                 return .commit
             }
             if self.observer == nil {
-                let observer = CommitObserver(table: self.fetchRequest.table) { [weak self] db, rowIDs in
-                    self?.applyCommitted(touched: rowIDs, db: db)
+                let observer = CommitObserver(table: self.fetchRequest.table) { [weak self] db, rowIDs, written in
+                    self?.applyCommitted(touched: rowIDs, historyWritten: written, db: db)
                 }
                 db.add(transactionObserver: observer, extent: .observerLifetime)
                 self.observer = observer

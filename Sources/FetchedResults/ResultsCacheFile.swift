@@ -119,21 +119,20 @@ struct ResultsCacheFile {
         var chunks: [OrderedKeys.Chunk] = []
         chunks.reserveCapacity(header.chunkCount)
         var rows = 0
+        let descriptor = handle.fileDescriptor
         for index in 0..<header.chunkCount {
             guard let counts = read(8) else { return nil }
             let (count, byteCount) = counts.withUnsafeBytes {
                 (Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))),
                  Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self))))
             }
-            guard count > 0, count <= OrderedKeys.maximumChunkCount, let body = read(count * 12 + byteCount) else { return nil }
+            guard count > 0, count <= OrderedKeys.maximumChunkCount, byteCount < 1 << 30,
+                  let chunk = readChunk(descriptor, count: count, byteCount: byteCount, id: UInt32(index)) else { return nil }
+            // The same parts as the writer adds, so that words align the same way.
             counts.withUnsafeBytes { checksum.add($0) }
-            body.withUnsafeBytes { body in
-                // The same parts as the writer adds, so that words align the same way.
-                for part in [0..<count * 8, count * 8..<count * 12, count * 12..<body.count] {
-                    checksum.add(UnsafeRawBufferPointer(rebasing: body[part]))
-                }
-            }
-            guard let chunk = body.withUnsafeBytes({ decodeChunk($0, count: count, byteCount: byteCount, id: UInt32(index)) }) else { return nil }
+            chunk.rowIDs.withUnsafeBytes { checksum.add($0) }
+            chunk.ends.withUnsafeBytes { checksum.add($0) }
+            chunk.bytes.withUnsafeBytes { checksum.add($0) }
             chunks.append(chunk)
             rows += count
         }
@@ -142,19 +141,41 @@ struct ResultsCacheFile {
         return (header, OrderedKeys(sortedChunks: chunks))
     }
 
-    /// A chunk from its file bytes, or nil when its key ends are out of order or out of bounds.
-    private static func decodeChunk(_ body: UnsafeRawBufferPointer, count: Int, byteCount: Int, id: UInt32) -> OrderedKeys.Chunk? {
+    /// Reads one chunk's row ids, key ends and key bytes straight into its arrays (one copy from
+    /// the file), or nil when the file ends early or the key ends are out of order or bounds.
+    private static func readChunk(_ descriptor: Int32, count: Int, byteCount: Int, id: UInt32) -> OrderedKeys.Chunk? {
         var chunk = OrderedKeys.Chunk(id: id)
-        chunk.rowIDs = (0..<count).map { Int64(littleEndian: body.loadUnaligned(fromByteOffset: $0 * 8, as: Int64.self)) }
-        chunk.ends = (0..<count).map { Int32(littleEndian: body.loadUnaligned(fromByteOffset: count * 8 + $0 * 4, as: Int32.self)) }
+        guard let rowIDs: [Int64] = readArray(descriptor, count: count),
+              let ends: [Int32] = readArray(descriptor, count: count),
+              let bytes: [UInt8] = readArray(descriptor, count: byteCount) else { return nil }
+        chunk.rowIDs = rowIDs.map { Int64(littleEndian: $0) }
+        chunk.ends = ends.map { Int32(littleEndian: $0) }
+        chunk.bytes = bytes
         var previous: Int32 = 0
         for end in chunk.ends {
             guard end > previous else { return nil }
             previous = end
         }
-        guard Int(previous) == byteCount else { return nil }
-        chunk.bytes = Array(body[(count * 12)...])
-        return chunk
+        return Int(previous) == byteCount ? chunk : nil
+    }
+
+    private static func readArray<Element>(_ descriptor: Int32, count: Int) -> [Element]? {
+        var complete = true
+        let array = [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            var done = 0
+            while done < raw.count {
+                let got = Foundation.read(descriptor, raw.baseAddress! + done, raw.count - done)
+                if got < 0 && errno == EINTR { continue }
+                guard got > 0 else { break }
+                done += got
+            }
+            complete = done == raw.count
+            // Elements are plain integers: any bytes are valid values, even on a short read.
+            if !complete { raw.initializeMemory(as: UInt8.self, repeating: 0) }
+            initialized = count
+        }
+        return complete ? array : nil
     }
 
     /// Lower-case hexadecimal, for section identities in the JSON header.

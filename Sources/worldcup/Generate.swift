@@ -28,7 +28,9 @@ extension WorldCup {
                 }
                 var generator = TeamGenerator(seed: randomSeed)
                 let entries = generator.teams(count: teams, zones: zones)
-                let data = try JSONEncoder().encode(entries)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]  // the same file every time
+                let data = try encoder.encode(entries)
                 guard FileManager.default.createFile(atPath: output, contents: data) else {
                     throw CommandFailure("cannot write \(output): check that its folder exists and is writable")
                 }

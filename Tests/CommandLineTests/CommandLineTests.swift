@@ -38,6 +38,27 @@ import Testing
         #expect(try WorldCupProcess.run(["win", "Bosnia", "and", "Herzegovina"] + args).stdout == "1\n")
     }
 
+    @Test func generatedFileImportsAndListsInStoreOrder() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.path + "/teams.json"
+        let args = ["--db", directory.store, "--seed", WorldCupProcess.seedPath]
+        let generated = try WorldCupProcess.run(["generate", "--teams", "2000", "--zones", "7", "--output", file])
+        #expect(generated.status == 0 && generated.stdout == "Wrote 2000 teams in 7 zones to \(file)\n")
+        let again = try WorldCupProcess.run(["generate", "--teams", "2000", "--zones", "7", "--output", file + ".2"])
+        #expect(again.status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data(contentsOf: URL(fileURLWithPath: file + ".2")), "the same seed makes the same file")
+        let imported = try WorldCupProcess.run(["import", file] + args)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let list = try WorldCupProcess.run(["list", "--json"] + args)
+        struct Section: Decodable { var zone: String; var teams: [Entry] }
+        struct Entry: Decodable { var teamName: String }
+        let sections = try JSONDecoder().decode([Section].self, from: Data(list.stdout.utf8))
+        #expect(sections.reduce(0) { $0 + $1.teams.count } == 2032)
+
+        let bad = try WorldCupProcess.run(["generate", "--teams", "0", "--output", file])
+        #expect(bad.status != 0 && bad.stderr.contains("--teams must be at least 1"))
+    }
+
     @Test func unknownTeamSuggestsTheClosestNames() throws {
         let directory = TemporaryDirectory()
         let result = try WorldCupProcess.run(["win", "Brasil", "--db", directory.store, "--seed", WorldCupProcess.seedPath])

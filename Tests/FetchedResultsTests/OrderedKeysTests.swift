@@ -1,0 +1,91 @@
+import TestSupport
+@testable import FetchedResults
+import Foundation
+import GRDB
+import Testing
+
+/// The chunked ordered list against a plain sorted array, with enough rows to split, empty and
+/// remove chunks, and row ids dense, sparse and switching between the two.
+@Suite struct OrderedKeysTests {
+    static let encoding = SortKeyEncoding(descriptors: [ColumnSortDescriptor(key: "group"), ColumnSortDescriptor(key: "score", ascending: false)])
+
+    static func key(_ rowID: Int64, _ random: inout SplitMix64) -> [UInt8] {
+        encoding.key([("g" + String(Int.random(in: 0..<7, using: &random))).databaseValue,
+                      Int64.random(in: 0..<50, using: &random).databaseValue], rowID: rowID)
+    }
+
+    static func less(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in SortKeyEncoding.compare(x, y) < 0 } }
+    }
+
+    @Test(arguments: [(dense: true, seed: UInt64(1)), (dense: false, seed: 2), (dense: true, seed: 3)])
+    func matchesASortedArrayThroughInsertsMovesAndDeletes(dense: Bool, seed: UInt64) {
+        print("OrderedKeysTests seed \(seed)")
+        var random = SplitMix64(seed: seed)
+        // Start from a fetch-built list, as performFetch makes it.
+        var oracle: [(rowID: Int64, key: [UInt8])] = (1...3000).map { index in
+            let rowID = dense ? Int64(index) : Int64(index) * 1_000_003
+            return (rowID, Self.key(rowID, &random))
+        }
+        oracle.sort { Self.less($0.key, $1.key) }
+        var builder = OrderedKeys.Builder()
+        for row in oracle { builder.append(rowID: row.rowID, key: row.key) }
+        var keys = builder.finish()
+        keys._checkInvariants()
+        var nextRowID: Int64 = dense ? 3001 : 9_000_000_000
+
+        for step in 0..<6000 {
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0...3:  // insert (sometimes far away, which turns a dense locator sparse)
+                let rowID = step == 3000 ? Int64.max - 5 : nextRowID
+                nextRowID += 1
+                let key = Self.key(rowID, &random)
+                keys.insert(rowID: rowID, key: key)
+                oracle.insert((rowID, key), at: oracle.firstIndex { !Self.less($0.key, key) } ?? oracle.count)
+            case 4...6 where !oracle.isEmpty:  // move: a changed sort value
+                let index = Int.random(in: 0..<oracle.count, using: &random)
+                let rowID = oracle.remove(at: index).rowID
+                let key = Self.key(rowID, &random)
+                let removed = keys.remove(rowID: rowID)
+                #expect(removed)
+                keys.insert(rowID: rowID, key: key)
+                oracle.insert((rowID, key), at: oracle.firstIndex { !Self.less($0.key, key) } ?? oracle.count)
+            case _ where !oracle.isEmpty:  // delete, in long runs sometimes, to empty chunks
+                for _ in 0..<(Int.random(in: 0..<20, using: &random) == 0 ? 400 : 1) where !oracle.isEmpty {
+                    let index = min(oracle.count - 1, Int.random(in: 0..<50, using: &random))
+                    let removed = keys.remove(rowID: oracle.remove(at: index).rowID)
+                    #expect(removed)
+                }
+            default:
+                break
+            }
+            if step % 500 == 0 { keys._checkInvariants() }
+        }
+        keys._checkInvariants()
+        #expect(keys.count == oracle.count)
+        #expect((0..<keys.count).map { keys.rowID(at: $0) } == oracle.map(\.rowID))
+        for (position, row) in oracle.enumerated() where position % 7 == 0 {
+            #expect(keys.position(of: row.rowID) == position)
+            #expect(row.key.withUnsafeBufferPointer { keys.insertionIndex(of: $0) } == position)
+        }
+        #expect(keys.position(of: -42) == nil)
+        let removedMissing = keys.remove(rowID: -42)
+        #expect(!removedMissing)
+    }
+
+    @Test func everyRowCanBeRemovedAndTheListRefilled() {
+        var random = SplitMix64(seed: 9)
+        var keys = OrderedKeys()
+        for rowID in Int64(1)...2500 { keys.insert(rowID: rowID, key: Self.key(rowID, &random)) }
+        keys._checkInvariants()
+        for rowID in Int64(1)...2500 {
+            let removed = keys.remove(rowID: rowID)
+            #expect(removed)
+        }
+        keys._checkInvariants()
+        #expect(keys.count == 0 && keys.chunks.isEmpty)
+        keys.insert(rowID: 7, key: Self.key(7, &random))
+        keys._checkInvariants()
+        #expect(keys.position(of: 7) == 0)
+    }
+}

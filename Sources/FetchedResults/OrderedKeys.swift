@@ -1,8 +1,12 @@
+import Foundation
+
 /// Every row matching the request, as (row id, encoded sort key), in the request's total order.
 ///
 /// The rows live in chunks of at most ``maximumChunkCount`` rows, each chunk keeping its keys
 /// in one byte buffer, so that inserting or deleting a row moves at most one chunk's bytes
-/// (tens of kilobytes), not the whole list. A row is found from its id through ``RowLocator``
+/// (tens of kilobytes), not the whole list. Neighbouring keys mostly share their first sort
+/// values (a zone name, say), so each chunk stores the prefix all its keys share once, and only
+/// the rest of each key: a third less memory for the scoreboard's keys. A row is found from its id through ``RowLocator``
 /// (id → chunk), then a scan of that chunk's ids; a key's place by binary search over the
 /// chunks' last keys, then inside one chunk. With c chunks, each operation costs O(log n + c)
 /// cheap steps; c stays around n / 700.
@@ -10,6 +14,7 @@
 /// Invariants (checked by `_checkInvariants()`):
 /// - keys are strictly increasing across the whole list (byte order, see ``SortKeyEncoding``);
 /// - no chunk is empty, and none holds more than ``maximumChunkCount`` rows;
+/// - a chunk's key i is its `prefix` followed by its stored bytes for i;
 /// - `chunkStarts[i]` is the number of rows in the chunks before chunk i;
 /// - the locator maps exactly the ids present to the chunk holding them.
 struct OrderedKeys {
@@ -17,9 +22,12 @@ struct OrderedKeys {
 
     struct Chunk {
         var rowIDs: [Int64] = []
-        /// The end offset of each key in `bytes`; key i starts where key i - 1 ends.
+        /// The end offset of each key's rest in `bytes`; rest i starts where rest i - 1 ends.
         var ends: [Int32] = []
+        /// The keys after their shared prefix, one after the other.
         var bytes: [UInt8] = []
+        /// The bytes every key of the chunk starts with.
+        var prefix: [UInt8] = []
         /// Stable across inserts and splits, unlike the chunk's index; the locator stores it.
         let id: UInt32
 
@@ -29,10 +37,79 @@ struct OrderedKeys {
             (index == 0 ? 0 : Int(ends[index - 1]))..<Int(ends[index])
         }
 
+        /// Appends a key that starts with `prefix` (given whole).
         mutating func append(rowID: Int64, key: UnsafeBufferPointer<UInt8>) {
             rowIDs.append(rowID)
-            bytes.append(contentsOf: key)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: key[prefix.count...]))
             ends.append(Int32(bytes.count))
+        }
+
+        func key(_ index: Int) -> [UInt8] {
+            prefix + bytes[keyRange(index)]
+        }
+
+        /// Orders key `index` against `key`, like ``SortKeyEncoding/compare(_:_:)``.
+        func compare(_ index: Int, with key: UnsafeBufferPointer<UInt8>) -> Int {
+            prefix.withUnsafeBufferPointer { prefix in
+                let common = min(prefix.count, key.count)
+                if common > 0 {
+                    let order = memcmp(prefix.baseAddress!, key.baseAddress!, common)
+                    if order != 0 { return Int(order) }
+                }
+                // `key` is a proper prefix of the shared prefix: the stored key is longer.
+                if key.count < prefix.count { return 1 }
+                return bytes.withUnsafeBufferPointer { bytes in
+                    SortKeyEncoding.compare(UnsafeBufferPointer(rebasing: bytes[keyRange(index)]),
+                                            UnsafeBufferPointer(rebasing: key[prefix.count...]))
+                }
+            }
+        }
+
+        /// Whether key `index` starts with `start`.
+        func key(_ index: Int, startsWith start: [UInt8]) -> Bool {
+            if start.count <= prefix.count { return prefix[0..<start.count].elementsEqual(start) }
+            let rest = bytes[keyRange(index)]
+            return prefix.elementsEqual(start[0..<prefix.count])
+                && rest.count >= start.count - prefix.count
+                && rest.prefix(start.count - prefix.count).elementsEqual(start[prefix.count...])
+        }
+
+        /// Shortens the shared prefix to `length` bytes, moving the rest into every key.
+        mutating func shortenPrefix(to length: Int) {
+            guard length < prefix.count else { return }
+            let moved = prefix[length...]
+            var rebuilt: [UInt8] = []
+            rebuilt.reserveCapacity(bytes.count + moved.count * count)
+            var start = 0
+            for index in 0..<count {
+                let end = Int(ends[index])
+                rebuilt.append(contentsOf: moved)
+                rebuilt.append(contentsOf: bytes[start..<end])
+                ends[index] = Int32(rebuilt.count)
+                start = end
+            }
+            bytes = rebuilt
+            prefix.removeSubrange(length...)
+        }
+
+        /// Makes the shared prefix as long as the keys allow (sorted keys share what the first
+        /// and the last share).
+        mutating func lengthenPrefix() {
+            guard count > 0 else { return }
+            let first = bytes[keyRange(0)], last = bytes[keyRange(count - 1)]
+            let extra = zip(first, last).prefix { $0 == $1 }.count
+            guard extra > 0 else { return }
+            prefix.append(contentsOf: first.prefix(extra))
+            var rebuilt: [UInt8] = []
+            rebuilt.reserveCapacity(bytes.count - extra * count)
+            var start = 0
+            for index in 0..<count {
+                let end = Int(ends[index])
+                rebuilt.append(contentsOf: bytes[(start + extra)..<end])
+                ends[index] = Int32(rebuilt.count)
+                start = end
+            }
+            bytes = rebuilt
         }
     }
 
@@ -60,6 +137,7 @@ struct OrderedKeys {
 
         mutating func append(rowID: Int64, key: [UInt8]) {
             if current.count == OrderedKeys.maximumChunkCount * 3 / 4 {
+                current.lengthenPrefix()
                 chunks.append(current)
                 current = Chunk(id: UInt32(chunks.count))
             }
@@ -67,7 +145,9 @@ struct OrderedKeys {
         }
 
         func finish() -> OrderedKeys {
-            OrderedKeys(sortedChunks: chunks + [current])
+            var last = current
+            last.lengthenPrefix()
+            return OrderedKeys(sortedChunks: chunks + [last])
         }
     }
 
@@ -78,19 +158,10 @@ struct OrderedKeys {
         return chunks[chunk].rowIDs[index]
     }
 
-    /// Calls `body` with the key at `position`.
-    func withKey<T>(at position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
-        let (chunk, index) = locate(position)
-        return try withKey(chunk: chunk, index: index, body)
-    }
-
-    private func withKey<T>(chunk: Int, index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
-        let range = chunks[chunk].keyRange(index)
-        return try chunks[chunk].bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[range])) }
-    }
-
+    /// The whole key at `position`.
     func key(at position: Int) -> [UInt8] {
-        withKey(at: position) { Array($0) }
+        let (chunk, index) = locate(position)
+        return chunks[chunk].key(index)
     }
 
     /// The position of the row with this id, or nil when it is not in the list.
@@ -112,14 +183,10 @@ struct OrderedKeys {
     /// `range.lowerBound` up to it all start with it (one section).
     func endOfRun(withPrefix prefix: [UInt8], in range: Range<Int>) -> Int {
         var (low, high) = (range.lowerBound, range.upperBound)
-        prefix.withUnsafeBufferPointer { prefix in
-            while low < high {
-                let middle = (low + high) / 2
-                let matches = withKey(at: middle) { key in
-                    key.count >= prefix.count && SortKeyEncoding.compare(UnsafeBufferPointer(rebasing: key[0..<prefix.count]), prefix) == 0
-                }
-                if matches { low = middle + 1 } else { high = middle }
-            }
+        while low < high {
+            let middle = (low + high) / 2
+            let (chunk, index) = locate(middle)
+            if chunks[chunk].key(index, startsWith: prefix) { low = middle + 1 } else { high = middle }
         }
         return low
     }
@@ -132,6 +199,7 @@ struct OrderedKeys {
             if chunks.isEmpty {
                 var first = Chunk(id: makeChunkID())
                 first.append(rowID: rowID, key: key)
+                first.lengthenPrefix()
                 chunks.append(first)
                 reindexChunks(from: 0)
                 locator[rowID] = first.id
@@ -142,11 +210,14 @@ struct OrderedKeys {
                 chunk -= 1
                 index = chunks[chunk].count
             }
+            let shared = zip(chunks[chunk].prefix, key).prefix { $0 == $1 }.count
+            chunks[chunk].shortenPrefix(to: shared)
+            let rest = UnsafeBufferPointer(rebasing: key[shared...])
             let offset = index == 0 ? 0 : Int(chunks[chunk].ends[index - 1])
             chunks[chunk].rowIDs.insert(rowID, at: index)
-            chunks[chunk].bytes.insert(contentsOf: key, at: offset)
+            chunks[chunk].bytes.insert(contentsOf: rest, at: offset)
             chunks[chunk].ends.insert(Int32(offset), at: index)
-            for later in index..<chunks[chunk].ends.count { chunks[chunk].ends[later] += Int32(key.count) }
+            for later in index..<chunks[chunk].ends.count { chunks[chunk].ends[later] += Int32(rest.count) }
             locator[rowID] = chunks[chunk].id
             count += 1
             if chunks[chunk].count > Self.maximumChunkCount {
@@ -187,15 +258,14 @@ struct OrderedKeys {
         var (low, high) = (0, chunks.count)
         while low < high {
             let middle = (low + high) / 2
-            let last = chunks[middle].count - 1
-            if withKey(chunk: middle, index: last, { SortKeyEncoding.compare($0, key) }) < 0 { low = middle + 1 } else { high = middle }
+            if chunks[middle].compare(chunks[middle].count - 1, with: key) < 0 { low = middle + 1 } else { high = middle }
         }
         guard low < chunks.count else { return (chunks.count, 0) }
         let chunk = low
         var (first, end) = (0, chunks[chunk].count)
         while first < end {
             let middle = (first + end) / 2
-            if withKey(chunk: chunk, index: middle, { SortKeyEncoding.compare($0, key) }) < 0 { first = middle + 1 } else { end = middle }
+            if chunks[chunk].compare(middle, with: key) < 0 { first = middle + 1 } else { end = middle }
         }
         return (chunk, first)
     }
@@ -214,15 +284,16 @@ struct OrderedKeys {
     private mutating func split(_ chunk: Int) {
         let half = chunks[chunk].count / 2
         var upper = Chunk(id: makeChunkID())
-        chunks[chunk].bytes.withUnsafeBufferPointer { bytes in
-            for index in half..<chunks[chunk].count {
-                upper.append(rowID: chunks[chunk].rowIDs[index], key: UnsafeBufferPointer(rebasing: bytes[chunks[chunk].keyRange(index)]))
-            }
-        }
         let cut = Int(chunks[chunk].ends[half - 1])
+        upper.prefix = chunks[chunk].prefix
+        upper.rowIDs = Array(chunks[chunk].rowIDs[half...])
+        upper.bytes = Array(chunks[chunk].bytes[cut...])
+        upper.ends = chunks[chunk].ends[half...].map { $0 - Int32(cut) }
+        upper.lengthenPrefix()
         chunks[chunk].rowIDs.removeSubrange(half...)
         chunks[chunk].ends.removeSubrange(half...)
         chunks[chunk].bytes.removeSubrange(cut...)
+        chunks[chunk].lengthenPrefix()
         for rowID in upper.rowIDs { locator[rowID] = upper.id }
         chunks.insert(upper, at: chunk + 1)
         reindexChunks(from: chunk)
@@ -255,11 +326,12 @@ struct OrderedKeys {
         for (index, chunk) in chunks.enumerated() {
             precondition(chunk.count > 0 && chunk.count <= Self.maximumChunkCount, "chunk sizes stay in bounds")
             precondition(chunk.ends.count == chunk.count && Int(chunk.ends.last!) == chunk.bytes.count, "each key has its end")
+            precondition(chunk.prefix.count < Int32.max, "the prefix is bounded")
             precondition(chunkStarts[index] == start, "chunk starts count the rows before")
             precondition(chunkIndexByID[chunk.id] == index, "chunk ids find their chunk")
             for row in 0..<chunk.count {
                 precondition(locator[chunk.rowIDs[row]] == chunk.id, "the locator finds each row's chunk")
-                let key = Array(chunk.bytes[chunk.keyRange(row)])
+                let key = chunk.key(row)
                 if let previous {
                     let ordered = previous.withUnsafeBufferPointer { a in key.withUnsafeBufferPointer { b in SortKeyEncoding.compare(a, b) < 0 } }
                     precondition(ordered, "keys are strictly increasing")

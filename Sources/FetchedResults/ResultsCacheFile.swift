@@ -12,10 +12,11 @@ import Foundation
 /// renamed, so a reader never sees half a file.
 ///
 /// Layout: the magic `FRCACHE` and a format byte; the header's length (4 bytes, little-endian)
-/// and the header as JSON; then per chunk its row count and key bytes length (4 bytes each),
-/// the row ids (8 bytes each), the key ends (4 bytes each) and the key bytes.
+/// and the header as JSON; then per chunk its row count, key bytes length and shared prefix
+/// length (4 bytes each), the row ids (8 bytes each), the key ends (4 bytes each), the shared
+/// prefix and the key bytes (see ``OrderedKeys/Chunk``).
 struct ResultsCacheFile {
-    static let magic = Array("FRCACHE\u{1}".utf8)
+    static let magic = Array("FRCACHE\u{2}".utf8)
     static let fileExtension = "frcache"
 
     /// What a cache must match to be used.
@@ -91,10 +92,11 @@ struct ResultsCacheFile {
 
     /// A chunk's bytes in file order: counts, row ids, key ends, key bytes.
     private static func forEachPart(of chunk: OrderedKeys.Chunk, _ body: (UnsafeRawBufferPointer) -> Void) {
-        let counts = [UInt32(chunk.count).littleEndian, UInt32(chunk.bytes.count).littleEndian]
+        let counts = [UInt32(chunk.count), UInt32(chunk.bytes.count), UInt32(chunk.prefix.count)].map(\.littleEndian)
         counts.withUnsafeBytes(body)
         chunk.rowIDs.map(\.littleEndian).withUnsafeBytes(body)
         chunk.ends.map(\.littleEndian).withUnsafeBytes(body)
+        chunk.prefix.withUnsafeBytes(body)
         chunk.bytes.withUnsafeBytes(body)
     }
 
@@ -121,17 +123,20 @@ struct ResultsCacheFile {
         var rows = 0
         let descriptor = handle.fileDescriptor
         for index in 0..<header.chunkCount {
-            guard let counts = read(8) else { return nil }
-            let (count, byteCount) = counts.withUnsafeBytes {
+            guard let counts = read(12) else { return nil }
+            let (count, byteCount, prefixCount) = counts.withUnsafeBytes {
                 (Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))),
-                 Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self))))
+                 Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self))),
+                 Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self))))
             }
-            guard count > 0, count <= OrderedKeys.maximumChunkCount, byteCount < 1 << 30,
-                  let chunk = readChunk(descriptor, count: count, byteCount: byteCount, id: UInt32(index)) else { return nil }
+            guard count > 0, count <= OrderedKeys.maximumChunkCount, byteCount < 1 << 30, prefixCount < 1 << 20,
+                  let chunk = readChunk(descriptor, count: count, byteCount: byteCount, prefixCount: prefixCount, id: UInt32(index))
+            else { return nil }
             // The same parts as the writer adds, so that words align the same way.
             counts.withUnsafeBytes { checksum.add($0) }
             chunk.rowIDs.withUnsafeBytes { checksum.add($0) }
             chunk.ends.withUnsafeBytes { checksum.add($0) }
+            chunk.prefix.withUnsafeBytes { checksum.add($0) }
             chunk.bytes.withUnsafeBytes { checksum.add($0) }
             chunks.append(chunk)
             rows += count
@@ -143,17 +148,20 @@ struct ResultsCacheFile {
 
     /// Reads one chunk's row ids, key ends and key bytes straight into its arrays (one copy from
     /// the file), or nil when the file ends early or the key ends are out of order or bounds.
-    private static func readChunk(_ descriptor: Int32, count: Int, byteCount: Int, id: UInt32) -> OrderedKeys.Chunk? {
+    private static func readChunk(_ descriptor: Int32, count: Int, byteCount: Int, prefixCount: Int, id: UInt32) -> OrderedKeys.Chunk? {
         var chunk = OrderedKeys.Chunk(id: id)
         guard let rowIDs: [Int64] = readArray(descriptor, count: count),
               let ends: [Int32] = readArray(descriptor, count: count),
+              let prefix: [UInt8] = readArray(descriptor, count: prefixCount),
               let bytes: [UInt8] = readArray(descriptor, count: byteCount) else { return nil }
         chunk.rowIDs = rowIDs.map { Int64(littleEndian: $0) }
         chunk.ends = ends.map { Int32(littleEndian: $0) }
+        chunk.prefix = prefix
         chunk.bytes = bytes
+        // Non-decreasing: a one-row chunk's whole key can be its prefix, leaving 0 bytes.
         var previous: Int32 = 0
         for end in chunk.ends {
-            guard end > previous else { return nil }
+            guard end >= previous else { return nil }
             previous = end
         }
         return Int(previous) == byteCount ? chunk : nil

@@ -36,7 +36,8 @@ struct ResultsLayout {
         var found: [Section] = []
         var start = window.lowerBound
         while start < window.upperBound {
-            let identity = keys.withKey(at: start) { Array($0.prefix(encoding.firstComponentLength(of: $0))) }
+            let key = keys.key(at: start)
+            let identity = Array(key.prefix(key.withUnsafeBufferPointer(encoding.firstComponentLength)))
             let end = keys.endOfRun(withPrefix: identity, in: start..<window.upperBound)
             found.append(Section(
                 identity: identity,

@@ -38,7 +38,17 @@ struct AppRuns {
         let stats = folder + "/stats-\(UUID().uuidString).txt"
         defer { try? FileManager.default.removeItem(atPath: stats) }
         let command = ["env", "LANG=C.UTF-8", "TERM=screen", "XDG_CACHE_HOME=\(cacheHome)", worldcup, "--db", store, "--stats", stats]
-        try tmux(["new-session", "-d", "-s", "bench", "-x", "100", "-y", "40"] + command)
+        // The previous session's server may still be shutting down: try again a few times.
+        var attempts = 0
+        while true {
+            do {
+                try tmux(["new-session", "-d", "-s", "bench", "-x", "100", "-y", "40"] + command)
+                break
+            } catch where attempts < 10 {
+                attempts += 1
+                usleep(200_000)
+            }
+        }
         defer { _ = try? tmux(["kill-server"]) }
         try waitUntil(seconds: 120) { (try? tmux(["capture-pane", "-p", "-t", "bench"]))?.contains("World Cup") == true }
         for _ in 0..<keys {

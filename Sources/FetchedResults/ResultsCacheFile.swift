@@ -9,7 +9,8 @@ import Foundation
 /// another request, another store, an old schema, pruned history, a truncated or damaged file
 /// (the payload carries a checksum) — makes ``read(from:expecting:)`` return nil, and the
 /// controller fetches from the store instead. Files are written whole to a temporary name and
-/// renamed, so a reader never sees half a file.
+/// renamed, so a reader never sees half a file. They are not synced to disk: a cache lost or cut
+/// short by a power failure is detected and rebuilt, and syncing would stall the app.
 ///
 /// Layout: the magic `FRCACHE` and a format byte; the header's length (4 bytes, little-endian)
 /// and the header as JSON; then per chunk its row count, key bytes length and shared prefix
@@ -79,7 +80,6 @@ struct ResultsCacheFile {
                 forEachPart(of: chunk) { data.append(contentsOf: $0) }
                 try handle.write(contentsOf: data)
             }
-            try handle.synchronize()
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw error

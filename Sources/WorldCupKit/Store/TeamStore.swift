@@ -36,12 +36,34 @@ public final class TeamStore: Sendable {
         }
         return try StoreErrors.translating(path: path) {
             if FileManager.default.fileExists(atPath: path) { try refuseUnusableStore(path: path) }
-            var configuration = Configuration()
-            configuration.busyMode = .timeout(10)
-            let pool = try DatabasePool(path: path, configuration: configuration)
+            let pool = try openPool(path: path)
             let store = TeamStore(path: path, pool: pool)
             try store.migrate()
             return store
+        }
+    }
+
+    /// How long opening waits for other processes that hold the store, in seconds.
+    private static let busyTimeout: TimeInterval = 10
+
+    /// Opens the pool, retrying while another process holds the file.
+    ///
+    /// Opening a pool sets `PRAGMA journal_mode = WAL`, and SQLite does not call the busy
+    /// handler for that statement: when several processes open a new store at once, all but one
+    /// get SQLITE_BUSY at once, whatever the busy timeout. Once the file is in WAL mode (a
+    /// lasting property of the file) the statement takes no lock and the retry succeeds.
+    private static func openPool(path: String) throws -> DatabasePool {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        let deadline = Date(timeIntervalSinceNow: busyTimeout)
+        var pause: TimeInterval = 0.005
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && Date() < deadline {
+                Thread.sleep(forTimeInterval: pause)
+                pause = min(pause * 2, 0.1)
+            }
         }
     }
 
@@ -51,7 +73,7 @@ public final class TeamStore: Sendable {
     private static func refuseUnusableStore(path: String) throws {
         var configuration = Configuration()
         configuration.readonly = true
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = .timeout(busyTimeout)
         let queue = try DatabaseQueue(path: path, configuration: configuration)
         let superseded = try queue.read { db in try StoreSchema.migrator.hasBeenSuperseded(db) }
         try queue.close()

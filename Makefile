@@ -1,6 +1,7 @@
 # worldcup — make run (the scoreboard), make test (every test), make bench (benchmarks).
 SWIFT ?= swift
-APT_PACKAGES := libncurses-dev libsqlite3-dev pkg-config tmux
+SHELL := /bin/bash
+APT_PACKAGES := libncurses-dev libsqlite3-dev pkg-config tmux sqlite3
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)/worldcup
 
 .PHONY: run test bench build deps clean
@@ -12,6 +13,7 @@ deps:
 	pkg-config --exists ncursesw 2>/dev/null || missing="yes"; \
 	pkg-config --exists sqlite3 2>/dev/null || missing="yes"; \
 	command -v tmux >/dev/null 2>&1 || missing="yes"; \
+	command -v sqlite3 >/dev/null 2>&1 || missing="yes"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "Installing $(APT_PACKAGES) with apt-get…"; \
@@ -33,9 +35,14 @@ run: build
 	$(RELEASE_BIN) $(ARGS)
 
 ## test: build everything and run every test (unit, command line, end-to-end).
+## The log is kept in .build/test.log; on failure the failing tests are repeated at the end,
+## where a CI log's tail shows them.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test.log || { \
+		echo "== failing tests (full log: .build/test.log) =="; \
+		grep -A6 -E "recorded an issue|✘ Test .* failed|error:" .build/test.log | head -120; \
+		exit 1; }
 
 ## bench: the controller and the scoreboard against their peers at 32, 10,000 and 1,000,000 teams,
 ## side by side in one run; writes BENCHMARKS.md and docs/per-change-cost.svg (a few minutes).

@@ -83,19 +83,26 @@ public enum ChangeHistory {
         try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [tableName]) ?? 0
     }
 
-    /// The row ids of `table` changed after `sequence`, the newest sequence read, and whether
-    /// history after `sequence` was pruned away (then the ids are incomplete).
-    static func changes(to table: String, after sequence: Int64, _ db: Database) throws
-        -> (rowIDs: Set<Int64>, latest: Int64, pruned: Bool)
+    /// The row ids changed after `sequence` in each of `tables` (by lowercased name), the newest
+    /// sequence read, and whether history after `sequence` was pruned away (then the ids are
+    /// incomplete).
+    static func changes(to tables: Set<String>, after sequence: Int64, _ db: Database) throws
+        -> (rowIDs: [String: Set<Int64>], latest: Int64, pruned: Bool)
     {
         let latest = try latestSequence(db)
-        guard latest > sequence else { return ([], latest, false) }
+        guard latest > sequence else { return ([:], latest, false) }
         // The oldest row kept; an empty table after changes means all of them were pruned.
         let oldest = try Int64.fetchOne(db, sql: "SELECT min(seq) FROM \(tableName)") ?? latest + 1
-        if oldest > sequence + 1 { return ([], latest, true) }
+        if oldest > sequence + 1 { return ([:], latest, true) }
+        let names = tables.map { $0.lowercased() }.sorted()
+        let placeholders = Array(repeating: "?", count: names.count).joined(separator: ",")
         let statement = try db.cachedStatement(
-            sql: "SELECT changedRowID FROM \(tableName) WHERE seq > ? AND tableName = ?")
-        let ids = try Int64.fetchSet(statement, arguments: [sequence, table])
-        return (ids, latest, false)
+            sql: "SELECT lower(tableName), changedRowID FROM \(tableName) WHERE seq > ? AND lower(tableName) IN (\(placeholders))")
+        var rowIDs: [String: Set<Int64>] = [:]
+        let rows = try Row.fetchCursor(statement, arguments: StatementArguments([sequence.databaseValue] + names.map(\.databaseValue)))
+        while let row = try rows.next() {
+            rowIDs[row[0] as String, default: []].insert(row[1])
+        }
+        return (rowIDs, latest, false)
     }
 }

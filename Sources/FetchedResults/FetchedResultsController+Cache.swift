@@ -53,6 +53,7 @@ extension FetchedResultsController {
             "sections=\(sectionNameKeyPath ?? "")",
             "limit=\(request.fetchLimit)",
             "offset=\(request.fetchOffset)",
+            "relationships=\(relationshipKeyPaths.map { "\($0.keyPath) \($0.relationship.foreignKey) \($0.relationship.destinationTable)" })",
         ].joined(separator: "; ")
     }
 
@@ -63,8 +64,10 @@ extension FetchedResultsController {
               let (header, cachedKeys) = ResultsCacheFile.read(from: url, expecting: validity) else { return false }
         let latest = try ChangeHistory.latestSequence(db)
         guard header.generation <= latest else { return false }
-        let changes = try ChangeHistory.changes(to: fetchRequest.table, after: header.generation, db)
+        let changes = try ChangeHistory.changes(to: observedTables, after: header.generation, db)
         guard !changes.pruned else { return false }
+        var touched = changes.rowIDs[fetchRequest.table.lowercased()] ?? []
+        touched.formUnion(try rowsReferring(to: changes.rowIDs, db))
 
         keys = cachedKeys
         records.removeAll()
@@ -79,10 +82,10 @@ extension FetchedResultsController {
         layout = makeLayout(db)
         // The cache reflects the store at its generation; what was committed since is applied
         // now, without callbacks, as part of this fetch.
-        if !changes.rowIDs.isEmpty { apply(touched: changes.rowIDs, db: db, notify: false) }
+        if !touched.isEmpty { apply(touched: touched, db: db, notify: false) }
         lastSeenSequence = changes.latest
         lastFetchSource = .cache
-        cacheIsStale = !changes.rowIDs.isEmpty
+        cacheIsStale = !touched.isEmpty
         return true
     }
 }

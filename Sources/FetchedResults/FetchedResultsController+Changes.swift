@@ -21,31 +21,80 @@ extension FetchedResultsController {
 
     /// After a local commit: the rows it touched, plus whatever the history names beyond them
     /// (nothing, when the history this commit wrote directly follows what was last seen).
-    func applyCommitted(touched: Set<Int64>, historyWritten: CommitObserver.HistoryWritten?, db: Database) {
-        if let lastSeen = lastSeenSequence, let written = historyWritten, written.directlyFollows(lastSeen) {
-            apply(touched: touched, db: db)
+    func applyCommitted(_ committed: CommitObserver.Touched, db: Database) {
+        if let lastSeen = lastSeenSequence, let written = committed.historyWritten, written.directlyFollows(lastSeen) {
+            applyTouched(committed.rowIDs, related: committed.relatedRowIDs, db: db)
             lastSeenSequence = written.last
         } else if lastSeenSequence == nil {
-            apply(touched: touched, db: db)
+            applyTouched(committed.rowIDs, related: committed.relatedRowIDs, db: db)
         } else {
-            syncFromHistory(touched: touched, db: db)
+            syncFromHistory(touched: committed.rowIDs, related: committed.relatedRowIDs, db: db)
         }
     }
 
-    func syncFromHistory(touched: Set<Int64>, db: Database) {
+    func syncFromHistory(touched: Set<Int64>, related: [String: Set<Int64>] = [:], db: Database) {
         guard let lastSeen = lastSeenSequence else { return }
         do {
-            let changes = try ChangeHistory.changes(to: fetchRequest.table, after: lastSeen, db)
+            let changes = try ChangeHistory.changes(to: observedTables, after: lastSeen, db)
             if changes.pruned {
                 // The history we had not read yet was pruned: only a full comparison is exact.
                 try refetchAndDiff(db)
             } else {
-                apply(touched: touched.union(changes.rowIDs), db: db)
+                var rowIDs = touched.union(changes.rowIDs[fetchRequest.table.lowercased()] ?? [])
+                var relatedRowIDs = related
+                for (table, ids) in changes.rowIDs where table != fetchRequest.table.lowercased() || isRelatedTable(table) {
+                    relatedRowIDs[table, default: []].formUnion(ids)
+                }
+                rowIDs.formUnion(try rowsReferring(to: relatedRowIDs, db))
+                apply(touched: rowIDs, db: db)
             }
             lastSeenSequence = max(lastSeen, changes.latest)
         } catch {
             try? refetchAndDiff(db)
         }
+    }
+
+    /// Applies a transaction's touched rows and the fetched rows that refer to its touched
+    /// related rows.
+    private func applyTouched(_ rowIDs: Set<Int64>, related: [String: Set<Int64>], db: Database) {
+        do {
+            apply(touched: rowIDs.union(try rowsReferring(to: related, db)), db: db)
+        } catch {
+            try? refetchAndDiff(db)
+        }
+    }
+
+    // MARK: - Relationships
+
+    /// The fetched table and the tables its relationship key paths lead to, lowercased.
+    var observedTables: Set<String> {
+        Set([fetchRequest.table.lowercased()] + relationshipKeyPaths.map { $0.relationship.destinationTable.lowercased() })
+    }
+
+    private func isRelatedTable(_ lowercasedName: String) -> Bool {
+        relationshipKeyPaths.contains { $0.relationship.destinationTable.lowercased() == lowercasedName }
+    }
+
+    /// The fetched rows whose relationships lead to any of the given related rows: those whose
+    /// related values may have changed. One indexed query per relationship and 500 ids.
+    func rowsReferring(to related: [String: Set<Int64>], _ db: Database) throws -> Set<Int64> {
+        guard !related.isEmpty else { return [] }
+        var result: Set<Int64> = []
+        var foreignKeysDone: Set<String> = []
+        for keyPath in relationshipKeyPaths {
+            let relationship = keyPath.relationship
+            guard let ids = related[relationship.destinationTable.lowercased()], !ids.isEmpty,
+                  foreignKeysDone.insert(relationship.foreignKey.lowercased()).inserted else { continue }
+            let sortedIDs = ids.sorted()
+            for start in stride(from: 0, to: sortedIDs.count, by: 500) {
+                let chunk = sortedIDs[start..<min(start + 500, sortedIDs.count)]
+                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                let statement = try db.cachedStatement(
+                    sql: "SELECT rowid FROM \(quotedTable) WHERE \(relationship.foreignKey.quotedDatabaseIdentifier) IN (\(placeholders))")
+                result.formUnion(try Int64.fetchSet(statement, arguments: StatementArguments(chunk.map(\.databaseValue))))
+            }
+        }
+        return result
     }
 
     // MARK: - Applying a committed transaction
@@ -178,7 +227,7 @@ extension FetchedResultsController {
     }
 
     private func tableColumns(_ db: Database) throws -> [String] {
-        try db.columns(in: fetchRequest.table).map(\.name)
+        try db.columns(in: fetchRequest.table).map(\.name) + relationshipKeyPaths.map(\.keyPath)
     }
 
     private func deliver(_ changes: ChangeSetBuilder.Result, to delegate: any FetchedResultsControllerDelegate, db: Database) {

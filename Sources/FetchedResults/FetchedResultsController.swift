@@ -55,6 +55,8 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
     /// Section names by section identity, so that a layout rebuilt after a change does not read
     /// the store again for sections it already knew.
     var sectionNames: [[UInt8]: String] = [:]
+    /// The key paths across relationships the request uses, resolved by ``performFetch()``.
+    var relationshipKeyPaths: [RelationshipKeyPath] = []
     private var observer: CommitObserver?
     /// The last ``ChangeHistory`` sequence number applied; nil when the store keeps no history.
     var lastSeenSequence: Int64?
@@ -93,8 +95,9 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
     /// name and a valid cache file, the ordering comes from the file and only what changed
     /// since it was written is read from the store.
     ///
-    /// - Throws: ``FetchedResultsError`` for a request without sort descriptors or whose first
-    ///   sort descriptor does not group like the section key path; database errors.
+    /// - Throws: ``FetchedResultsError`` for a request without sort descriptors, whose first
+    ///   sort descriptor does not group like the section key path, or with a key path that
+    ///   crosses no known relationship; database errors.
     open func performFetch() throws {
         try validate()
         if delegate == nil {
@@ -115,6 +118,13 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
         if let sectionNameKeyPath, sectionNameKeyPath.lowercased() != first.key.lowercased() {
             throw FetchedResultsError.sectionKeyPathMismatch(sectionNameKeyPath: sectionNameKeyPath, firstSortKey: first.key)
         }
+        let request = fetchRequest, sectionNameKeyPath = sectionNameKeyPath
+        let keyPaths = request.sortDescriptors.map(\.key) + [sectionNameKeyPath].compactMap { $0 } + request.relationshipKeyPathsForRefreshing
+        if keyPaths.contains(where: { $0.contains(".") }) {
+            relationshipKeyPaths = try database.read { db in
+                try RelationshipKeyPath.resolve(request, sectionNameKeyPath: sectionNameKeyPath, db)
+            }
+        }
     }
 
     /// Fetches and installs the observer in one turn of the writer, so no commit falls between.
@@ -126,8 +136,9 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
                 return .commit
             }
             if self.observer == nil {
-                let observer = CommitObserver(table: self.fetchRequest.table) { [weak self] db, rowIDs, written in
-                    self?.applyCommitted(touched: rowIDs, historyWritten: written, db: db)
+                let relatedTables = Set(self.relationshipKeyPaths.map(\.relationship.destinationTable))
+                let observer = CommitObserver(table: self.fetchRequest.table, relatedTables: relatedTables) { [weak self] db, touched in
+                    self?.applyCommitted(touched, db: db)
                 }
                 db.add(transactionObserver: observer, extent: .observerLifetime)
                 self.observer = observer
@@ -154,7 +165,7 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
         let keyCount = fetchRequest.sortDescriptors.count
         if records.isBatching {
             // Row ids and sort values only: the store can answer from an index.
-            let columns = fetchRequest.sortDescriptors.map { $0.key.quotedDatabaseIdentifier }.joined(separator: ", ")
+            let columns = fetchRequest.sortDescriptors.map { columnSQL($0.key) }.joined(separator: ", ")
             let cursor = try Row.fetchCursor(
                 db, sql: "SELECT rowid, \(columns) FROM \(quotedTable) \(fetchRequest.whereSQL) ORDER BY \(fetchRequest.orderBySQL)",
                 arguments: StatementArguments(fetchRequest.predicateArguments))
@@ -199,14 +210,25 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
     private func readSectionValue(at position: Int, _ db: Database) -> DatabaseValue? {
         let rowID = keys!.rowID(at: position)
         if let row = records[rowID] { return sortValues(of: row)[0] }
-        let column = fetchRequest.sortDescriptors[0].key.quotedDatabaseIdentifier
+        let column = columnSQL(fetchRequest.sortDescriptors[0].key)
         return try? DatabaseValue.fetchOne(db, sql: "SELECT \(column) FROM \(quotedTable) WHERE rowid = ?", arguments: [rowID])
     }
 
     var quotedTable: String { fetchRequest.table.quotedDatabaseIdentifier }
 
-    /// Every column, then the row id last, where no table column can shadow it.
-    var selectSQL: String { "SELECT *, rowid FROM \(quotedTable)" }
+    /// Every column, then each relationship key path's value under the key path's name, then
+    /// the row id last, where no table column can shadow it.
+    var selectSQL: String {
+        let related = relationshipKeyPaths.map { columnSQL($0.keyPath) + ", " }.joined()
+        return "SELECT *, \(related)rowid FROM \(quotedTable)"
+    }
+
+    /// A select-list entry for a key: the column, or for a key path across a relationship the
+    /// related value named after the key path (which `ORDER BY` then refers to).
+    func columnSQL(_ key: String) -> String {
+        guard let keyPath = relationshipKeyPaths.first(where: { $0.keyPath == key }) else { return key.quotedDatabaseIdentifier }
+        return keyPath.selectExpression(from: fetchRequest.table) + " AS " + key.quotedDatabaseIdentifier
+    }
 
     /// Column positions of the sort keys in `selectSQL`'s rows, found once.
     private var sortKeyIndexes: [Int]?

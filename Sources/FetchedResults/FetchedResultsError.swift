@@ -6,12 +6,27 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
     /// The section key path is not the first sort descriptor's key.
     case sectionKeyPathMismatch(sectionNameKeyPath: String, firstSortKey: String)
 
+    /// A key path with more than one dot, or an empty part: only `relationship.column` is
+    /// supported.
+    case unsupportedKeyPath(keyPath: String)
+    /// The first part of a key path names no declared relationship and no foreign key.
+    case unknownRelationship(keyPath: String, table: String)
+    /// The related table has no column with the key path's second part.
+    case unknownRelatedColumn(keyPath: String, table: String)
+
     public var description: String {
         switch self {
         case let .missingSortDescriptors(table):
             return "a fetched results controller needs a fetch request with at least one sort descriptor (table \"\(table)\" has none): add one, such as ColumnSortDescriptor(key: \"name\")"
         case let .sectionKeyPathMismatch(path, key):
             return "sections come from \"\(path)\" but the first sort descriptor sorts by \"\(key)\"; make the first sort descriptor sort by \"\(path)\" so that each section's rows are contiguous"
+        case let .unsupportedKeyPath(keyPath):
+            return "key path \"\(keyPath)\" is not supported: use a column (\"name\") or one to-one relationship and a column of its table (\"bucket.name\")"
+        case let .unknownRelationship(keyPath, table):
+            let name = keyPath.split(separator: ".").first.map(String.init) ?? keyPath
+            return "key path \"\(keyPath)\": table \"\(table)\" has no to-one relationship \"\(name)\"; declare it in the request's relationships, such as ToOneRelationship(\"\(name)\", foreignKey: \"\(name)Id\", destinationTable: \"\(name)\"), or give the table a foreign key to that table's row id"
+        case let .unknownRelatedColumn(keyPath, table):
+            return "key path \"\(keyPath)\": the related table \"\(table)\" has no such column; check the name after the dot"
         }
     }
 }

@@ -43,6 +43,21 @@ public struct TableFetchRequest: Sendable, Hashable {
     /// and loads full rows this many at a time as they are asked for (Core Data's
     /// `fetchBatchSize`). 0 loads every row at once.
     public var fetchBatchSize: Int
+    /// To-one relationships that key paths such as `bucket.name` may cross. A relationship not
+    /// declared here is found among the table's foreign keys when it is a one-column key to the
+    /// related table's row id named after the relationship (`bucket`, `bucketId`, `bucket_id`,
+    /// or a key to table `bucket`).
+    public var relationships: [ToOneRelationship]
+    /// Key paths across to-one relationships (`bucket.name`) whose changes count as changes of
+    /// the fetched rows that refer to them (seed 001's `relationshipKeyPathsForRefreshing`): a
+    /// committed change to that column of a related row, or the insertion or deletion of a
+    /// related row, is reported as an `update` of every fetched row referring to it. Each
+    /// fetched row carries the related value as a column named after the key path.
+    ///
+    /// For changes made by other connections or processes to be seen, install
+    /// ``ChangeHistory`` on the related tables too. The fetched table should have an index on
+    /// the foreign key, or each related change scans the table.
+    public var relationshipKeyPathsForRefreshing: Set<String>
 
     public init(
         table: String,
@@ -51,7 +66,9 @@ public struct TableFetchRequest: Sendable, Hashable {
         sortDescriptors: [ColumnSortDescriptor] = [],
         fetchLimit: Int = 0,
         fetchOffset: Int = 0,
-        fetchBatchSize: Int = 0
+        fetchBatchSize: Int = 0,
+        relationships: [ToOneRelationship] = [],
+        relationshipKeyPathsForRefreshing: Set<String> = []
     ) {
         self.table = table
         self.predicate = predicate
@@ -60,9 +77,12 @@ public struct TableFetchRequest: Sendable, Hashable {
         self.fetchLimit = fetchLimit
         self.fetchOffset = fetchOffset
         self.fetchBatchSize = fetchBatchSize
+        self.relationships = relationships
+        self.relationshipKeyPathsForRefreshing = relationshipKeyPathsForRefreshing
     }
 
-    /// The `ORDER BY` clause equivalent to the in-memory order.
+    /// The `ORDER BY` clause equivalent to the in-memory order. A key path across a relationship
+    /// names the column the select list gives it.
     var orderBySQL: String {
         (sortDescriptors.map {
             "\($0.key.quotedDatabaseIdentifier) COLLATE \($0.collation.rawValue)\($0.ascending ? "" : " DESC")"

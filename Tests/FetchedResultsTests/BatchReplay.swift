@@ -9,7 +9,7 @@ import Testing
 /// destinations the new state; no `from == to` move; at most one change per object; no row
 /// operation inside an inserted or deleted section. An inserted section's rows come from the
 /// new state, as a table view asks its data source for them.
-func replay(_ batch: Recorder.Batch, onto old: SectionedState, new: SectionedState) -> (SectionedState, [String]) {
+func replay<Content>(_ batch: Recorder.Batch, onto old: SectionedState<Content>, new: SectionedState<Content>) -> (SectionedState<Content>, [String]) {
     var problems: [String] = []
     var seen: Set<Int64> = []
     let deletedSections = Set(batch.sections.filter { $0.type == .delete }.map(\.index))

@@ -16,6 +16,17 @@ import Testing
         /// another process): changes arrive through the history when the app polls, and the
         /// history is sometimes pruned before that, forcing a refetch and diff.
         case otherConnection
+        /// Writes through the `sqlite3` shell in another process, one to three transactions
+        /// between two polls; the history is sometimes pruned before a poll.
+        case otherProcess
+
+        var kind: TransactionWriter.Kind {
+            switch self {
+            case .local, .localWithHistory: return .controllersPool
+            case .otherConnection: return .otherConnection
+            case .otherProcess: return .otherProcess
+            }
+        }
     }
 
     struct Configuration: Sendable, CustomTestStringConvertible {
@@ -51,6 +62,9 @@ import Testing
         .init(label: "batches of 3, writer on another connection, pruning", request: TableFetchRequest(
               table: "item", predicate: "visible = 1", sortDescriptors: standings, fetchBatchSize: 3),
               sectioned: true, transactions: 800, writer: .otherConnection),
+        .init(label: "history, writer in another process, pruning", request: TableFetchRequest(
+              table: "item", predicate: "visible = 1", sortDescriptors: standings),
+              sectioned: true, transactions: 600, writer: .otherProcess),
     ]
 
     @Test(arguments: configurations)
@@ -59,8 +73,7 @@ import Testing
         print("RandomisedOracleTests[\(configuration.label)] seed \(seed)")
         var random = SplitMix64(seed: seed)
         let (pool, path) = try makeItemDatabase(history: configuration.writer != .local)
-        let otherConnection = configuration.writer == .otherConnection ? try DatabaseQueue(path: path) : nil
-        let writer: any DatabaseWriter = otherConnection ?? pool
+        let writer = try TransactionWriter(configuration.writer.kind, pool: pool, path: path)
         let request = configuration.request
         let controller = FetchedResultsController<Item>(
             fetchRequest: request, database: pool, sectionNameKeyPath: configuration.sectioned ? "grp" : nil)
@@ -76,61 +89,27 @@ import Testing
         let orderBy = request.sortDescriptors.map { "\($0.key) COLLATE \($0.collation.rawValue)\($0.ascending ? "" : " DESC")" }.joined(separator: ", ")
         let oracleSQL = "SELECT * FROM item WHERE \(request.predicate!) ORDER BY \(orderBy), id\(limitClause)"
         let arguments = StatementArguments(request.predicateArguments)
-        func oracle() throws -> SectionedState {
-            try pool.read { db in try SectionedState.query(db, sql: oracleSQL, arguments: arguments, sectioned: configuration.sectioned) }
+        func oracle() throws -> ItemState {
+            try pool.read { db in try ItemState.query(db, sql: oracleSQL, arguments: arguments, sectioned: configuration.sectioned) }
         }
 
         var state = try oracle()
         var callbackBatches = 0
         for step in 0..<configuration.transactions {
             recorder.reset()
-            let rolledBack = try RandomWorkload.transaction(writer, random: &random)
-            if otherConnection != nil {
-                if step % 97 == 96 { try writer.write { db in try ChangeHistory.prune(keeping: 0, in: db) } }
-                try controller.processExternalChanges()
-            }
+            let rolledBack = try writer.commitStep(step, pruneEvery: 97, random: &random, transaction: { random in
+                let ids = try pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM item") }
+                return RandomWorkload.transaction(itemIDs: ids, random: &random)
+            }, poll: { try controller.processExternalChanges() })
             let newState = try oracle()
-            let context = "seed \(seed), step \(step)"
 
-            // (1) The controller equals SQLite's own order.
             let mine = controller.sections!.map { ($0.name, $0.objects.map(\.id!)) }
-            let controllerState = SectionedState(
+            let controllerState = ItemState(
                 sections: mine, content: Dictionary(uniqueKeysWithValues: controller.fetchedObjects!.map { ($0.id!, $0) }))
-            try #require(controllerState == newState, "\(context): controller \(controllerState) ≠ fetch \(newState)")
-
-            let batched = request.fetchBatchSize > 0
-            if rolledBack || (state == newState && !batched) {
-                // Nothing visible changed (or the work was rolled back): no callback at all.
-                try #require(recorder.batches.isEmpty && recorder.snapshots.isEmpty, "\(context): callbacks without a visible change")
-                state = newState
-                continue
+            if try checkStep(recorder, old: state, new: newState, controllerState: controllerState, rolledBack: rolledBack,
+                             batched: request.fetchBatchSize > 0, context: "seed \(seed), step \(step)") {
+                callbackBatches += 1
             }
-            if state == newState {
-                // With batches, a row written without change whose old values were not loaded
-                // is reported as updated; nothing else may be reported.
-                let changes = recorder.batches.flatMap(\.objects)
-                try #require(recorder.batches.allSatisfy(\.sections.isEmpty) && changes.allSatisfy { $0.type == .update },
-                             "\(context): only updates without a visible change")
-                continue
-            }
-            callbackBatches += 1
-            // (2) Per-object callbacks replay onto the old state.
-            try #require(recorder.batches.count == 1 && recorder.batches[0].closed, "\(context): one closed batch")
-            let (replayed, problems) = replay(recorder.batches[0], onto: state, new: newState)
-            try #require(problems.isEmpty, "\(context): \(problems) batch \(recorder.batches[0].objects)")
-            try #require(replayed == newState, "\(context): replayed \(replayed) ≠ \(newState); batch \(recorder.batches[0])")
-            // (3) The snapshot is the new state, and reloads every object whose content changed.
-            let snapshot = try #require(recorder.snapshots.first)
-            #expect(snapshot.sections.map(\.rowIDs) == newState.sections.map(\.ids), "\(context)")
-            let changedContent = Set(newState.content.keys.filter { state.content[$0] != nil && state.content[$0] != newState.content[$0] })
-            if batched {
-                #expect(snapshot.reloadedRowIDs.isSuperset(of: changedContent), "\(context)")
-            } else {
-                #expect(snapshot.reloadedRowIDs == changedContent, "\(context)")
-            }
-            // (4) The difference turns the old flat list into the new one.
-            let difference = try #require(recorder.differences.first)
-            #expect(state.flatIDs.applying(difference) == newState.flatIDs, "\(context)")
             state = newState
         }
         print("RandomisedOracleTests[\(configuration.label)]: \(configuration.transactions) transactions, \(callbackBatches) with callbacks")
@@ -143,50 +122,47 @@ import Testing
 
 /// Random writes to the item table: inserts, deletes, updates of the section, sort and plain
 /// columns, predicate entry and exit, no-op updates, several rows per transaction, rollbacks.
+///
+/// Transactions are SQL text with literal values, so that a shell in another process can run
+/// them as well as a connection of this one.
 enum RandomWorkload {
     static let groups: [String?] = ["Africa", "africa", "Asia", "Europe", "Internets", "日本", "Zone", nil]
     static let names = ["alpha", "Alpha", "beta", "Émile", "émile", "zeta", "Z", "a", "日本", "ß", "", "Ωmega"]
 
-    /// Runs one random transaction; returns true when it was rolled back.
-    static func transaction(_ pool: any DatabaseWriter, random: inout SplitMix64) throws -> Bool {
+    /// One random transaction over the rows with these ids.
+    static func transaction(itemIDs: [Int64], random: inout SplitMix64) -> RandomTransaction {
         let rollback = Int.random(in: 0..<10, using: &random) == 0
-        let operations = Int.random(in: 1...4, using: &random)
-        var generator = random
-        defer { random = generator }
-        try pool.writeWithoutTransaction { db in
-            try db.inTransaction {
-                for _ in 0..<operations { try operation(db, random: &generator) }
-                return rollback ? .rollback : .commit
+        var ids = itemIDs
+        var nextID = (ids.max() ?? 0) + 1
+        var statements: [String] = []
+        for _ in 0..<Int.random(in: 1...4, using: &random) {
+            let target = ids.randomElement(using: &random)
+            switch (Int.random(in: 0..<10, using: &random), target) {
+            case (0...2, _), (_, nil):
+                let score = Int.random(in: 0..<8, using: &random) == 0 ? nil : Int.random(in: 0...5, using: &random)
+                let values = [String(nextID), sqlLiteral(groups.randomElement(using: &random)!), score.map(String.init) ?? "NULL",
+                              sqlLiteral(names.randomElement(using: &random)!), "''", Int.random(in: 0..<5, using: &random) == 0 ? "0" : "1"]
+                statements.append("INSERT INTO item (id, grp, score, name, note, visible) VALUES (\(values.joined(separator: ", ")))")
+                ids.append(nextID)
+                nextID += 1
+            case (3, let id?):
+                statements.append("DELETE FROM item WHERE id = \(id)")
+                ids.removeAll { $0 == id }
+            case (4, let id?):
+                statements.append("UPDATE item SET score = coalesce(score, 0) + 1 WHERE id = \(id)")
+            case (5, let id?):
+                statements.append("UPDATE item SET grp = \(sqlLiteral(groups.randomElement(using: &random)!)) WHERE id = \(id)")
+            case (6, let id?):
+                statements.append("UPDATE item SET name = \(sqlLiteral(names.randomElement(using: &random)!)) WHERE id = \(id)")
+            case (7, let id?):
+                statements.append("UPDATE item SET note = note || 'x' WHERE id = \(id)")
+            case (8, let id?):
+                statements.append("UPDATE item SET visible = 1 - visible WHERE id = \(id)")
+            case (_, let id?):
+                // Touches the row without changing it: must produce no callback by itself.
+                statements.append("UPDATE item SET score = score WHERE id = \(id)")
             }
         }
-        return rollback
-    }
-
-    private static func operation(_ db: Database, random: inout SplitMix64) throws {
-        let ids = try Int64.fetchAll(db, sql: "SELECT id FROM item")
-        let target = ids.randomElement(using: &random)
-        switch (Int.random(in: 0..<10, using: &random), target) {
-        case (0...2, _), (_, nil):
-            let item = Item(
-                id: nil, grp: groups.randomElement(using: &random)!,
-                score: Int.random(in: 0..<8, using: &random) == 0 ? nil : Int.random(in: 0...5, using: &random),
-                name: names.randomElement(using: &random)!, note: "", visible: Int.random(in: 0..<5, using: &random) == 0 ? 0 : 1)
-            try item.insert(db)
-        case (3, let id?):
-            try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id])
-        case (4, let id?):
-            try db.execute(sql: "UPDATE item SET score = coalesce(score, 0) + 1 WHERE id = ?", arguments: [id])
-        case (5, let id?):
-            try db.execute(sql: "UPDATE item SET grp = ? WHERE id = ?", arguments: [groups.randomElement(using: &random)!, id])
-        case (6, let id?):
-            try db.execute(sql: "UPDATE item SET name = ? WHERE id = ?", arguments: [names.randomElement(using: &random)!, id])
-        case (7, let id?):
-            try db.execute(sql: "UPDATE item SET note = note || 'x' WHERE id = ?", arguments: [id])
-        case (8, let id?):
-            try db.execute(sql: "UPDATE item SET visible = 1 - visible WHERE id = ?", arguments: [id])
-        case (_, let id?):
-            // Touches the row without changing it: must produce no callback by itself.
-            try db.execute(sql: "UPDATE item SET score = score WHERE id = ?", arguments: [id])
-        }
+        return RandomTransaction(statements: statements, rollback: rollback)
     }
 }

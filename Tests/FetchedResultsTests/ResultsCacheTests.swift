@@ -67,9 +67,9 @@ import Testing
         }
 
         func check(_ controller: FetchedResultsController<Item>, sections: Bool = true, sql: String = ResultsCacheTests.oracleSQL) throws {
-            let expected = try pool.read { db in try SectionedState.query(db, sql: sql, sectioned: sections) }
+            let expected = try pool.read { db in try ItemState.query(db, sql: sql, sectioned: sections) }
             let mine = controller.sections!.map { ($0.name, $0.objects.map(\.id!)) }
-            let actual = SectionedState(sections: mine, content: Dictionary(uniqueKeysWithValues: controller.fetchedObjects!.map { ($0.id!, $0) }))
+            let actual = ItemState(sections: mine, content: Dictionary(uniqueKeysWithValues: controller.fetchedObjects!.map { ($0.id!, $0) }))
             #expect(actual == expected)
         }
 

@@ -55,9 +55,9 @@ func makeItemDatabase(history: Bool = false) throws -> (DatabasePool, String) {
 }
 
 /// The results as SQLite itself orders them: the independent oracle.
-struct SectionedState: Equatable, CustomStringConvertible {
+struct SectionedState<Content: Equatable>: Equatable, CustomStringConvertible {
     var sections: [(name: String, ids: [Int64])]
-    var content: [Int64: Item]
+    var content: [Int64: Content]
 
     var flatIDs: [Int64] { sections.flatMap(\.ids) }
 
@@ -71,23 +71,39 @@ struct SectionedState: Equatable, CustomStringConvertible {
         sections.map { "\($0.name): \($0.ids)" }.joined(separator: " | ")
     }
 
-    /// Runs the request's SQL and groups consecutive rows whose section value is equal ignoring
-    /// ASCII case (as NOCASE compares).
-    static func query(_ db: Database, sql: String, arguments: StatementArguments = [], sectioned: Bool) throws -> SectionedState {
-        let items = try Item.fetchAll(db, sql: sql, arguments: arguments)
+    /// Groups rows, already in order, into sections of consecutive rows whose section value is
+    /// equal ignoring ASCII case (as NOCASE compares); one unnamed section when not sectioned.
+    init(ordered rows: [(id: Int64, section: String?, content: Content)], sectioned: Bool) {
         var sections: [(name: String, ids: [Int64])] = []
         var lastKey: String??
-        for item in items {
-            let key: String? = item.grp.map { String($0.map { $0.isASCII ? Character($0.lowercased()) : $0 }) }
+        for row in rows {
+            let key: String? = row.section.map { String($0.map { $0.isASCII ? Character($0.lowercased()) : $0 }) }
             if sectioned, lastKey == .some(key) {
-                sections[sections.count - 1].ids.append(item.id!)
+                sections[sections.count - 1].ids.append(row.id)
             } else if !sectioned, !sections.isEmpty {
-                sections[0].ids.append(item.id!)
+                sections[0].ids.append(row.id)
             } else {
-                sections.append((sectioned ? (item.grp ?? "") : "", [item.id!]))
+                sections.append((sectioned ? (row.section ?? "") : "", [row.id]))
                 lastKey = .some(key)
             }
         }
-        return SectionedState(sections: sections, content: Dictionary(uniqueKeysWithValues: items.map { ($0.id!, $0) }))
+        self.init(sections: sections, content: Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0.content) }))
+    }
+
+    init(sections: [(name: String, ids: [Int64])], content: [Int64: Content]) {
+        self.sections = sections
+        self.content = content
+    }
+}
+
+typealias ItemState = SectionedState<Item>
+
+extension SectionedState where Content == Item {
+
+    /// Runs the request's SQL and groups consecutive rows whose section value is equal ignoring
+    /// ASCII case (as NOCASE compares).
+    static func query(_ db: Database, sql: String, arguments: StatementArguments = [], sectioned: Bool) throws -> ItemState {
+        let items = try Item.fetchAll(db, sql: sql, arguments: arguments)
+        return ItemState(ordered: items.map { ($0.id!, $0.grp, $0) }, sectioned: sectioned)
     }
 }

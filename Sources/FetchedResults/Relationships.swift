@@ -1,0 +1,89 @@
+import GRDB
+
+/// A to-one relationship from the fetched table to a row of another table, through a column
+/// that holds the related row's id (Core Data's to-one relationship, as a foreign key).
+///
+/// Key paths such as `bucket.name` name a relationship and a column of the related table. A
+/// request may use them as sort keys (so also as the section key path) and as
+/// ``TableFetchRequest/relationshipKeyPathsForRefreshing``. A relationship the request does not
+/// declare is looked up among the table's foreign keys (see ``TableFetchRequest/relationships``).
+public struct ToOneRelationship: Sendable, Hashable {
+    /// The name key paths use: `bucket` in `bucket.name`.
+    public var name: String
+    /// The fetched table's column holding the related row's id.
+    public var foreignKey: String
+    /// The related table. Its rows are found by row id (an `INTEGER PRIMARY KEY` is the row id).
+    public var destinationTable: String
+
+    public init(_ name: String, foreignKey: String, destinationTable: String) {
+        self.name = name
+        self.foreignKey = foreignKey
+        self.destinationTable = destinationTable
+    }
+}
+
+/// A key path across a to-one relationship, resolved against the schema: what to select for it
+/// and which rows of the fetched table a change to a related row concerns.
+struct RelationshipKeyPath: Hashable {
+    /// The key path as the request names it (also the name of its column in fetched rows).
+    let keyPath: String
+    let relationship: ToOneRelationship
+    let destinationColumn: String
+
+    /// The related value of each fetched row, as an SQL expression over the fetched table. A
+    /// subquery rather than a join, so that the predicate's column names stay unambiguous; an
+    /// alias, so that a relationship to the fetched table itself works too.
+    func selectExpression(from table: String) -> String {
+        let related = "fetchedresults_related"
+        return "(SELECT \(related).\(destinationColumn.quotedDatabaseIdentifier) "
+            + "FROM \(relationship.destinationTable.quotedDatabaseIdentifier) AS \(related) "
+            + "WHERE \(related).rowid = \(table.quotedDatabaseIdentifier).\(relationship.foreignKey.quotedDatabaseIdentifier))"
+    }
+
+    /// Resolves every key path with a dot that the request uses; throws a descriptive error for
+    /// one that names no relationship, more than one, or a column the related table lacks.
+    static func resolve(_ request: TableFetchRequest, sectionNameKeyPath: String?, _ db: Database) throws -> [RelationshipKeyPath] {
+        let used = Set(request.sortDescriptors.map(\.key) + [sectionNameKeyPath].compactMap { $0 }
+            + request.relationshipKeyPathsForRefreshing).filter { $0.contains(".") }
+        guard !used.isEmpty else { return [] }
+        var foreignKeys: [ForeignKeyInfo]?
+        return try used.sorted().map { keyPath in
+            let parts = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw FetchedResultsError.unsupportedKeyPath(keyPath: keyPath)
+            }
+            let relationship: ToOneRelationship
+            if let declared = request.relationships.first(where: { $0.name.lowercased() == parts[0].lowercased() }) {
+                relationship = declared
+            } else {
+                foreignKeys = try foreignKeys ?? db.foreignKeys(on: request.table)
+                guard let found = try inferred(parts[0], from: foreignKeys!, db) else {
+                    throw FetchedResultsError.unknownRelationship(keyPath: keyPath, table: request.table)
+                }
+                relationship = found
+            }
+            let columns = try db.columns(in: relationship.destinationTable).map { $0.name.lowercased() }
+            guard columns.contains(parts[1].lowercased()) else {
+                throw FetchedResultsError.unknownRelatedColumn(keyPath: keyPath, table: relationship.destinationTable)
+            }
+            return RelationshipKeyPath(keyPath: keyPath, relationship: relationship, destinationColumn: parts[1])
+        }
+    }
+
+    /// A one-column foreign key to a row id, whose destination table or column is named after
+    /// the relationship: `bucket` matches table `bucket` or a column `bucket`, `bucketId` or
+    /// `bucket_id`.
+    private static func inferred(_ name: String, from foreignKeys: [ForeignKeyInfo], _ db: Database) throws -> ToOneRelationship? {
+        let name = name.lowercased()
+        let columnNames = [name, name + "id", name + "_id"]
+        let candidates = try foreignKeys.filter { foreignKey in
+            guard foreignKey.mapping.count == 1 else { return false }
+            // Related rows are found by row id, so the key must refer to it.
+            let rowID = try db.primaryKey(foreignKey.destinationTable).rowIDColumn
+            return rowID?.lowercased() == foreignKey.mapping[0].destination.lowercased()
+        }
+        let match = candidates.first { columnNames.contains($0.mapping[0].origin.lowercased()) }
+            ?? candidates.first { $0.destinationTable.lowercased() == name }
+        return match.map { ToOneRelationship(name, foreignKey: $0.mapping[0].origin, destinationTable: $0.destinationTable) }
+    }
+}

@@ -1,0 +1,92 @@
+import GRDB
+import TestSupport
+
+/// A random transaction as SQL text, runnable on a connection of this process or in a
+/// ``SQLiteShell`` in another process.
+struct RandomTransaction {
+    var statements: [String]
+    /// Whether it ends in a rollback instead of a commit.
+    var rollback: Bool
+
+    func run(on writer: any DatabaseWriter) throws {
+        try writer.writeWithoutTransaction { db in
+            try db.inTransaction {
+                for statement in statements { try db.execute(sql: statement) }
+                return rollback ? .rollback : .commit
+            }
+        }
+    }
+
+    func run(in shell: SQLiteShell) throws {
+        try shell.execute((["BEGIN IMMEDIATE"] + statements + [rollback ? "ROLLBACK" : "COMMIT"]).joined(separator: ";\n") + ";")
+    }
+}
+
+/// A string as an SQL literal (NULL for nil).
+func sqlLiteral(_ value: String?) -> String {
+    value.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "NULL"
+}
+
+extension RandomWorkload {
+    /// Runs one random transaction on `writer`; returns true when it was rolled back.
+    static func transaction(_ writer: any DatabaseWriter, random: inout SplitMix64) throws -> Bool {
+        let ids = try writer.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM item") }
+        let transaction = transaction(itemIDs: ids, random: &random)
+        try transaction.run(on: writer)
+        return transaction.rollback
+    }
+}
+
+/// Commits a test's transactions through the controller's own pool, another connection, or the
+/// sqlite3 shell in another process — the last two unseen by the controller until it polls.
+final class TransactionWriter {
+    enum Kind: String, CaseIterable, Sendable {
+        case controllersPool, otherConnection, otherProcess
+    }
+
+    let kind: Kind
+    private let pool: DatabasePool
+    private let queue: DatabaseQueue?
+    private let shell: SQLiteShell?
+
+    init(_ kind: Kind, pool: DatabasePool, path: String) throws {
+        self.kind = kind
+        self.pool = pool
+        queue = kind == .otherConnection ? try DatabaseQueue(path: path) : nil
+        shell = kind == .otherProcess ? try SQLiteShell(path: path) : nil
+    }
+
+    /// Whether the controller must poll to see what this writer commits.
+    var needsPolling: Bool { kind != .controllersPool }
+
+    func run(_ transaction: RandomTransaction) throws {
+        if let shell { return try transaction.run(in: shell) }
+        try transaction.run(on: queue ?? pool)
+    }
+
+    /// Deletes the whole change history, so a controller that has not polled yet must refetch.
+    func pruneHistory() throws {
+        try run(RandomTransaction(statements: ["DELETE FROM fetchedresults_history"], rollback: false))
+    }
+
+    /// One step of a randomised test: commits one transaction (one to three from another
+    /// process, so that a poll sees several at once); then, when the controller cannot see the
+    /// commits, prunes the history every `pruneEvery` steps and polls. Returns whether
+    /// everything written was rolled back.
+    func commitStep(
+        _ step: Int, pruneEvery: Int, random: inout SplitMix64,
+        transaction: (inout SplitMix64) throws -> RandomTransaction, poll: () throws -> Void
+    ) throws -> Bool {
+        var rolledBack = true
+        for _ in 0..<(kind == .otherProcess ? Int.random(in: 1...3, using: &random) : 1) {
+            let next = try transaction(&random)
+            try run(next)
+            rolledBack = rolledBack && next.rollback
+        }
+        if needsPolling {
+            if step % pruneEvery == pruneEvery - 1 { try pruneHistory() }
+            try poll()
+        }
+        return rolledBack
+    }
+}

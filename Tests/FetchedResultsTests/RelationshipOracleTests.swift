@@ -1,0 +1,77 @@
+import FetchedResults
+import Foundation
+import GRDB
+import TestSupport
+import Testing
+
+/// Random writes to items and to the buckets they refer to, from every kind of writer; after
+/// each step the controller, sectioned by `bucket.name` and refreshing on `bucket.color`, must
+/// equal a fresh join by SQLite, and its callbacks must replay onto the old state.
+@Suite struct RelationshipOracleTests {
+    struct Configuration: Sendable, CustomTestStringConvertible {
+        let label: String
+        let writer: TransactionWriter.Kind
+        var batchSize = 0
+        var steps = 400
+        var testDescription: String { label }
+    }
+
+    static let configurations: [Configuration] = [
+        .init(label: "controller's pool", writer: .controllersPool),
+        .init(label: "other connection, pruning", writer: .otherConnection),
+        .init(label: "other process, pruning", writer: .otherProcess),
+        .init(label: "other process, batches of 3", writer: .otherProcess, batchSize: 3),
+    ]
+
+    static let oracleSQL = """
+        SELECT content.*, b.name AS "bucket.name", b.color AS "bucket.color"
+        FROM content LEFT JOIN bucket AS b ON b.id = content.bucketId
+        WHERE created % 5 <> 0
+        ORDER BY b.name COLLATE NOCASE, created DESC, content.id
+        """
+
+    @Test(arguments: configurations)
+    func everyStepMatchesAFreshJoin(configuration: Configuration) throws {
+        let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? 20261122
+        print("RelationshipOracleTests[\(configuration.label)] seed \(seed)")
+        var random = SplitMix64(seed: seed)
+        let (pool, path) = try makeBucketDatabase()
+        let writer = try TransactionWriter(configuration.writer, pool: pool, path: path)
+        let request = TableFetchRequest(
+            table: "content", predicate: "created % 5 <> 0",
+            sortDescriptors: [ColumnSortDescriptor(key: "bucket.name", collation: .noCase), ColumnSortDescriptor(key: "created", ascending: false)],
+            fetchBatchSize: configuration.batchSize,
+            relationships: [ToOneRelationship("bucket", foreignKey: "bucketId", destinationTable: "bucket")],
+            relationshipKeyPathsForRefreshing: ["bucket.color"])
+        let controller = FetchedResultsController<Content>(fetchRequest: request, database: pool, sectionNameKeyPath: "bucket.name")
+        let recorder = Recorder()
+        controller.delegate = recorder
+        controller.changeStyles = [.changes, .snapshot, .difference]
+        try controller.performFetch()
+
+        func oracle() throws -> SectionedState<Content> {
+            let rows = try pool.read { db in try Row.fetchAll(db, sql: Self.oracleSQL) }
+            return SectionedState(ordered: rows.map { ($0["id"], $0["bucket.name"], Content(row: $0)) }, sectioned: true)
+        }
+        var state = try oracle()
+        var stepsWithCallbacks = 0
+        for step in 0..<configuration.steps {
+            recorder.reset()
+            let rolledBack = try writer.commitStep(step, pruneEvery: 61, random: &random, transaction: { random in
+                let contents = try pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM content") }
+                return RelationshipWorkload.transaction(contentIDs: contents, random: &random)
+            }, poll: { try controller.processExternalChanges() })
+            let newState = try oracle()
+            let controllerState = SectionedState(
+                sections: controller.sections!.map { ($0.name, $0.objects.map(\.id)) },
+                content: Dictionary(uniqueKeysWithValues: controller.fetchedObjects!.map { ($0.id, $0) }))
+            if try checkStep(recorder, old: state, new: newState, controllerState: controllerState, rolledBack: rolledBack,
+                             batched: configuration.batchSize > 0, context: "seed \(seed), step \(step)") {
+                stepsWithCallbacks += 1
+            }
+            state = newState
+        }
+        print("RelationshipOracleTests[\(configuration.label)]: \(configuration.steps) steps, \(stepsWithCallbacks) with callbacks")
+        #expect(stepsWithCallbacks > configuration.steps / 5, "the workload must change the results often")
+    }
+}

@@ -30,6 +30,29 @@ import Testing
         #expect(totalWins == processes * winsEach)
     }
 
+    /// Processes that create a new store at the same moment race on the WAL conversion (SQLite
+    /// does not wait for it) and on the migrations; every one of them must succeed.
+    @Test func eightProcessesCreatingOneNewStoreAllSucceed() throws {
+        for round in 0..<8 {
+            let directory = TemporaryDirectory()
+            let failures = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 8) { _ in
+                do {
+                    let result = try WorldCupProcess.run(["win", "Brazil", "--db", directory.store, "--seed", WorldCupProcess.seedPath])
+                    if result.status != 0 { failures.withLock { $0.append(result.stderr) } }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+            #expect(failures.withLock { $0 } == [], "round \(round)")
+            let pool = try DatabasePool(path: directory.store)
+            let (teams, brazil) = try pool.read { db in
+                (try Int.fetchOne(db, sql: "SELECT count(*) FROM team")!, try Int.fetchOne(db, sql: "SELECT wins FROM team WHERE teamName = 'Brazil'")!)
+            }
+            #expect(teams == 32 && brazil == 8, "round \(round)")
+        }
+    }
+
     @Test func winPrintsTheNewTotalAndIgnoresCase() throws {
         let directory = TemporaryDirectory()
         let args = ["--db", directory.store, "--seed", WorldCupProcess.seedPath]

@@ -74,28 +74,43 @@ public final class TeamStore: Sendable {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .timeout(busyTimeout)
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
-        let superseded = try queue.read { db in try StoreSchema.migrator.hasBeenSuperseded(db) }
-        try queue.close()
+        let superseded = try lookingAgainWhileAnotherProcessCreatesTheStore {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            return try queue.read { db in try StoreSchema.migrator.hasBeenSuperseded(db) }
+        }
         if superseded { throw WorldCupError.storeFromNewerVersion(path: path) }
+    }
+
+    /// Runs `body` again, a few times, when it fails the way a store that another process is
+    /// creating at this moment makes it fail: GRDB reads which migrations are applied outside
+    /// of their transactions, so a process opening a new store while another one does may find
+    /// the migrations table half made ("no such table") or run a migration the other has just
+    /// applied. Each migration's transaction records it under a unique identifier, so a second
+    /// run is rolled back, never applied twice. (No lock file: closing another descriptor of
+    /// the database file would drop SQLite's own POSIX locks on it, and that corrupts a WAL
+    /// database.)
+    private static func lookingAgainWhileAnotherProcessCreatesTheStore<T>(_ body: () throws -> T) throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try body()
+            } catch let error as DatabaseError
+                where attempt < 20 && [.SQLITE_ERROR, .SQLITE_CONSTRAINT, .SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) {
+                Thread.sleep(forTimeInterval: 0.005 * Double(attempt))
+                attempt += 1
+            }
+        }
     }
 
     private func migrate() throws {
         let migrator = StoreSchema.migrator
-        let state = try pool.read { db in
-            (superseded: try migrator.hasBeenSuperseded(db), complete: try migrator.hasCompletedMigrations(db))
-        }
-        if state.superseded { throw WorldCupError.storeFromNewerVersion(path: path) }
-        if state.complete { return }
-        do {
-            try migrator.migrate(pool)
-        } catch {
-            // GRDB reads which migrations are applied outside of a transaction, so a second
-            // process opening a new store at the same moment fails to create what the first just
-            // created. Its migration was rolled back; if the store is now complete, all is well.
-            // (No lock file: closing another descriptor of the database file would drop SQLite's
-            // own POSIX locks on it, and that corrupts a WAL database.)
-            guard try pool.read({ db in try migrator.hasCompletedMigrations(db) }) else { throw error }
+        try Self.lookingAgainWhileAnotherProcessCreatesTheStore {
+            let state = try pool.read { db in
+                (superseded: try migrator.hasBeenSuperseded(db), complete: try migrator.hasCompletedMigrations(db))
+            }
+            if state.superseded { throw WorldCupError.storeFromNewerVersion(path: path) }
+            if !state.complete { try migrator.migrate(pool) }
         }
     }
 

@@ -37,7 +37,41 @@ struct AppRuns {
     func session(store: String, cacheHome: String, keys: Int) throws -> Session {
         let stats = folder + "/stats-\(UUID().uuidString).txt"
         defer { try? FileManager.default.removeItem(atPath: stats) }
-        let command = ["env", "LANG=C.UTF-8", "TERM=screen", "XDG_CACHE_HOME=\(cacheHome)", worldcup, "--db", store, "--stats", stats]
+        try startScoreboard(store: store, cacheHome: cacheHome, options: ["--stats", stats])
+        defer { _ = try? tmux(["kill-server"]) }
+        for _ in 0..<keys {
+            try tmux(["send-keys", "-t", "bench", "Enter"])
+            usleep(20_000)
+        }
+        usleep(300_000)
+        try tmux(["send-keys", "-t", "bench", "q"])
+        try waitUntil(seconds: 120) { FileManager.default.fileExists(atPath: stats) && ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").contains("peak_rss_kb") }
+        return try Self.parse(String(contentsOfFile: stats, encoding: .utf8))
+    }
+
+    /// The CPU time (user and system, in ms) an idle scoreboard uses in `seconds`, counted from
+    /// /proc once it has rested long enough to have checkpointed and saved its cache.
+    func idleCPUMilliseconds(store: String, cacheHome: String, seconds: UInt32) throws -> Double {
+        try startScoreboard(store: store, cacheHome: cacheHome, options: [])
+        defer { _ = try? tmux(["kill-server"]) }
+        sleep(2)
+        let pid = try tmux(["display-message", "-p", "-t", "bench", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        func cpuTicks() throws -> Int {
+            // Fields 14 and 15 of /proc/PID/stat, after the parenthesised command name.
+            let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+            let fields = stat[stat.range(of: ")")!.upperBound...].split(separator: " ")
+            return Int(fields[11])! + Int(fields[12])!
+        }
+        let before = try cpuTicks()
+        sleep(seconds)
+        let after = try cpuTicks()
+        try tmux(["send-keys", "-t", "bench", "q"])
+        return Double(after - before) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Opens the scoreboard in a 100×40 tmux terminal and waits for its first frame.
+    private func startScoreboard(store: String, cacheHome: String, options: [String]) throws {
+        let command = ["env", "LANG=C.UTF-8", "TERM=screen", "XDG_CACHE_HOME=\(cacheHome)", worldcup, "--db", store] + options
         // The previous session's server may still be shutting down: try again a few times.
         var attempts = 0
         while true {
@@ -49,16 +83,7 @@ struct AppRuns {
                 usleep(200_000)
             }
         }
-        defer { _ = try? tmux(["kill-server"]) }
         try waitUntil(seconds: 120) { (try? tmux(["capture-pane", "-p", "-t", "bench"]))?.contains("World Cup") == true }
-        for _ in 0..<keys {
-            try tmux(["send-keys", "-t", "bench", "Enter"])
-            usleep(20_000)
-        }
-        usleep(300_000)
-        try tmux(["send-keys", "-t", "bench", "q"])
-        try waitUntil(seconds: 120) { FileManager.default.fileExists(atPath: stats) && ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").contains("peak_rss_kb") }
-        return try Self.parse(String(contentsOfFile: stats, encoding: .utf8))
     }
 
     static func parse(_ text: String) throws -> Session {

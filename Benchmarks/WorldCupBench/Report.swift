@@ -34,6 +34,8 @@ struct Report {
     let machine: String
     let processStartMilliseconds: Double
     var rows: [Row] = []
+    /// CPU time an idle scoreboard used: (teams, seconds idle, milliseconds of CPU).
+    var idle: (teams: Int, seconds: UInt32, milliseconds: Double)?
 
     func markdown(plotPath: String) -> String {
         var text = """
@@ -63,7 +65,9 @@ struct Report {
               dynamic linking, argument parsing). *Uncached*: no cache file; *cached*: the cache the previous
               session wrote (median of 3). *Flushed*: Enter pressed (a +1 win for the team under the
               cursor, which then moves) until `doupdate` returned, every key of the 4 sessions.
-              *Peak memory*: the session's peak resident set (`getrusage`).
+              *Peak memory*: the session's peak resident set (`getrusage`). *Idle*: the scoreboard left
+              alone after a second's rest (its checkpoint and cache save done), user and system CPU time
+              from `/proc/PID/stat` (10 ms ticks).
             - **Import**: `worldcup import FILE` as a child process: wall time and its peak resident set.
 
             ## Per change: +1 win → change known (ms)
@@ -94,6 +98,10 @@ struct Report {
                 + "\(Self.ratio(uncached / cached)) | \(Self.pair(row.flushed)) | "
                 + "\(row.uncached.peakKilobytes / 1024) / \((row.cached.map(\.peakKilobytes).max() ?? 0) / 1024) MB | "
                 + "\(String(format: "%.2f", row.imported.seconds)) s | \(row.imported.peakKilobytes / 1024) MB |\n"
+        }
+        if let idle {
+            text += "\nIdle: a scoreboard on \(Self.count(idle.teams)) teams used \(Self.ms(idle.milliseconds)) ms of CPU "
+                + "in \(idle.seconds) s (it sleeps until a key or a commit to the store).\n"
         }
         text += targets()
         return text

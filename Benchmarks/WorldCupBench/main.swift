@@ -2,7 +2,8 @@
 // side by side in the same run; writes BENCHMARKS.md and a plot.
 //
 // Usage: worldcup-bench --worldcup PATH [--sizes 32,10000,1000000] [--iterations 200]
-//                       [--keys 100] [--output BENCHMARKS.md] [--plot docs/per-change-cost.svg]
+//                       [--keys 100] [--idle-seconds 60] [--output BENCHMARKS.md]
+//                       [--plot docs/per-change-cost.svg]
 import Foundation
 import GRDB
 
@@ -22,6 +23,7 @@ guard let worldcup = options["worldcup"] else {
 let sizes = (options["sizes"] ?? "32,10000,1000000").split(separator: ",").compactMap { Int($0) }
 let iterations = Int(options["iterations"] ?? "") ?? 200
 let keys = Int(options["keys"] ?? "") ?? 100
+let idleSeconds = UInt32(options["idle-seconds"] ?? "") ?? 60
 let folder = NSTemporaryDirectory() + "worldcup-bench-\(getpid())"
 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -46,6 +48,10 @@ for size in sizes {
     print(String(format: "per change p50: bare %.3f, ours %.3f, ValueObservation+diff %.3f, refetch %.3f ms",
                  latency.bare.p50, latency.ours.p50, latency.valueObservation.p50, latency.refetch.p50))
     report.rows.append(Report.Row(teams: size, imported: imported, uncached: uncached, cached: cached, latency: latency))
+    if report.idle == nil {
+        report.idle = (size, idleSeconds, try app.idleCPUMilliseconds(store: store, cacheHome: cacheHome, seconds: idleSeconds))
+        print(String(format: "idle: %.0f ms of CPU in %d s", report.idle!.milliseconds, idleSeconds))
+    }
 }
 
 let output = options["output"] ?? "BENCHMARKS.md"

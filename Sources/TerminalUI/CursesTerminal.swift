@@ -152,6 +152,31 @@ public final class CursesTerminal: Surface {
 
     // MARK: - Input
 
+    /// What ended a wait for a key.
+    public enum Wake: Equatable {
+        case key(Key)
+        /// The other descriptor became readable.
+        case otherDescriptor
+        case timedOut
+        /// The terminal went away (hung up, closed): no key will ever come.
+        case inputClosed
+    }
+
+    /// Waits for a key or for `descriptor` to become readable, whichever comes first, sleeping
+    /// in `poll` meanwhile (-1 waits without a time limit). A key wins when both are ready.
+    public func waitForKey(timeoutMilliseconds: Int32, orReadable descriptor: Int32) -> Wake {
+        // Keys curses has already read (the rest of a burst) are not in the kernel's buffer.
+        if let key = readKey(timeoutMilliseconds: 0) { return .key(key) }
+        var descriptors = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+        let ready = poll(&descriptors, 2, timeoutMilliseconds)
+        // Also after an interruption: a resize signal makes curses report KEY_RESIZE.
+        if ready != 0, let key = readKey(timeoutMilliseconds: 0) { return .key(key) }
+        if ready > 0, descriptors[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { return .inputClosed }
+        if ready > 0, descriptors[1].revents != 0 { return .otherDescriptor }
+        return .timedOut
+    }
+
     /// The next key, or nil when `timeoutMilliseconds` pass without one (-1 waits forever).
     public func readKey(timeoutMilliseconds: Int32) -> Key? {
         wtimeout(window, timeoutMilliseconds)

@@ -1,10 +1,17 @@
+import FetchedResults
 import Foundation
 import TerminalUI
 
 /// Runs the scoreboard in the real terminal until the user quits.
 public enum ScoreboardSession {
-    /// How often an idle scoreboard looks for changes made by other processes.
-    static let tickMilliseconds: Int32 = 100
+    /// How often an idle scoreboard looks for other processes' commits when it cannot be told
+    /// of them (no inotify).
+    static let pollMilliseconds: Int32 = 100
+    /// With a change signal, a look now and then all the same: a signal would miss a WAL file
+    /// that another program deleted and made anew.
+    static let safetyPollMilliseconds: Int32 = 5000
+    /// How long keys and changes rest before the checkpoint and the cache save.
+    static let rest = Duration.seconds(1)
 
     /// - Parameters:
     ///   - crashKey: for testing terminal restoration only: pressing this key makes the program
@@ -32,20 +39,36 @@ public enum ScoreboardSession {
         }
         screen.render()
         stats?.firstFrameShown(fetchSource: screen.fetchSource)
-        var idleTicks = 0
+        // Sleeps until a key or a commit by anyone (the change signal); without a signal, looks
+        // for commits every poll interval. Once keys and changes have rested for a second, the
+        // checkpoint and the cache save run, and the scoreboard sleeps without a time limit
+        // but for the rare safety look.
+        let signal = StoreChangeSignal(databasePath: store.path)
+        let clock = ContinuousClock()
+        var restingSince: ContinuousClock.Instant? = clock.now
         while true {
-            // Between keys, look for other processes' commits every tick (one indexed query),
-            // and checkpoint once writes have rested for a second.
-            guard let key = terminal.readKey(timeoutMilliseconds: Self.tickMilliseconds) else {
-                if screen.showExternalChanges() { screen.render() }
-                idleTicks += 1
-                if idleTicks * Int(Self.tickMilliseconds) >= 1000 {
+            var timeout = signal == nil ? Self.pollMilliseconds : Self.safetyPollMilliseconds
+            if let restingSince {
+                let left = Self.rest - (clock.now - restingSince)
+                timeout = min(timeout, Int32(max(0, (left / .milliseconds(1)).rounded(.up))))
+            }
+            let wake = signal.map { terminal.waitForKey(timeoutMilliseconds: timeout, orReadable: $0.fileDescriptor) }
+                ?? terminal.readKey(timeoutMilliseconds: timeout).map(CursesTerminal.Wake.key) ?? .timedOut
+            guard case .key(let key) = wake else {
+                if wake == .inputClosed { return }
+                signal?.drain()
+                if screen.showExternalChanges() {
+                    screen.render()
+                    restingSince = clock.now
+                }
+                if let since = restingSince, clock.now - since >= Self.rest {
                     screen.checkpointIfNeeded()
                     screen.saveCacheIfNeeded()
+                    restingSince = nil
                 }
                 continue
             }
-            idleTicks = 0
+            restingSince = clock.now
             stats?.keyReceived()
             if let crashKey, key == .character(crashKey) {
                 fatalError("crash requested by the test key")

@@ -1,0 +1,45 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file descriptor that becomes readable when a store may have new commits, so that an event
+/// loop can sleep until then instead of polling ``FetchedResultsController/processExternalChanges()``
+/// on a timer.
+///
+/// In WAL mode every commit, from any connection or process, writes to the store's `-wal` file;
+/// this watches that file with inotify. It wakes for this process's own commits too, and for
+/// checkpoints: `processExternalChanges()` then finds nothing, cheaply. The WAL file lasts
+/// while any connection is open, so keep the store open as long as the signal.
+///
+/// Linux only (inotify); elsewhere, or when the WAL file does not exist, the initialiser
+/// returns nil and the app should poll.
+public final class StoreChangeSignal {
+    /// Readable when the store may have changed; wait on it with `poll` and then ``drain()``.
+    public let fileDescriptor: Int32
+
+    public init?(databasePath: String) {
+        #if canImport(Glibc)
+        let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard descriptor >= 0 else { return nil }
+        guard inotify_add_watch(descriptor, databasePath + "-wal", UInt32(IN_MODIFY)) >= 0 else {
+            close(descriptor)
+            return nil
+        }
+        fileDescriptor = descriptor
+        #else
+        return nil
+        #endif
+    }
+
+    deinit {
+        close(fileDescriptor)
+    }
+
+    /// Reads away the pending notifications, so the descriptor is readable again only after
+    /// the next write.
+    public func drain() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while read(fileDescriptor, &buffer, buffer.count) > 0 {}
+    }
+}

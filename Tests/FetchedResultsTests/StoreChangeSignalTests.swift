@@ -1,0 +1,39 @@
+import FetchedResults
+import Foundation
+import GRDB
+import Glibc
+import Testing
+
+/// The signal an event loop sleeps on: readable after any commit to the store, from any
+/// process, and quiet otherwise.
+@Suite struct StoreChangeSignalTests {
+    func isReadable(_ signal: StoreChangeSignal) -> Bool {
+        var descriptor = pollfd(fd: signal.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) == 1
+    }
+
+    @Test func wakesForCommitsFromAnotherProcessAndOnlyForThem() throws {
+        let (pool, path) = try makeItemDatabase(history: true)
+        let signal = try #require(StoreChangeSignal(databasePath: path))
+        #expect(!isReadable(signal))
+
+        // Reads, and writes that roll back, leave the WAL file alone.
+        _ = try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item") }
+        try RandomTransaction(statements: ["INSERT INTO item (name) VALUES ('x')"], rollback: true).run(on: pool)
+        #expect(!isReadable(signal))
+
+        let shell = try SQLiteShell(path: path)
+        try shell.execute("INSERT INTO item (name) VALUES ('from another process');")
+        #expect(isReadable(signal))
+        signal.drain()
+        #expect(!isReadable(signal), "drained until the next commit")
+
+        try pool.write { db in try db.execute(sql: "UPDATE item SET score = 1") }
+        #expect(isReadable(signal), "this process's commits wake it too")
+    }
+
+    @Test func aStoreWithoutAWALFileHasNoSignal() throws {
+        let path = NSTemporaryDirectory() + "no-such-store-" + UUID().uuidString + ".sqlite"
+        #expect(StoreChangeSignal(databasePath: path) == nil)
+    }
+}

@@ -68,12 +68,16 @@ final class Tmux: @unchecked Sendable {
     }
 
     /// The text of the line drawn in reverse video (the cursor row), if any.
-    var cursorLine: String? {
+    var cursorLine: String? { cursor?.text }
+
+    /// The screen row and text of the line drawn in reverse video, if any.
+    var cursor: (row: Int, text: String)? {
         guard let raw = try? Self.tmux(["capture-pane", "-p", "-e", "-t", session]) else { return nil }
         // tmux writes reverse video as an SGR sequence with a 7 among its parameters ("ESC[0;7m").
         let reverse = /\x{1B}\[(?:[0-9]*;)*7(?:;[0-9]*)*m/
-        guard let line = raw.split(separator: "\n").first(where: { $0.contains(reverse) }) else { return nil }
-        return String(line).replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
+        let lines = raw.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let row = lines.firstIndex(where: { $0.contains(reverse) }) else { return nil }
+        return (row, String(lines[row]).replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression))
     }
 
     /// Waits until the screen satisfies `condition`; false after `timeout` seconds.
@@ -106,6 +110,10 @@ final class Tmux: @unchecked Sendable {
     /// Moves the cursor down from the top until it is on the named team.
     func moveCursor(to name: String) throws -> Bool {
         try press("Home")
+        // Until Home is handled the screen still shows the cursor where it was, maybe on the
+        // very team looked for: wait for it to reach the first team row (under the title and
+        // the first section header) before reading it.
+        _ = waitUntil(timeout: 5) { self.cursor?.row == 2 }
         for _ in 0..<80 {
             if waitUntil(timeout: 0.5, { self.cursorLine?.contains(" \(name) ") == true }) { return true }
             try press("Down")

@@ -15,6 +15,10 @@ public struct ToOneRelationship: Sendable, Hashable {
     /// The related table. Its rows are found by row id (an `INTEGER PRIMARY KEY` is the row id).
     public var destinationTable: String
 
+    /// - Parameters:
+    ///   - name: the first part of the key paths that cross this relationship.
+    ///   - foreignKey: the fetched table's column holding the related row's id.
+    ///   - destinationTable: the related table.
     public init(_ name: String, foreignKey: String, destinationTable: String) {
         self.name = name
         self.foreignKey = foreignKey

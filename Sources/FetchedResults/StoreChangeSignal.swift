@@ -18,6 +18,8 @@ public final class StoreChangeSignal {
     /// Readable when the store may have changed; wait on it with `poll` and then ``drain()``.
     public let fileDescriptor: Int32
 
+    /// Watches the WAL file of the store at `databasePath`; nil without inotify or without a
+    /// WAL file (a store not in WAL mode, or with no connection open).
     public init?(databasePath: String) {
         #if canImport(Glibc)
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))

@@ -11,8 +11,12 @@ public enum Collation: String, Sendable, Hashable {
 
 /// One sort key: a column, a direction and a text collation (Core Data's `NSSortDescriptor`).
 public struct ColumnSortDescriptor: Sendable, Hashable {
+    /// A column of the fetched table, or a key path across a to-one relationship
+    /// (`bucket.name`, see ``ToOneRelationship``).
     public var key: String
+    /// Smallest first when true.
     public var ascending: Bool
+    /// How text values compare.
     public var collation: Collation
 
     public init(key: String, ascending: Bool = true, collation: Collation = .binary) {

@@ -40,13 +40,8 @@ extension FetchedResultsController {
                 // The history we had not read yet was pruned: only a full comparison is exact.
                 try refetchAndDiff(db)
             } else {
-                var rowIDs = touched.union(changes.rowIDs[fetchRequest.table.lowercased()] ?? [])
-                var relatedRowIDs = related
-                for (table, ids) in changes.rowIDs where table != fetchRequest.table.lowercased() || isRelatedTable(table) {
-                    relatedRowIDs[table, default: []].formUnion(ids)
-                }
-                rowIDs.formUnion(try rowsReferring(to: relatedRowIDs, db))
-                apply(touched: rowIDs, db: db)
+                let rowIDs = touched.union(changes.rowIDs[fetchRequest.table.lowercased()] ?? [])
+                applyTouched(rowIDs, related: related.merging(changes.rowIDs) { $0.union($1) }, db: db)
             }
             lastSeenSequence = max(lastSeen, changes.latest)
         } catch {
@@ -71,12 +66,9 @@ extension FetchedResultsController {
         Set([fetchRequest.table.lowercased()] + relationshipKeyPaths.map { $0.relationship.destinationTable.lowercased() })
     }
 
-    private func isRelatedTable(_ lowercasedName: String) -> Bool {
-        relationshipKeyPaths.contains { $0.relationship.destinationTable.lowercased() == lowercasedName }
-    }
-
     /// The fetched rows whose relationships lead to any of the given related rows: those whose
-    /// related values may have changed. One indexed query per relationship and 500 ids.
+    /// related values may have changed. Tables no relationship leads to are ignored. One indexed
+    /// query per relationship and 500 ids.
     func rowsReferring(to related: [String: Set<Int64>], _ db: Database) throws -> Set<Int64> {
         guard !related.isEmpty else { return [] }
         var result: Set<Int64> = []

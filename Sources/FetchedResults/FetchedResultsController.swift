@@ -118,12 +118,9 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
         if let sectionNameKeyPath, sectionNameKeyPath.lowercased() != first.key.lowercased() {
             throw FetchedResultsError.sectionKeyPathMismatch(sectionNameKeyPath: sectionNameKeyPath, firstSortKey: first.key)
         }
-        let request = fetchRequest, sectionNameKeyPath = sectionNameKeyPath
-        let keyPaths = request.sortDescriptors.map(\.key) + [sectionNameKeyPath].compactMap { $0 } + request.relationshipKeyPathsForRefreshing
-        if keyPaths.contains(where: { $0.contains(".") }) {
-            relationshipKeyPaths = try database.read { db in
-                try RelationshipKeyPath.resolve(request, sectionNameKeyPath: sectionNameKeyPath, db)
-            }
+        let request = fetchRequest, keyPaths = request.keyPathsAcrossRelationships(sectionNameKeyPath: sectionNameKeyPath)
+        if !keyPaths.isEmpty {
+            relationshipKeyPaths = try database.read { db in try RelationshipKeyPath.resolve(keyPaths, of: request, db) }
         }
     }
 

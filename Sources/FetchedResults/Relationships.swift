@@ -44,14 +44,12 @@ struct RelationshipKeyPath: Hashable {
             + "WHERE \(related).rowid = \(table.quotedDatabaseIdentifier).\(relationship.foreignKey.quotedDatabaseIdentifier))"
     }
 
-    /// Resolves every key path with a dot that the request uses; throws a descriptive error for
-    /// one that names no relationship, more than one, or a column the related table lacks.
-    static func resolve(_ request: TableFetchRequest, sectionNameKeyPath: String?, _ db: Database) throws -> [RelationshipKeyPath] {
-        let used = Set(request.sortDescriptors.map(\.key) + [sectionNameKeyPath].compactMap { $0 }
-            + request.relationshipKeyPathsForRefreshing).filter { $0.contains(".") }
-        guard !used.isEmpty else { return [] }
+    /// Resolves key paths the request uses (see ``TableFetchRequest/keyPathsAcrossRelationships(sectionNameKeyPath:)``);
+    /// throws a descriptive error for one that names no relationship, more than one, or a
+    /// column the related table lacks.
+    static func resolve(_ keyPaths: Set<String>, of request: TableFetchRequest, _ db: Database) throws -> [RelationshipKeyPath] {
         var foreignKeys: [ForeignKeyInfo]?
-        return try used.sorted().map { keyPath in
+        return try keyPaths.sorted().map { keyPath in
             let parts = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
                 throw FetchedResultsError.unsupportedKeyPath(keyPath: keyPath)

@@ -85,6 +85,13 @@ public struct TableFetchRequest: Sendable, Hashable {
         self.relationshipKeyPathsForRefreshing = relationshipKeyPathsForRefreshing
     }
 
+    /// Every key path with a dot among the sort keys, the section key path and the key paths
+    /// for refreshing: those that cross a relationship.
+    func keyPathsAcrossRelationships(sectionNameKeyPath: String?) -> Set<String> {
+        Set(sortDescriptors.map(\.key) + [sectionNameKeyPath].compactMap { $0 } + relationshipKeyPathsForRefreshing)
+            .filter { $0.contains(".") }
+    }
+
     /// The `ORDER BY` clause equivalent to the in-memory order. A key path across a relationship
     /// names the column the select list gives it.
     var orderBySQL: String {

@@ -93,25 +93,13 @@ import Testing
             try pool.read { db in try ItemState.query(db, sql: oracleSQL, arguments: arguments, sectioned: configuration.sectioned) }
         }
 
-        var state = try oracle()
-        var callbackBatches = 0
-        for step in 0..<configuration.transactions {
-            recorder.reset()
-            let rolledBack = try writer.commitStep(step, pruneEvery: 97, random: &random, transaction: { random in
+        let callbackBatches = try runCheckedSteps(
+            configuration.transactions, controller: controller, recorder: recorder, writer: writer, pruneEvery: 97,
+            seed: seed, random: &random, id: { $0.id! },
+            transaction: { random in
                 let ids = try pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM item") }
                 return RandomWorkload.transaction(itemIDs: ids, random: &random)
-            }, poll: { try controller.processExternalChanges() })
-            let newState = try oracle()
-
-            let mine = controller.sections!.map { ($0.name, $0.objects.map(\.id!)) }
-            let controllerState = ItemState(
-                sections: mine, content: Dictionary(uniqueKeysWithValues: controller.fetchedObjects!.map { ($0.id!, $0) }))
-            if try checkStep(recorder, old: state, new: newState, controllerState: controllerState, rolledBack: rolledBack,
-                             batched: request.fetchBatchSize > 0, context: "seed \(seed), step \(step)") {
-                callbackBatches += 1
-            }
-            state = newState
-        }
+            }, oracle: oracle)
         print("RandomisedOracleTests[\(configuration.label)]: \(configuration.transactions) transactions, \(callbackBatches) with callbacks")
         if request.fetchBatchSize > 0 {
             #expect(controller.loadedRowCount <= request.fetchBatchSize * 8, "batching keeps a bounded number of rows")

@@ -53,24 +53,13 @@ import Testing
             let rows = try pool.read { db in try Row.fetchAll(db, sql: Self.oracleSQL) }
             return SectionedState(ordered: rows.map { ($0["id"], $0["bucket.name"], Content(row: $0)) }, sectioned: true)
         }
-        var state = try oracle()
-        var stepsWithCallbacks = 0
-        for step in 0..<configuration.steps {
-            recorder.reset()
-            let rolledBack = try writer.commitStep(step, pruneEvery: 61, random: &random, transaction: { random in
+        let stepsWithCallbacks = try runCheckedSteps(
+            configuration.steps, controller: controller, recorder: recorder, writer: writer, pruneEvery: 61,
+            seed: seed, random: &random, id: \.id,
+            transaction: { random in
                 let contents = try pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM content") }
                 return RelationshipWorkload.transaction(contentIDs: contents, random: &random)
-            }, poll: { try controller.processExternalChanges() })
-            let newState = try oracle()
-            let controllerState = SectionedState(
-                sections: controller.sections!.map { ($0.name, $0.objects.map(\.id)) },
-                content: Dictionary(uniqueKeysWithValues: controller.fetchedObjects!.map { ($0.id, $0) }))
-            if try checkStep(recorder, old: state, new: newState, controllerState: controllerState, rolledBack: rolledBack,
-                             batched: configuration.batchSize > 0, context: "seed \(seed), step \(step)") {
-                stepsWithCallbacks += 1
-            }
-            state = newState
-        }
+            }, oracle: oracle)
         print("RelationshipOracleTests[\(configuration.label)]: \(configuration.steps) steps, \(stepsWithCallbacks) with callbacks")
         #expect(stepsWithCallbacks > configuration.steps / 5, "the workload must change the results often")
     }

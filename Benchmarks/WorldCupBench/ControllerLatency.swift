@@ -31,7 +31,9 @@ struct ControllerLatency {
 
     private final class CountingDelegate: FetchedResultsControllerDelegate {
         var changes = 0
+        var failure: (any Error)?
         func controller(_ controller: AnyFetchedResultsController, didChange object: ObjectChange) { changes += 1 }
+        func controller(_ controller: AnyFetchedResultsController, didFailWith error: any Error) { failure = error }
     }
 
     static let orderedIDsSQL = "SELECT id FROM team ORDER BY qualifyingZone COLLATE NOCASE, wins DESC, teamName COLLATE NOCASE, id"
@@ -66,9 +68,9 @@ struct ControllerLatency {
         let bare = try measure(iterations, win)
 
         let request = TableFetchRequest(table: "team", sortDescriptors: [
-            ColumnSortDescriptor(key: "qualifyingZone", collation: .noCase),
+            ColumnSortDescriptor(key: "qualifyingZone", collation: .nocase),
             ColumnSortDescriptor(key: "wins", ascending: false),
-            ColumnSortDescriptor(key: "teamName", collation: .noCase),
+            ColumnSortDescriptor(key: "teamName", collation: .nocase),
         ], fetchBatchSize: 100)
         let controller = FetchedResultsController<Team>(fetchRequest: request, database: pool, sectionNameKeyPath: "qualifyingZone")
         let delegate = CountingDelegate()

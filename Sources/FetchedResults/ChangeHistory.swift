@@ -12,7 +12,11 @@ public enum ChangeHistory {
     static let tableName = "fetchedresults_history"
     static let identityTableName = "fetchedresults_store"
 
-    /// Creates the history table (once) and the triggers that record changes to `table`.
+    /// Creates the history table (once) and the triggers that record changes to `table`:
+    /// inserted, updated and deleted rows, the old and new ids of a row whose id changes, and
+    /// the rows that `REPLACE` conflict resolution deletes through the table's unique indexes
+    /// (which SQLite's own hooks do not report). Install it after creating the table's unique
+    /// indexes; installing again adds what is missing and leaves the rest.
     public static func install(on table: String, in db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE IF NOT EXISTS \(tableName) (
@@ -35,6 +39,11 @@ public enum ChangeHistory {
                 AFTER \(event) ON \(quoted) BEGIN \(inserts.joined(separator: " ")) END
                 """)
         }
+        let replaceTriggers = try UndetectedChanges.replaceTriggers(
+            on: table, named: "fetchedresults_\(table)", temporary: false,
+            action: { whereSQL in "INSERT INTO \(tableName) (tableName, changedRowID) SELECT \(name), rowid FROM \(quoted) WHERE \(whereSQL)" },
+            db)
+        for trigger in replaceTriggers { try db.execute(sql: trigger) }
     }
 
     /// Runs a bulk write to `table` without recording each row: the triggers are dropped for
@@ -43,7 +52,7 @@ public enum ChangeHistory {
     /// bulk write's transaction, so that readers see the write and the mark together.
     public static func withoutRecording<T>(on table: String, in db: Database, _ body: () throws -> T) throws -> T {
         guard try db.tableExists(tableName) else { return try body() }
-        for event in ["insert", "update", "delete"] {
+        for event in ["insert", "update", "delete", "replace_insert", "replace_update"] {
             try db.execute(sql: "DROP TRIGGER IF EXISTS \(triggerName(table, event).quotedDatabaseIdentifier)")
         }
         let result = try body()

@@ -47,6 +47,14 @@ struct ChangeSetBuilder {
         for (index, section) in newLayout.sections.enumerated() where sections.isInserted(new: index) {
             result.sectionChanges.append(SectionChange(type: .insert, index: index, name: section.name))
         }
+        // A kept section whose first row now spells its value otherwise ("kappa" → "Kappa").
+        if !sameLayout {
+            for (index, section) in oldLayout.sections.enumerated() {
+                if let newIndex = sections.newIndex(ofOld: index), newLayout.sections[newIndex].name != section.name {
+                    result.sectionChanges.append(SectionChange(type: .update, index: newIndex, name: newLayout.sections[newIndex].name))
+                }
+            }
+        }
 
         let sectionedMoves = movedRows(sections: sections)
         var deletes: [ObjectChange] = [], inserts: [ObjectChange] = [], moves: [ObjectChange] = [], updates: [ObjectChange] = []

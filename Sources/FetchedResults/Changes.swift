@@ -30,8 +30,13 @@ public struct ObjectChange: Sendable, Hashable {
     }
 }
 
-/// One section's insertion or deletion; the index is against the new state for inserts and the
-/// old state for deletes.
+/// One section's insertion, deletion or renaming; the index is against the old state for
+/// deletes, and against the new state for inserts and updates.
+///
+/// An `update` says that a section kept its rows' identity but changed its name: a section is
+/// named after its first row, so under `NOCASE` a section of "kappa" and "Kappa" rows is
+/// renamed when the other spelling comes first. Redraw its header; its rows get their own
+/// changes.
 public struct SectionChange: Sendable, Hashable {
     public var type: ChangeType
     public var index: Int
@@ -65,7 +70,8 @@ public struct ResultsSnapshot: Sendable, Equatable {
 /// `CollectionDifference`.
 ///
 /// Callbacks arrive synchronously on the thread that committed the transaction, after the
-/// commit, so that a view can update before the writing call returns.
+/// commit, so that a view can update before the writing call returns (see the controller's
+/// Threading section).
 public protocol FetchedResultsControllerDelegate: AnyObject {
     /// A batch begins: call `beginUpdates()` here.
     func controllerWillChangeContent(_ controller: AnyFetchedResultsController)
@@ -79,6 +85,11 @@ public protocol FetchedResultsControllerDelegate: AnyObject {
     func controller(_ controller: AnyFetchedResultsController, didChangeContentWith snapshot: ResultsSnapshot)
     /// The change of the flat, ordered list of row ids (an alternative to the per-change callbacks).
     func controller(_ controller: AnyFetchedResultsController, didChangeContentWith difference: CollectionDifference<Int64>)
+    /// The controller could not follow a commit: a read failed, the table was dropped, a
+    /// refetch failed. The controller keeps its last good results and refetches at the next
+    /// commit or ``FetchedResultsController/processExternalChanges()``. Required, as GRDB's
+    /// `ValueObservation` requires `onError`: an error nobody hears is a silent wrong answer.
+    func controller(_ controller: AnyFetchedResultsController, didFailWith error: any Error)
 }
 
 public extension FetchedResultsControllerDelegate {

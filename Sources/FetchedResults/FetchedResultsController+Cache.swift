@@ -16,7 +16,7 @@ extension FetchedResultsController {
     public func saveCache() throws {
         guard cacheIsStale, let url = cacheFile, let keys, let generation = lastSeenSequence else { return }
         guard let validity = try database.read({ db in try self.cacheValidity(db) }) else { return }
-        try ResultsCacheFile.write(keys, validity: validity, generation: generation, sectionNames: sectionNames, to: url)
+        try ResultsCacheFile.write(keys, validity: validity, generation: generation, sectionNames: sectionNames.mapValues(\.name), to: url)
         cacheIsStale = false
     }
 
@@ -47,8 +47,8 @@ extension FetchedResultsController {
         let sorts = request.sortDescriptors.map { "\($0.key) \($0.ascending ? "ASC" : "DESC") \($0.collation.rawValue)" }
         return [
             "table=\(request.table)",
-            "predicate=\(request.predicate ?? "")",
-            "arguments=\(request.predicateArguments.map(\.description))",
+            "predicate=\(predicate.sql)",
+            "arguments=\(predicate.arguments)",
             "sort=\(sorts.joined(separator: ", "))",
             "sections=\(sectionNameKeyPath ?? "")",
             "limit=\(request.fetchLimit)",
@@ -69,20 +69,28 @@ extension FetchedResultsController {
         var touched = changes.rowIDs[fetchRequest.table.lowercased()] ?? []
         touched.formUnion(try rowsReferring(to: changes.rowIDs, db))
 
-        keys = cachedKeys
-        records.removeAll()
-        if !records.isBatching {
-            let rows = try Row.fetchAll(db, sql: selectSQL + " \(fetchRequest.whereSQL)",
-                                        arguments: StatementArguments(fetchRequest.predicateArguments))
-            records.storeBatch(Dictionary(uniqueKeysWithValues: rows.map { ($0[$0.count - 1], $0) }))
+        var cachedRecords = RecordCache(batchSize: fetchRequest.fetchBatchSize)
+        if !cachedRecords.isBatching {
+            let rows = try Row.fetchAll(db, sql: selectSQL + " \(predicate.whereSQL)", arguments: predicate.arguments)
+            cachedRecords.storeBatch(Dictionary(uniqueKeysWithValues: rows.map { ($0[$0.count - 1], $0) }))
         }
+        // The names were exact when the file was written; those of sections whose first row
+        // changed since are read again below.
+        var names: [[UInt8]: KnownSectionName] = [:]
         for (identity, name) in header.sectionNames {
-            if let bytes = ResultsCacheFile.bytes(fromHex: identity) { sectionNames[bytes] = name }
+            if let bytes = ResultsCacheFile.bytes(fromHex: identity) { names[bytes] = KnownSectionName(name: name, firstRowID: nil) }
         }
-        layout = makeLayout(db)
+        let cachedLayout = try makeLayout(keys: cachedKeys, names: &names, recheck: [], loaded: { cachedRecords[$0] }, db)
+        let previous = (keys, records, layout, sectionNames)
+        (keys, records, layout, sectionNames) = (cachedKeys, cachedRecords, cachedLayout, names)
         // The cache reflects the store at its generation; what was committed since is applied
         // now, without callbacks, as part of this fetch.
-        if !touched.isEmpty { apply(touched: touched, db: db, notify: false) }
+        do {
+            if !touched.isEmpty { try apply(touched: touched, db: db, notify: false) }
+        } catch {
+            (keys, records, layout, sectionNames) = previous
+            throw error
+        }
         lastSeenSequence = changes.latest
         lastFetchSource = .cache
         cacheIsStale = !touched.isEmpty

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 extension FetchedResultsController {
@@ -8,55 +9,76 @@ extension FetchedResultsController {
     /// indexed query), so an app can call it on an idle tick.
     ///
     /// Needs a store with ``ChangeHistory`` installed on the fetched table; without it, changes
-    /// made elsewhere are not seen and this returns false.
+    /// made elsewhere are not seen (but for a schema change, or a refetch an earlier error
+    /// asked for).
+    ///
+    /// - Throws: the database error that stopped it, which the delegate has heard too; the
+    ///   results stay as they were, and the next call tries again.
     @discardableResult
     public func processExternalChanges() throws -> Bool {
-        guard delegate != nil, let lastSeen = lastSeenSequence, keys != nil else { return false }
-        return try database.read { db in
-            guard try ChangeHistory.latestSequence(db) > lastSeen else { return false }
-            self.syncFromHistory(touched: [], db: db)
-            return true
+        guard isTracking, keys != nil else { return false }
+        do {
+            return try database.read { db in
+                if try self.needsRefetch || self.schemaChanged(db) {
+                    try self.refetchAndDiff(db)
+                    return true
+                }
+                guard let lastSeen = self.lastSeenSequence, try ChangeHistory.latestSequence(db) > lastSeen else { return false }
+                try self.syncFromHistory(touched: [], db: db)
+                return true
+            }
+        } catch {
+            fail(with: error)
+            throw error
         }
     }
 
     /// After a local commit: the rows it touched, plus whatever the history names beyond them
     /// (nothing, when the history this commit wrote directly follows what was last seen).
     func applyCommitted(_ committed: CommitObserver.Touched, db: Database) {
-        if let lastSeen = lastSeenSequence, let written = committed.historyWritten, written.directlyFollows(lastSeen) {
-            applyTouched(committed.rowIDs, related: committed.relatedRowIDs, db: db)
-            lastSeenSequence = written.last
-        } else if lastSeenSequence == nil {
-            applyTouched(committed.rowIDs, related: committed.relatedRowIDs, db: db)
-        } else {
-            syncFromHistory(touched: committed.rowIDs, related: committed.relatedRowIDs, db: db)
+        streams.removeAll { $0.isTerminated }
+        // Neither a delegate nor a sequence is left: ignore commits until the next fetch.
+        guard isTracking else { return }
+        do {
+            if try needsRefetch || committed.unknownChanges || schemaChanged(db) {
+                try refetchAndDiff(db)
+            } else if let lastSeen = lastSeenSequence, let written = committed.historyWritten, written.directlyFollows(lastSeen) {
+                try applyTouched(committed.rowIDs, related: committed.relatedRowIDs, db: db)
+                lastSeenSequence = written.last
+            } else if lastSeenSequence == nil {
+                try applyTouched(committed.rowIDs, related: committed.relatedRowIDs, db: db)
+            } else {
+                try syncFromHistory(touched: committed.rowIDs, related: committed.relatedRowIDs, db: db)
+            }
+        } catch {
+            fail(with: error)
         }
     }
 
-    func syncFromHistory(touched: Set<Int64>, related: [String: Set<Int64>] = [:], db: Database) {
+    /// The results fell behind the store: keep the last good ones, refetch at the next look,
+    /// and say why.
+    func fail(with error: any Error) {
+        needsRefetch = true
+        report(error)
+    }
+
+    func syncFromHistory(touched: Set<Int64>, related: [String: Set<Int64>] = [:], db: Database) throws {
         guard let lastSeen = lastSeenSequence else { return }
-        do {
-            let changes = try ChangeHistory.changes(to: observedTables, after: lastSeen, db)
-            if changes.pruned {
-                // The history we had not read yet was pruned: only a full comparison is exact.
-                try refetchAndDiff(db)
-            } else {
-                let rowIDs = touched.union(changes.rowIDs[fetchRequest.table.lowercased()] ?? [])
-                applyTouched(rowIDs, related: related.merging(changes.rowIDs) { $0.union($1) }, db: db)
-            }
-            lastSeenSequence = max(lastSeen, changes.latest)
-        } catch {
-            try? refetchAndDiff(db)
+        let changes = try ChangeHistory.changes(to: observedTables, after: lastSeen, db)
+        if changes.pruned {
+            // The history we had not read yet was pruned: only a full comparison is exact.
+            try refetchAndDiff(db)
+        } else {
+            let rowIDs = touched.union(changes.rowIDs[fetchRequest.table.lowercased()] ?? [])
+            try applyTouched(rowIDs, related: related.merging(changes.rowIDs) { $0.union($1) }, db: db)
         }
+        lastSeenSequence = max(lastSeen, changes.latest)
     }
 
     /// Applies a transaction's touched rows and the fetched rows that refer to its touched
     /// related rows.
-    private func applyTouched(_ rowIDs: Set<Int64>, related: [String: Set<Int64>], db: Database) {
-        do {
-            apply(touched: rowIDs.union(try rowsReferring(to: related, db)), db: db)
-        } catch {
-            try? refetchAndDiff(db)
-        }
+    private func applyTouched(_ rowIDs: Set<Int64>, related: [String: Set<Int64>], db: Database) throws {
+        try apply(touched: rowIDs.union(try rowsReferring(to: related, db)), db: db)
     }
 
     // MARK: - Relationships
@@ -91,21 +113,16 @@ extension FetchedResultsController {
 
     // MARK: - Applying a committed transaction
 
+    /// Re-reads the touched rows and moves them to their new places; nothing changes when a
+    /// read fails.
+    ///
     /// - Parameter notify: false while a fetch catches up, when there is nothing to tell yet.
-    func apply(touched: Set<Int64>, db: Database, notify: Bool = true) {
+    func apply(touched: Set<Int64>, db: Database, notify: Bool = true) throws {
         guard var keys, let oldLayout = layout else { return }
+        let fresh = try readRows(touched, db: db, predicate: true)
         // Take the only reference, so that mutating does not copy the chunks (copy-on-write).
         self.keys = nil
         let windowed = fetchRequest.fetchLimit > 0 || fetchRequest.fetchOffset > 0
-        let fresh: [Int64: Row]
-        do {
-            fresh = try readRows(touched, db: db, predicate: true)
-        } catch {
-            // The rows could not be read back (the table was dropped, say): start over.
-            try? fetchAll(db)
-            return
-        }
-        cacheIsStale = true
 
         var candidates = touched
         if windowed { candidates.formUnion(oldLayout.window.map { keys.rowID(at: $0) }) }
@@ -127,7 +144,7 @@ extension FetchedResultsController {
             if let newKey, let oldKey = oldKeys[id] {
                 changedColumns[id] = Self.changedColumns(records[id], newRow!)
                 // When no row entered or left and no first sort value changed (a +1 win, say),
-                // every section keeps its range, and the old layout is still exact.
+                // every section keeps its range.
                 if firstComponent(oldKey) != firstComponent(newKey) { sectionsUnchanged = false }
                 if newKey == oldKey { continue }
             } else if newKey != nil || oldKeys[id] != nil {
@@ -136,12 +153,39 @@ extension FetchedResultsController {
             if oldKeys[id] != nil { keys.remove(rowID: id) }
             if let newKey { keys.insert(rowID: id, key: newKey) }
         }
+        // A section is named after its first row: when that row changed or another took its
+        // place, the name is read again.
+        if sectionsUnchanged, sectionNameKeyPath != nil {
+            let startTouched = touched.contains { id in
+                oldPositions[id].map(oldLayout.isSectionStart) == true
+                    || keys.position(of: id).flatMap(oldLayout.visiblePosition).map(oldLayout.isSectionStart) == true
+            }
+            if startTouched { sectionsUnchanged = false }
+        }
+        let newLayout: ResultsLayout
+        if sectionsUnchanged {
+            newLayout = oldLayout
+        } else {
+            var names = sectionNames
+            do {
+                newLayout = try makeLayout(keys: keys, names: &names, recheck: touched, loaded: { fresh[$0] ?? self.records[$0] }, db)
+            } catch {
+                // Put every key back as it was, so the results stay the last good ones.
+                for id in touched where newKeys[id] != oldKeys[id] {
+                    if newKeys[id] != nil { keys.remove(rowID: id) }
+                    if let oldKey = oldKeys[id] { keys.insert(rowID: id, key: oldKey) }
+                }
+                self.keys = keys
+                throw error
+            }
+            sectionNames = names
+        }
         for id in touched {
             if let row = fresh[id] { records.update(id, with: row) } else { records.remove(id) }
         }
         self.keys = keys
-        let newLayout = sectionsUnchanged ? oldLayout : makeLayout(db)
         self.layout = newLayout
+        cacheIsStale = true
         if windowed { candidates.formUnion(newLayout.window.map { keys.rowID(at: $0) }) }
 
         let placements = candidates.map { id in
@@ -157,26 +201,33 @@ extension FetchedResultsController {
 
         let changes = ChangeSetBuilder(
             oldLayout: oldLayout, newLayout: newLayout, sameLayout: sectionsUnchanged, placements: placements)
-            .build(flatDifference: changeStyles.contains(.difference))
-        guard notify, !changes.isEmpty, let delegate else { return }
-        deliver(changes, to: delegate, db: db)
+            .build(flatDifference: wantsFlatDifference)
+        guard notify, !changes.isEmpty else { return }
+        deliver(changes, db: db)
     }
 
     private func firstComponent(_ key: [UInt8]) -> ArraySlice<UInt8> {
         key.withUnsafeBufferPointer { key[0..<encoding.firstComponentLength(of: $0)] }
     }
 
-    /// Refetches everything and reports the difference: the fallback when history is missing.
+    /// Refetches everything and reports the difference: after pruned history, an unknown
+    /// change (`notifyChanges(in:)`), a schema change, or an error. Nothing changes when the
+    /// refetch fails.
     func refetchAndDiff(_ db: Database) throws {
-        guard let oldKeys = keys, let oldLayout = layout else { return try fetchAll(db) }
-        let oldRecords = records
-        try fetchAll(db)
-        guard let newKeys = keys, let newLayout = layout, let delegate else { return }
-        // Keep the rows that were loaded, read afresh, so their changes can be told apart.
-        if records.isBatching {
-            let kept = oldRecords.rows.keys.filter { newKeys.contains($0) }
-            records.storeBatch(try readRows(kept, db: db, predicate: false))
+        var fetched = try fetchAll(db)
+        guard let oldKeys = keys, let oldLayout = layout else {
+            install(fetched)
+            needsRefetch = false
+            return
         }
+        let oldRecords = records
+        let newKeys = fetched.keys, newLayout = fetched.layout
+        // Keep the rows that were loaded, read afresh, so their changes can be told apart.
+        if fetched.records.isBatching {
+            let kept = oldRecords.rows.keys.filter { newKeys.contains($0) }
+            fetched.records.storeBatch(try readRows(kept, db: db, predicate: false))
+        }
+        let allColumns = try tableColumns(db)
         var oldByID: [Int64: (position: Int, key: [UInt8])] = [:]
         for visible in 0..<oldLayout.count {
             let position = oldLayout.window.lowerBound + visible
@@ -188,20 +239,22 @@ extension FetchedResultsController {
             let rowID = newKeys.rowID(at: position)
             let old = oldByID.removeValue(forKey: rowID)
             var changed: Set<String> = []
-            if old != nil, let oldRow = oldRecords[rowID], let newRow = records[rowID] {
+            if old != nil, let oldRow = oldRecords[rowID], let newRow = fetched.records[rowID] {
                 changed = Self.changedColumns(oldRow, newRow)
             } else if let old, old.key != newKeys.key(at: position) {
                 // Not loaded before: only a changed key shows that the row changed.
-                changed = Set(try tableColumns(db))
+                changed = Set(allColumns)
             }
             placements.append(CandidatePlacement(rowID: rowID, oldPosition: old?.position, newPosition: visible, changedColumns: changed))
         }
         for (rowID, old) in oldByID {
             placements.append(CandidatePlacement(rowID: rowID, oldPosition: old.position, newPosition: nil, changedColumns: []))
         }
+        install(fetched)
+        needsRefetch = false
         let changes = ChangeSetBuilder(oldLayout: oldLayout, newLayout: newLayout, sameLayout: false, placements: placements)
-            .build(flatDifference: changeStyles.contains(.difference))
-        if !changes.isEmpty { deliver(changes, to: delegate, db: db) }
+            .build(flatDifference: wantsFlatDifference)
+        if !changes.isEmpty { deliver(changes, db: db) }
     }
 
     /// The names of the table columns whose values differ (the trailing row id excluded).
@@ -222,26 +275,56 @@ extension FetchedResultsController {
         try db.columns(in: fetchRequest.table).map(\.name) + relationshipKeyPaths.map(\.keyPath)
     }
 
-    private func deliver(_ changes: ChangeSetBuilder.Result, to delegate: any FetchedResultsControllerDelegate, db: Database) {
+    private var wantsFlatDifference: Bool { changeStyles.contains(.difference) }
+
+    private func deliver(_ changes: ChangeSetBuilder.Result, db: Database) {
         guard let keys, let layout else { return }
+        checkThread()
         databaseInCallback = db
         defer { databaseInCallback = nil }
-        if changeStyles.contains(.changes) {
-            delegate.controllerWillChangeContent(self)
-            for change in changes.sectionChanges { delegate.controller(self, didChange: change) }
-            for change in changes.objectChanges { delegate.controller(self, didChange: change) }
-            delegate.controllerDidChangeContent(self)
+        let snapshot = changeStyles.contains(.snapshot) || !streams.isEmpty ? makeSnapshot(keys: keys, layout: layout, reloaded: changes.reloadedRowIDs) : nil
+        if let delegate {
+            if changeStyles.contains(.changes) {
+                delegate.controllerWillChangeContent(self)
+                for change in changes.sectionChanges { delegate.controller(self, didChange: change) }
+                for change in changes.objectChanges { delegate.controller(self, didChange: change) }
+                delegate.controllerDidChangeContent(self)
+            }
+            if changeStyles.contains(.snapshot), let snapshot {
+                delegate.controller(self, didChangeContentWith: snapshot)
+            }
+            if changeStyles.contains(.difference), let difference = CollectionDifference(changes.flatDifference) {
+                delegate.controller(self, didChangeContentWith: difference)
+            }
         }
-        if changeStyles.contains(.snapshot) {
-            let snapshot = ResultsSnapshot(
-                sections: layout.sections.map { section in
-                    (section.name, section.range.map { keys.rowID(at: layout.window.lowerBound + $0) })
-                },
-                reloadedRowIDs: changes.reloadedRowIDs)
-            delegate.controller(self, didChangeContentWith: snapshot)
+        if let snapshot { yieldToStreams(snapshot) }
+    }
+
+    func makeSnapshot(keys: OrderedKeys, layout: ResultsLayout, reloaded: Set<Int64>) -> ResultsSnapshot {
+        ResultsSnapshot(
+            sections: layout.sections.map { section in
+                (section.name, section.range.map { keys.rowID(at: layout.window.lowerBound + $0) })
+            },
+            reloadedRowIDs: reloaded)
+    }
+
+    /// Tells the delegate and the change sequences of an error.
+    func report(_ error: any Error) {
+        checkThread()
+        delegate?.controller(self, didFailWith: error)
+        failStreams(error)
+    }
+
+    /// Debug builds: callbacks must run on the thread that fetched (see Threading).
+    func checkThread() {
+        #if DEBUG
+        if let ownerThread, ownerThread != Thread.current {
+            preconditionFailure("""
+                a FetchedResultsController's callbacks ran on another thread than the one that called performFetch(): \
+                write to the tracked tables from the controller's own thread (GRDB's synchronous write), \
+                or from another connection and then call processExternalChanges()
+                """)
         }
-        if changeStyles.contains(.difference), let difference = CollectionDifference(changes.flatDifference) {
-            delegate.controller(self, didChangeContentWith: difference)
-        }
+        #endif
     }
 }

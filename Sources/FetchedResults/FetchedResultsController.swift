@@ -24,11 +24,24 @@ public struct ChangeStyles: OptionSet, Sendable {
 /// Changes are incremental: a transaction that touches k rows re-reads those k rows (predicate
 /// re-checked) and places them by binary search, instead of refetching the whole result.
 ///
-/// A controller is not thread-safe: read it from the thread that writes to the database (its
-/// callbacks run there, synchronously, right after each commit).
-open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetchedResultsController,
-    @unchecked Sendable
-{
+/// ## Threading
+///
+/// A controller is not `Sendable`: the compiler keeps it in the isolation domain that made it
+/// (the main actor, say). Its callbacks run synchronously inside the write that commits, or
+/// inside ``processExternalChanges()``; for them to run in the controller's domain, make the
+/// writes to the tracked tables from that domain with GRDB's synchronous `write` (or let
+/// another process or connection write, and call ``processExternalChanges()``). Debug builds
+/// check this: a callback delivered on another thread than the one that called
+/// ``performFetch()`` stops with a message.
+///
+/// ## Errors
+///
+/// After every commit the controller equals a fresh fetch, or it says why not: an error met
+/// while following changes (a failed read, a dropped table) goes to the delegate's
+/// ``FetchedResultsControllerDelegate/controller(_:didFailWith:)``, the controller keeps its
+/// last good results, and the next commit or ``processExternalChanges()`` refetches and reports
+/// the difference.
+open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsController {
     public let fetchRequest: TableFetchRequest
     public let sectionNameKeyPath: String?
     /// The name of the persistent cache file, or nil for none (see ``saveCache()``).
@@ -40,7 +53,9 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
     /// Which callbacks to compute; per-object changes by default.
     public var changeStyles: ChangeStyles = [.changes]
 
-    /// Setting a delegate turns change tracking on; `nil` turns it off.
+    /// Setting a delegate turns change tracking on; `nil` turns it off (unless a
+    /// ``changes()`` sequence is being iterated). An error met while turning tracking on goes
+    /// to the new delegate's ``FetchedResultsControllerDelegate/controller(_:didFailWith:)``.
     public weak var delegate: (any FetchedResultsControllerDelegate)? {
         didSet { updateTracking() }
     }
@@ -52,18 +67,29 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
     var layout: ResultsLayout?
     var records: RecordCache
     let encoding: SortKeyEncoding
-    /// Section names by section identity, so that a layout rebuilt after a change does not read
-    /// the store again for sections it already knew.
-    var sectionNames: [[UInt8]: String] = [:]
+    /// Section names by section identity, with the row they were read from.
+    var sectionNames: [[UInt8]: KnownSectionName] = [:]
     /// The key paths across relationships the request uses, resolved by ``performFetch()``.
     var relationshipKeyPaths: [RelationshipKeyPath] = []
+    /// The predicate, built by ``performFetch()``.
+    var predicate = BuiltPredicate()
     private var observer: CommitObserver?
     /// The last ``ChangeHistory`` sequence number applied; nil when the store keeps no history.
     var lastSeenSequence: Int64?
     /// Whether the results changed since the cache file was last written.
     var cacheIsStale = false
+    /// An error left the results behind the store: the next look refetches.
+    var needsRefetch = false
+    /// The schema version and the fetched table's columns last seen, to notice schema changes.
+    var schemaSeen: (version: Int32, columns: [String])?
     /// The connection in use while callbacks run, so that rows they ask for are read on it.
     var databaseInCallback: Database?
+    /// Consumers of ``changes()`` still iterating.
+    var streams: [ChangeStream] = []
+    #if DEBUG
+    /// The thread of ``performFetch()``, where callbacks must run.
+    var ownerThread: Thread?
+    #endif
 
     /// - Parameters:
     ///   - cacheName: the name of a persistent cache (Core Data's `cacheName`); it needs a store
@@ -86,8 +112,12 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
     }
 
     deinit {
-        if let observer { database.remove(transactionObserver: observer) }
+        // Best effort: a failure leaves temporary triggers whose function no longer records.
+        if let observer { try? Self.stopObserving(observer, on: database) }
     }
+
+    /// Whether commits are followed: a delegate is set or a change sequence is iterated.
+    var isTracking: Bool { delegate != nil || !streams.isEmpty }
 
     // MARK: - Fetching
 
@@ -96,32 +126,45 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
     /// since it was written is read from the store.
     ///
     /// - Throws: ``FetchedResultsError`` for a request without sort descriptors, whose first
-    ///   sort descriptor does not group like the section key path, or with a key path that
-    ///   crosses no known relationship; database errors.
+    ///   sort descriptor does not group like the section key path, with an unsupported
+    ///   collation, on a table without row ids, or with a key path that crosses no known
+    ///   relationship; database errors.
     open func performFetch() throws {
-        try validate()
-        if delegate == nil {
-            if let observer {
-                database.remove(transactionObserver: observer)
-                self.observer = nil
-            }
-            try database.read { db in try self.fetchAll(db) }
-        } else {
+        #if DEBUG
+        ownerThread = Thread.current
+        #endif
+        try database.read { db in try self.validate(db) }
+        if isTracking {
             try fetchAndObserve()
+        } else {
+            if let observer {
+                self.observer = nil
+                try Self.stopObserving(observer, on: database)
+            }
+            let fetched = try database.read { db in try self.fetchAll(db) }
+            install(fetched)
         }
     }
 
-    private func validate() throws {
+    private func validate(_ db: Database) throws {
         guard let first = fetchRequest.sortDescriptors.first else {
             throw FetchedResultsError.missingSortDescriptors(table: fetchRequest.table)
         }
         if let sectionNameKeyPath, sectionNameKeyPath.lowercased() != first.key.lowercased() {
             throw FetchedResultsError.sectionKeyPathMismatch(sectionNameKeyPath: sectionNameKeyPath, firstSortKey: first.key)
         }
-        let request = fetchRequest, keyPaths = request.keyPathsAcrossRelationships(sectionNameKeyPath: sectionNameKeyPath)
-        if !keyPaths.isEmpty {
-            relationshipKeyPaths = try database.read { db in try RelationshipKeyPath.resolve(keyPaths, of: request, db) }
+        if let unsupported = fetchRequest.sortDescriptors.first(where: { !$0.hasSupportedCollation }) {
+            throw FetchedResultsError.unsupportedCollation(key: unsupported.key, collation: unsupported.collation.rawValue)
         }
+        do {
+            _ = try db.makeStatement(sql: "SELECT rowid FROM \(quotedTable) LIMIT 0")
+        } catch let error as DatabaseError where error.message?.contains("no such column") == true {
+            throw FetchedResultsError.tableWithoutRowID(table: fetchRequest.table)
+        }
+        predicate = try BuiltPredicate(fetchRequest.predicate, db)
+        let keyPaths = fetchRequest.keyPathsAcrossRelationships(sectionNameKeyPath: sectionNameKeyPath)
+        relationshipKeyPaths = keyPaths.isEmpty ? [] : try RelationshipKeyPath.resolve(keyPaths, of: fetchRequest, db)
+        sortKeyIndexes = nil
     }
 
     /// Fetches and installs the observer in one turn of the writer, so no commit falls between.
@@ -129,33 +172,70 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
         try database.writeWithoutTransaction { db in
             // One read transaction, so the history position matches the fetched rows exactly.
             try db.inTransaction(.deferred) {
-                if try !self.loadFromCache(db) { try self.fetchAll(db) }
+                if try !self.loadFromCache(db) { self.install(try self.fetchAll(db)) }
                 return .commit
             }
+            self.schemaSeen = try self.currentSchema(db)
             if self.observer == nil {
                 let relatedTables = Set(self.relationshipKeyPaths.map(\.relationship.destinationTable))
                 let observer = CommitObserver(table: self.fetchRequest.table, relatedTables: relatedTables) { [weak self] db, touched in
                     self?.applyCommitted(touched, db: db)
                 }
+                try observer.triggers.install(db)
                 db.add(transactionObserver: observer, extent: .observerLifetime)
                 self.observer = observer
             }
         }
+        needsRefetch = false
     }
 
-    private func updateTracking() {
-        guard keys != nil else { return }
-        if delegate != nil, observer == nil {
-            try? fetchAndObserve()
-        } else if delegate == nil, let observer {
-            database.remove(transactionObserver: observer)
-            self.observer = nil
+    private static func stopObserving(_ observer: CommitObserver, on database: any DatabaseWriter) throws {
+        // Reentrant: a controller may be released inside a write.
+        try database.unsafeReentrantWrite { db in
+            db.remove(transactionObserver: observer)
+            try observer.triggers.remove(db)
         }
     }
 
+    /// Starts or stops following commits after the delegate or the streams changed.
+    func updateTracking() {
+        guard keys != nil else { return }
+        do {
+            if isTracking, observer == nil {
+                try fetchAndObserve()
+            } else if !isTracking, let observer {
+                self.observer = nil
+                try Self.stopObserving(observer, on: database)
+            }
+        } catch {
+            report(error)
+        }
+    }
+
+    /// Everything a fetch produces, installed at once so that a failure leaves the previous
+    /// results in place.
+    struct Fetched {
+        var keys: OrderedKeys
+        var records: RecordCache
+        var layout: ResultsLayout
+        var sectionNames: [[UInt8]: KnownSectionName]
+        var lastSeenSequence: Int64?
+    }
+
+    func install(_ fetched: Fetched) {
+        keys = fetched.keys
+        records = fetched.records
+        layout = fetched.layout
+        sectionNames = fetched.sectionNames
+        lastSeenSequence = fetched.lastSeenSequence
+        lastFetchSource = .store
+        cacheIsStale = true
+    }
+
     /// Fetches the ordering (and, without batching, every row) with one ordered query.
-    func fetchAll(_ db: Database) throws {
+    func fetchAll(_ db: Database) throws -> Fetched {
         var builder = OrderedKeys.Builder()
+        var records = RecordCache(batchSize: fetchRequest.fetchBatchSize)
         var loaded: [Int64: Row] = [:]
         var key: [UInt8] = []
         var values: [DatabaseValue] = []
@@ -164,8 +244,8 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
             // Row ids and sort values only: the store can answer from an index.
             let columns = fetchRequest.sortDescriptors.map { columnSQL($0.key) }.joined(separator: ", ")
             let cursor = try Row.fetchCursor(
-                db, sql: "SELECT rowid, \(columns) FROM \(quotedTable) \(fetchRequest.whereSQL) ORDER BY \(fetchRequest.orderBySQL)",
-                arguments: StatementArguments(fetchRequest.predicateArguments))
+                db, sql: "SELECT rowid, \(columns) FROM \(quotedTable) \(predicate.whereSQL) ORDER BY \(fetchRequest.orderBySQL)",
+                arguments: predicate.arguments)
             while let row = try cursor.next() {
                 values.removeAll(keepingCapacity: true)
                 for index in 1...keyCount { values.append(row[index]) }
@@ -175,8 +255,7 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
             }
         } else {
             let cursor = try Row.fetchCursor(
-                db, sql: selectSQL + " \(fetchRequest.whereSQL) ORDER BY \(fetchRequest.orderBySQL)",
-                arguments: StatementArguments(fetchRequest.predicateArguments))
+                db, sql: selectSQL + " \(predicate.whereSQL) ORDER BY \(fetchRequest.orderBySQL)", arguments: predicate.arguments)
             while let row = try cursor.next() {
                 let rowID: Int64 = row[row.count - 1]
                 key.removeAll(keepingCapacity: true)
@@ -185,30 +264,43 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
                 loaded[rowID] = row.copy()
             }
         }
-        keys = builder.finish()
-        records.removeAll()
+        let keys = builder.finish()
         records.storeBatch(loaded)
-        layout = makeLayout(db)
-        lastSeenSequence = try ChangeHistory.isInstalled(db) ? ChangeHistory.latestSequence(db) : nil
-        lastFetchSource = .store
-        cacheIsStale = true
+        // Every section name read afresh: rows may have changed in ways no event named.
+        var names: [[UInt8]: KnownSectionName] = [:]
+        let layout = try makeLayout(keys: keys, names: &names, recheck: nil, loaded: { records[$0] }, db)
+        let sequence = try ChangeHistory.isInstalled(db) ? ChangeHistory.latestSequence(db) : nil
+        return Fetched(keys: keys, records: records, layout: layout, sectionNames: names, lastSeenSequence: sequence)
     }
 
-    func makeLayout(_ db: Database) -> ResultsLayout {
-        ResultsLayout(keys: keys!, request: fetchRequest, encoding: sectionNameKeyPath == nil ? nil : encoding) { identity, position in
-            if let name = self.sectionNames[identity] { return name }
-            let name = self.readSectionValue(at: position, db).map(ResultsLayout.name) ?? ""
-            self.sectionNames[identity] = name
+    /// Cuts `keys` into sections, each named after the first sort value of its first row.
+    ///
+    /// - Parameters:
+    ///   - names: known names, reused for a section whose first row is the one they were read
+    ///     from and is not in `recheck` (nil: read every name); updated with what is read.
+    ///   - loaded: a full row already in memory, if any.
+    func makeLayout(
+        keys: OrderedKeys, names: inout [[UInt8]: KnownSectionName], recheck: Set<Int64>?, loaded: (Int64) -> Row?,
+        _ db: Database
+    ) throws -> ResultsLayout {
+        try ResultsLayout(keys: keys, request: fetchRequest, encoding: sectionNameKeyPath == nil ? nil : encoding) { identity, position in
+            let firstRowID = keys.rowID(at: position)
+            if let recheck, let known = names[identity], !recheck.contains(firstRowID),
+               known.firstRowID == firstRowID || known.firstRowID == nil {
+                names[identity] = KnownSectionName(name: known.name, firstRowID: firstRowID)
+                return known.name
+            }
+            let value = try loaded(firstRowID).map { sortValues(of: $0)[0] } ?? readSectionValue(of: firstRowID, db)
+            let name = value.map(ResultsLayout.name) ?? ""
+            names[identity] = KnownSectionName(name: name, firstRowID: firstRowID)
             return name
         }
     }
 
-    /// The first sort value of the row at an ordered position, from memory or the store.
-    private func readSectionValue(at position: Int, _ db: Database) -> DatabaseValue? {
-        let rowID = keys!.rowID(at: position)
-        if let row = records[rowID] { return sortValues(of: row)[0] }
+    /// The first sort value of a row, read from the store.
+    private func readSectionValue(of rowID: Int64, _ db: Database) throws -> DatabaseValue? {
         let column = columnSQL(fetchRequest.sortDescriptors[0].key)
-        return try? DatabaseValue.fetchOne(db, sql: "SELECT \(column) FROM \(quotedTable) WHERE rowid = ?", arguments: [rowID])
+        return try DatabaseValue.fetchOne(db, sql: "SELECT \(column) FROM \(quotedTable) WHERE rowid = ?", arguments: [rowID])
     }
 
     var quotedTable: String { fetchRequest.table.quotedDatabaseIdentifier }
@@ -227,8 +319,8 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
         return keyPath.selectExpression(from: fetchRequest.table) + " AS " + key.quotedDatabaseIdentifier
     }
 
-    /// Column positions of the sort keys in `selectSQL`'s rows, found once.
-    private var sortKeyIndexes: [Int]?
+    /// Column positions of the sort keys in `selectSQL`'s rows, found once per schema.
+    var sortKeyIndexes: [Int]?
 
     /// The sort values of a row selected by `selectSQL`.
     func sortValues(of row: Row) -> [DatabaseValue] {
@@ -244,10 +336,29 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
         encoding.key(sortValues(of: row), rowID: row[row.count - 1])
     }
 
+    /// The schema version and the fetched table's columns (with the key paths' columns).
+    func currentSchema(_ db: Database) throws -> (version: Int32, columns: [String]) {
+        let version = try db.schemaVersion()
+        if let schemaSeen, schemaSeen.version == version { return schemaSeen }
+        db.clearSchemaCache()
+        return (version, try db.columns(in: fetchRequest.table).map(\.name) + relationshipKeyPaths.map(\.keyPath))
+    }
+
+    /// Whether the fetched table's columns changed since last seen (another connection altered
+    /// it, say): then rows read before and after differ in shape, and only a refetch is exact.
+    func schemaChanged(_ db: Database) throws -> Bool {
+        let current = try currentSchema(db)
+        defer { schemaSeen = current }
+        guard let seen = schemaSeen, seen.columns != current.columns else { return false }
+        sortKeyIndexes = nil
+        return true
+    }
+
     // MARK: - Access
 
     /// All fetched objects in order, or nil before ``performFetch()``. With a batch size, this
-    /// reads every row from the store; prefer ``object(at:)``.
+    /// reads every row from the store, and stops the program if that read fails; prefer
+    /// ``objectIfPresent(at:)``, which throws.
     public var fetchedObjects: [Record]? {
         guard let layout else { return nil }
         return (0..<layout.count).map { record(atVisible: $0) }
@@ -273,28 +384,38 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
         layout?.sections[section].range.count ?? 0
     }
 
-    /// The name of a section.
+    /// The name of a section: the first sort value of its first row, as text ("" for NULL).
+    /// Under `NOCASE`, rows spelled "kappa" and "Kappa" share a section, named after whichever
+    /// comes first in the order; a fresh fetch and the tracked results always agree on it.
     public func sectionName(at section: Int) -> String {
         layout?.sections[section].name ?? ""
     }
 
     /// The object at an index path. The index path must be valid, as in Core Data, and its row
-    /// must still exist: with a batch size, a row another process deleted and whose deletion
-    /// has not been processed yet cannot be read (see ``objectIfPresent(at:)``).
+    /// must be readable: with a batch size, a row another process deleted and whose deletion
+    /// has not been processed yet, or a failed read, stops the program (see
+    /// ``objectIfPresent(at:)``, which reports both).
     public func object(at indexPath: IndexPath) -> Record {
-        guard let record = objectIfPresent(at: indexPath) else {
-            preconditionFailure("the row at \(indexPath) was deleted from the store before it could be read")
+        do {
+            guard let record = try objectIfPresent(at: indexPath) else {
+                preconditionFailure("the row at \(indexPath) was deleted from the store before it could be read")
+            }
+            return record
+        } catch {
+            preconditionFailure("the row at \(indexPath) could not be read: \(error)")
         }
-        return record
     }
 
     /// The object at a valid index path, or nil when its row has just been deleted by another
     /// connection (possible with a batch size only, until that change is processed).
-    public func objectIfPresent(at indexPath: IndexPath) -> Record? {
+    ///
+    /// - Throws: a database error when the row's batch cannot be read, or a decoding error
+    ///   from `Record`.
+    public func objectIfPresent(at indexPath: IndexPath) throws -> Record? {
         guard let layout, let position = layout.visiblePosition(of: indexPath) else {
             preconditionFailure("index path \(indexPath) is outside the fetched results")
         }
-        return row(atVisible: position).map { try! Record(row: $0) }
+        return try row(atVisible: position).map { try Record(row: $0) }
     }
 
     /// The row id of the object at an index path.
@@ -317,14 +438,18 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
     public var loadedRowCount: Int { records.rows.count }
 
     private func record(atVisible position: Int) -> Record {
-        guard let row = row(atVisible: position) else {
-            preconditionFailure("the row at position \(position) was deleted from the store before it could be read")
+        do {
+            guard let row = try row(atVisible: position) else {
+                preconditionFailure("the row at position \(position) was deleted from the store before it could be read")
+            }
+            return try Record(row: row)
+        } catch {
+            preconditionFailure("the row at position \(position) could not be read: \(error)")
         }
-        return try! Record(row: row)
     }
 
     /// The full row at a visible position, loading its batch when needed.
-    private func row(atVisible position: Int) -> Row? {
+    private func row(atVisible position: Int) throws -> Row? {
         guard let keys, let layout else { return nil }
         let rowID = keys.rowID(at: layout.window.lowerBound + position)
         if let row = records[rowID] { return row }
@@ -333,25 +458,26 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
         let ids = (first..<min(first + batchSize, layout.count)).map { keys.rowID(at: layout.window.lowerBound + $0) }
         let loaded: [Int64: Row]
         if let db = databaseInCallback {
-            loaded = (try? readRows(ids, db: db, predicate: false)) ?? [:]
+            loaded = try readRows(ids, db: db, predicate: false)
         } else {
-            loaded = (try? database.read { db in try self.readRows(ids, db: db, predicate: false) }) ?? [:]
+            loaded = try database.read { db in try self.readRows(ids, db: db, predicate: false) }
         }
         records.storeBatch(loaded)
         return loaded[rowID]
     }
 
     /// Full rows by id; with `predicate`, only those still matching the request.
-    func readRows(_ rowIDs: some Collection<Int64>, db: Database, predicate: Bool) throws -> [Int64: Row] {
+    func readRows(_ rowIDs: some Collection<Int64>, db: Database, predicate usesPredicate: Bool) throws -> [Int64: Row] {
         var result: [Int64: Row] = [:]
         let ids = Array(rowIDs)
-        let condition = predicate ? fetchRequest.predicate.map { " AND (\($0))" } ?? "" : ""
+        let condition = usesPredicate ? predicate.andSQL : ""
         // Chunks keep the number of SQL parameters under SQLite's limit.
         for start in stride(from: 0, to: ids.count, by: 500) {
             let chunk = ids[start..<min(start + 500, ids.count)]
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             let sql = selectSQL + " WHERE rowid IN (\(placeholders))\(condition)"
-            let arguments = StatementArguments(chunk.map(\.databaseValue) + (predicate ? fetchRequest.predicateArguments : []))
+            var arguments = StatementArguments(chunk.map(\.databaseValue))
+            if usesPredicate { arguments += predicate.arguments }
             // Cached: a statement is prepared once per chunk size, not once per commit.
             let statement = try db.cachedStatement(sql: sql)
             for row in try Row.fetchAll(statement, arguments: arguments) {
@@ -383,6 +509,13 @@ open class FetchedResultsController<Record: FetchableRecord & Sendable>: AnyFetc
         return sections.firstIndex { sectionIndexTitle(forSectionName: $0.name) == title }
             ?? min(max(0, index), max(0, sections.count - 1))
     }
+}
+
+/// A section's name and the row it was read from (nil when it came from a cache file, which was
+/// exact when written).
+struct KnownSectionName {
+    var name: String
+    var firstRowID: Int64?
 }
 
 /// Where a controller's ordering came from at its last fetch.

@@ -14,6 +14,13 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
     /// The related table has no column with the key path's second part.
     case unknownRelatedColumn(keyPath: String, table: String)
 
+    /// A sort descriptor uses a collation whose order the controller cannot reproduce in
+    /// memory (only `BINARY` and `NOCASE` are supported).
+    case unsupportedCollation(key: String, collation: String)
+    /// The table has no row id (a `WITHOUT ROWID` table, or a view): rows are followed by row
+    /// id, so such a table cannot be tracked.
+    case tableWithoutRowID(table: String)
+
     public var description: String {
         switch self {
         case let .missingSortDescriptors(table):
@@ -25,6 +32,10 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
         case let .unknownRelationship(keyPath, table):
             let name = keyPath.split(separator: ".").first.map(String.init) ?? keyPath
             return "key path \"\(keyPath)\": table \"\(table)\" has no to-one relationship \"\(name)\"; declare it in the request's relationships, such as ToOneRelationship(\"\(name)\", foreignKey: \"\(name)Id\", destinationTable: \"\(name)\"), or give the table a foreign key to that table's row id"
+        case let .unsupportedCollation(key, collation):
+            return "the sort descriptor on \"\(key)\" uses collation \(collation), whose order a fetched results controller cannot keep in memory: use .binary or .nocase"
+        case let .tableWithoutRowID(table):
+            return "table \"\(table)\" has no row id (a WITHOUT ROWID table or a view), and a fetched results controller follows rows by row id: fetch from a rowid table, or observe this one with GRDB's ValueObservation"
         case let .unknownRelatedColumn(keyPath, table):
             return "key path \"\(keyPath)\": the related table \"\(table)\" has no such column; check the name after the dot"
         }

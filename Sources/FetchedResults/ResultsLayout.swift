@@ -21,7 +21,7 @@ struct ResultsLayout {
     /// - Parameter name: the name of a section, given its identity and the ordered position of
     ///   its first row.
     init(keys: OrderedKeys, request: TableFetchRequest, encoding: SortKeyEncoding?,
-         name: ([UInt8], Int) -> String) {
+         name: ([UInt8], Int) throws -> String) rethrows {
         let lower = min(request.fetchOffset, keys.count)
         let upper = request.fetchLimit > 0 ? min(lower + request.fetchLimit, keys.count) : keys.count
         window = lower..<upper
@@ -41,7 +41,7 @@ struct ResultsLayout {
             let end = keys.endOfRun(withPrefix: identity, in: start..<window.upperBound)
             found.append(Section(
                 identity: identity,
-                name: name(identity, start),
+                name: try name(identity, start),
                 range: (start - window.lowerBound)..<(end - window.lowerBound)))
             start = end
         }
@@ -63,6 +63,11 @@ struct ResultsLayout {
             if sections[middle].range.lowerBound <= position { low = middle } else { high = middle - 1 }
         }
         return low
+    }
+
+    /// Whether a visible position holds the first row of its section.
+    func isSectionStart(_ position: Int) -> Bool {
+        sections[sectionIndex(ofVisible: position)].range.lowerBound == position
     }
 
     func indexPath(ofVisible position: Int) -> IndexPath {

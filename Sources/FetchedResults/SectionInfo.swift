@@ -1,7 +1,7 @@
 import GRDB
 
 /// One section of the fetched results (Core Data's `NSFetchedResultsSectionInfo`).
-public struct SectionInfo<Record>: Sendable where Record: Sendable {
+public struct SectionInfo<Record> {
     /// The section key's value, as text ("" for NULL).
     public let name: String
     /// The title shown in a section index, from
@@ -12,6 +12,8 @@ public struct SectionInfo<Record>: Sendable where Record: Sendable {
 
     public var numberOfObjects: Int { objects.count }
 }
+
+extension SectionInfo: Sendable where Record: Sendable {}
 
 /// A position in sectioned results: a section and a row inside it.
 public struct IndexPath: Hashable, Comparable, Sendable, CustomStringConvertible {

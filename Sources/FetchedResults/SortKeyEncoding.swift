@@ -34,7 +34,7 @@ struct SortKeyEncoding: Sendable {
             case let .double(real): Self.appendNumber(real: real, to: &buffer)
             case let .string(text):
                 var text = text
-                text.withUTF8 { Self.appendBytes($0, tag: Self.textTag, fold: descriptor.collation == .noCase, to: &buffer) }
+                text.withUTF8 { Self.appendBytes($0, tag: Self.textTag, fold: descriptor.foldsCase, to: &buffer) }
             case let .blob(data):
                 data.withUnsafeBytes { Self.appendBytes($0.bindMemory(to: UInt8.self), tag: Self.blobTag, fold: false, to: &buffer) }
             }

@@ -20,7 +20,7 @@ extension WorldCup {
 
         static func printStandings(store options: StoreOptions, json: Bool) throws {
             TextWidth.prepareLocale()
-            let standings = ZoneStanding.group(try options.openSeededStore().teamsInStandingsOrder())
+            let standings = try options.openSeededStore().standings()
             let output = json ? try StandingsFormatter.json(standings) : StandingsFormatter.text(standings)
             FileHandle.standardOutput.write(Data(output.utf8))
         }

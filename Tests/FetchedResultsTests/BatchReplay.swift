@@ -60,6 +60,12 @@ func replay<Content>(_ batch: Recorder.Batch, onto old: SectionedState<Content>,
     for index in insertedSections.sorted() where index <= sections.count && index < new.sections.count {
         sections.insert(new.sections[index], at: index)
     }
+    // Renamed sections (same rows' identity, a new first row spelling it otherwise) in the new state.
+    for change in batch.sections where change.type == .update {
+        if sections.indices.contains(change.index) { sections[change.index].name = change.name } else {
+            problems.append("section update at \(change.index) out of range")
+        }
+    }
     let inserted = batch.objects.filter { $0.type == .insert || $0.type == .move }.sorted { $0.newIndexPath! < $1.newIndexPath! }
     for change in inserted {
         let to = change.newIndexPath!

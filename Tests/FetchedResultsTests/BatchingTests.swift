@@ -19,7 +19,7 @@ import Testing
         }
         func controller(batchSize: Int) throws -> FetchedResultsController<Item> {
             let request = TableFetchRequest(table: "item", sortDescriptors: [
-                ColumnSortDescriptor(key: "grp", collation: .noCase), ColumnSortDescriptor(key: "score", ascending: false),
+                ColumnSortDescriptor(key: "grp", collation: .nocase), ColumnSortDescriptor(key: "score", ascending: false),
                 ColumnSortDescriptor(key: "name"),
             ], fetchBatchSize: batchSize)
             let controller = FetchedResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")

@@ -5,9 +5,9 @@ import Testing
 
 @Suite struct ControllerScenarioTests {
     static let standings = [
-        ColumnSortDescriptor(key: "grp", collation: .noCase),
+        ColumnSortDescriptor(key: "grp", collation: .nocase),
         ColumnSortDescriptor(key: "score", ascending: false),
-        ColumnSortDescriptor(key: "name", collation: .noCase),
+        ColumnSortDescriptor(key: "name", collation: .nocase),
     ]
 
     /// A controller over a few rows in three groups, with a recording delegate.
@@ -23,7 +23,7 @@ import Testing
             }
         }
         let controller = FetchedResultsController<Item>(
-            fetchRequest: TableFetchRequest(table: "item", predicate: predicate, sortDescriptors: Self.standings,
+            fetchRequest: TableFetchRequest(table: "item", predicate: predicate.map { SQL(sql: $0) }, sortDescriptors: Self.standings,
                                             fetchLimit: limit, fetchOffset: offset),
             database: pool, sectionNameKeyPath: "grp")
         controller.delegate = delegate
@@ -168,7 +168,9 @@ import Testing
     }
 
     @Test func sectionIndexTitlesAreCapitalisedFirstLettersAndOverridable() throws {
-        let (controller, pool, _) = try makeController()
+        // The recorder is kept: a controller whose delegate went away stops tracking.
+        let (controller, pool, recorder) = try makeController()
+        defer { withExtendedLifetime(recorder) {} }
         try pool.write { db in
             let item = Item(id: nil, grp: "asia", score: 0, name: "Japan", note: "", visible: 1)
             try item.insert(db)
@@ -177,7 +179,7 @@ import Testing
         #expect(controller.sections!.map(\.indexTitle) == ["A", "A", "E", "S"])
         #expect(controller.section(forSectionIndexTitle: "E", at: 1) == 2)
 
-        final class ZoneInitials: FetchedResultsController<Item>, @unchecked Sendable {
+        final class ZoneInitials: FetchedResultsController<Item> {
             override func sectionIndexTitle(forSectionName sectionName: String) -> String? {
                 String(sectionName.split(separator: " ").compactMap(\.first))
             }

@@ -39,9 +39,9 @@ import Testing
     }
 
     static let standings = [
-        ColumnSortDescriptor(key: "grp", ascending: true, collation: .noCase),
+        ColumnSortDescriptor(key: "grp", ascending: true, collation: .nocase),
         ColumnSortDescriptor(key: "score", ascending: false),
-        ColumnSortDescriptor(key: "name", ascending: true, collation: .noCase),
+        ColumnSortDescriptor(key: "name", ascending: true, collation: .nocase),
     ]
 
     static let configurations: [Configuration] = [
@@ -87,8 +87,8 @@ import Testing
             limitClause = " LIMIT \(request.fetchLimit > 0 ? request.fetchLimit : -1) OFFSET \(request.fetchOffset)"
         }
         let orderBy = request.sortDescriptors.map { "\($0.key) COLLATE \($0.collation.rawValue)\($0.ascending ? "" : " DESC")" }.joined(separator: ", ")
-        let oracleSQL = "SELECT * FROM item WHERE \(request.predicate!) ORDER BY \(orderBy), id\(limitClause)"
-        let arguments = StatementArguments(request.predicateArguments)
+        let (predicate, arguments) = try pool.read { db in try request.predicate!.build(db) }
+        let oracleSQL = "SELECT * FROM item WHERE \(predicate) ORDER BY \(orderBy), id\(limitClause)"
         func oracle() throws -> ItemState {
             try pool.read { db in try ItemState.query(db, sql: oracleSQL, arguments: arguments, sectioned: configuration.sectioned) }
         }

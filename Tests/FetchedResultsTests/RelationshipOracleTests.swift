@@ -39,7 +39,7 @@ import Testing
         let writer = try TransactionWriter(configuration.writer, pool: pool, path: path)
         let request = TableFetchRequest(
             table: "content", predicate: "created % 5 <> 0",
-            sortDescriptors: [ColumnSortDescriptor(key: "bucket.name", collation: .noCase), ColumnSortDescriptor(key: "created", ascending: false)],
+            sortDescriptors: [ColumnSortDescriptor(key: "bucket.name", collation: .nocase), ColumnSortDescriptor(key: "created", ascending: false)],
             fetchBatchSize: configuration.batchSize,
             relationships: [ToOneRelationship("bucket", foreignKey: "bucketId", destinationTable: "bucket")],
             relationshipKeyPathsForRefreshing: ["bucket.color"])

@@ -94,7 +94,7 @@ import Testing
         // No declared relationship: `bucket` is found from the foreign key on bucketId.
         let request = TableFetchRequest(
             table: "content",
-            sortDescriptors: [ColumnSortDescriptor(key: "bucket.name", collation: .noCase), ColumnSortDescriptor(key: "created")])
+            sortDescriptors: [ColumnSortDescriptor(key: "bucket.name", collation: .nocase), ColumnSortDescriptor(key: "created")])
         let fixture = try Fixture(writer: .controllersPool, request: request, sectionNameKeyPath: "bucket.name", foreignKey: true)
         let controller = fixture.controller
         func sections() -> [String] {

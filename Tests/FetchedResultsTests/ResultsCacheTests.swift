@@ -8,9 +8,9 @@ import Testing
 /// cause of invalidity, and always giving the same results as a fetch without it.
 @Suite struct ResultsCacheTests {
     static let standings = [
-        ColumnSortDescriptor(key: "grp", collation: .noCase),
+        ColumnSortDescriptor(key: "grp", collation: .nocase),
         ColumnSortDescriptor(key: "score", ascending: false),
-        ColumnSortDescriptor(key: "name", collation: .noCase),
+        ColumnSortDescriptor(key: "name", collation: .nocase),
     ]
     static let request = TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings, fetchBatchSize: 4)
     static let oracleSQL = "SELECT * FROM item WHERE visible = 1 ORDER BY grp COLLATE NOCASE, score DESC, name COLLATE NOCASE, id"

@@ -20,8 +20,8 @@ import Testing
         }
     }
 
-    @Test(arguments: [Collation.binary, .noCase])
-    func keysSortExactlyLikeOrderBy(collation: Collation) throws {
+    @Test(arguments: [Database.CollationName.binary, .nocase])
+    func keysSortExactlyLikeOrderBy(collation: Database.CollationName) throws {
         let seed = UInt64(17)
         print("SortKeyEncodingTests seed \(seed)")
         var random = SplitMix64(seed: seed)
@@ -59,7 +59,7 @@ import Testing
             try (0..<300).map { _ in try DatabaseValue.fetchOne(db, sql: "SELECT ?", arguments: [Self.randomValue(&random)])! }
         }
         for ascending in [true, false] {
-            let encoding = SortKeyEncoding(descriptors: [ColumnSortDescriptor(key: "x", ascending: ascending, collation: .noCase)])
+            let encoding = SortKeyEncoding(descriptors: [ColumnSortDescriptor(key: "x", ascending: ascending, collation: .nocase)])
             let components = values.map { value in
                 let key = encoding.key([value, .null], rowID: 1)
                 return key.withUnsafeBufferPointer { Array(key[0..<encoding.firstComponentLength(of: $0)]) }

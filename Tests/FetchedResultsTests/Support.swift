@@ -38,7 +38,9 @@ final class Recorder: FetchedResultsControllerDelegate {
     func controller(_ controller: AnyFetchedResultsController, didChangeContentWith difference: CollectionDifference<Int64>) {
         differences.append(difference)
     }
-    func reset() { batches = []; snapshots = []; differences = [] }
+    var errors: [any Error] = []
+    func controller(_ controller: AnyFetchedResultsController, didFailWith error: any Error) { errors.append(error) }
+    func reset() { batches = []; snapshots = []; differences = []; errors = [] }
 }
 
 func makeItemDatabase(history: Bool = false) throws -> (DatabasePool, String) {
@@ -63,7 +65,7 @@ struct SectionedState<Content: Equatable>: Equatable, CustomStringConvertible {
 
     static func == (lhs: SectionedState, rhs: SectionedState) -> Bool {
         lhs.sections.map(\.ids) == rhs.sections.map(\.ids)
-            && lhs.sections.map { $0.name.lowercased() } == rhs.sections.map { $0.name.lowercased() }
+            && lhs.sections.map(\.name) == rhs.sections.map(\.name)
             && lhs.content == rhs.content
     }
 
@@ -72,7 +74,8 @@ struct SectionedState<Content: Equatable>: Equatable, CustomStringConvertible {
     }
 
     /// Groups rows, already in order, into sections of consecutive rows whose section value is
-    /// equal ignoring ASCII case (as NOCASE compares); one unnamed section when not sectioned.
+    /// equal ignoring ASCII case (as NOCASE compares), each named after its first row; one
+    /// unnamed section when not sectioned.
     init(ordered rows: [(id: Int64, section: String?, content: Content)], sectioned: Bool) {
         var sections: [(name: String, ids: [Int64])] = []
         var lastKey: String??

@@ -10,6 +10,7 @@ import Testing
     final class CountingDelegate: FetchedResultsControllerDelegate {
         var batches = 0
         func controllerDidChangeContent(_ controller: AnyFetchedResultsController) { batches += 1 }
+        func controller(_ controller: AnyFetchedResultsController, didFailWith error: any Error) { Issue.record(error) }
     }
 
     @Test func generatorIsReproducibleUniqueAndWide() {

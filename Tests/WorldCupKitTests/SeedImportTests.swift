@@ -10,7 +10,7 @@ import Testing
         let store = try TeamStore.open(path: directory.path + "/store.sqlite")
         let imported = try store.seedIfNeeded { (try SeedFile.read(path: Fixtures.seedPath), Fixtures.seedPath) }
         #expect(imported == 32)
-        let standings = ZoneStanding.group(try store.teamsInStandingsOrder())
+        let standings = try store.standings()
         #expect(standings.map(\.zone) == ["Africa", "Asia", "Europe", "North, Central America & Caribbean", "South America"])
         #expect(standings.map(\.teams.count) == [5, 4, 13, 4, 6])
         #expect(standings.flatMap(\.teams).allSatisfy { $0.wins == 0 && $0.imageName?.hasSuffix("-flag") == true })

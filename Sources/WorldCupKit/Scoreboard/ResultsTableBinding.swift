@@ -7,7 +7,7 @@ import TerminalUI
 ///
 /// The cursor follows an object, not a position: after each batch it goes to wherever the
 /// object with `cursorRowID` now is.
-final class ResultsTableBinding<Record: FetchableRecord & Sendable>: FetchedResultsControllerDelegate {
+final class ResultsTableBinding<Record: FetchableRecord>: FetchedResultsControllerDelegate {
     private unowned let controller: FetchedResultsController<Record>
     private let tableView: TableView
     private var updates = TableUpdates()
@@ -15,6 +15,8 @@ final class ResultsTableBinding<Record: FetchableRecord & Sendable>: FetchedResu
     var cursorRowID: Int64?
     /// Called after each batch, for what else shows the results (a title with counts, say).
     var didApplyChanges: () -> Void = {}
+    /// Called when the controller could not follow a commit (it keeps the last standings).
+    var didFail: (any Error) -> Void = { _ in }
 
     init(controller: FetchedResultsController<Record>, tableView: TableView) {
         self.controller = controller
@@ -29,13 +31,14 @@ final class ResultsTableBinding<Record: FetchableRecord & Sendable>: FetchedResu
         switch section.type {
         case .insert: updates.insertedSections.append(section.index)
         case .delete: updates.deletedSections.append(section.index)
+        // A renamed section's header is redrawn because its text changed.
         case .move, .update: break
         }
     }
 
     func controller(_ controller: AnyFetchedResultsController, didChange object: ObjectChange) {
-        let from = object.indexPath.map(Self.tableIndex)
-        let to = object.newIndexPath.map(Self.tableIndex)
+        let from = object.indexPath.map(TableIndex.init)
+        let to = object.newIndexPath.map(TableIndex.init)
         switch object.type {
         case .insert: updates.insertedRows.append(to!)
         case .delete: updates.deletedRows.append(from!)
@@ -45,12 +48,20 @@ final class ResultsTableBinding<Record: FetchableRecord & Sendable>: FetchedResu
     }
 
     func controllerDidChangeContent(_ controller: AnyFetchedResultsController) {
-        let cursor = cursorRowID.flatMap { self.controller.indexPath(forRowID: $0) }.map(Self.tableIndex)
+        let cursor = cursorRowID.flatMap { self.controller.indexPath(forRowID: $0) }.map(TableIndex.init)
         tableView.performBatchUpdates(updates, cursorAfter: cursor)
         didApplyChanges()
     }
 
-    static func tableIndex(_ indexPath: FetchedResults.IndexPath) -> TableIndex {
-        TableIndex(section: indexPath.section, row: indexPath.row)
+    func controller(_ controller: AnyFetchedResultsController, didFailWith error: any Error) {
+        didFail(error)
+    }
+
+}
+
+extension TableIndex {
+    /// The table view's place for a controller's index path.
+    init(_ indexPath: FetchedResults.IndexPath) {
+        self.init(section: indexPath.section, row: indexPath.row)
     }
 }

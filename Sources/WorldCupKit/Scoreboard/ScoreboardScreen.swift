@@ -48,6 +48,8 @@ public final class ScoreboardScreen: TableViewDataSource {
         layout()
         tableView.reloadData()
         binding.cursorRowID = tableView.cursor.map { controller.rowID(at: indexPath($0)) }
+        // The controller keeps the last standings and says why it could not follow a commit.
+        binding.didFail = { [unowned self] error in message = Self.sentence("\(error)") }
     }
 
     // MARK: - Layout
@@ -113,6 +115,8 @@ public final class ScoreboardScreen: TableViewDataSource {
     private func moveCursor(_ move: (TableView) -> Void) {
         move(tableView)
         binding.cursorRowID = tableView.cursor.map { controller.rowID(at: indexPath($0)) }
+        // The controller keeps the last standings and says why it could not follow a commit.
+        binding.didFail = { [unowned self] error in message = Self.sentence("\(error)") }
     }
 
     private func addWinUnderCursor() {
@@ -156,7 +160,7 @@ public final class ScoreboardScreen: TableViewDataSource {
                 dialog = nil
                 undoStack.append(.added(teamID: team.id!, name: team.teamName))
                 message = "Added \(team.teamName)"
-                moveCursor { $0.setCursor(controller.indexPath(forRowID: team.id!).map(ResultsTableBinding<Team>.tableIndex)) }
+                moveCursor { $0.setCursor(controller.indexPath(forRowID: team.id!).map(TableIndex.init)) }
             } catch let error as WorldCupError {
                 current.problem = Self.sentence(error.description)
                 dialog = current
@@ -204,10 +208,14 @@ public final class ScoreboardScreen: TableViewDataSource {
     /// Where the standings came from at launch: "cache" or "store".
     public var fetchSource: String { controller.lastFetchSource == .cache ? "cache" : "store" }
 
-    /// Writes the standings' cache if it changed; a cache that cannot be written only makes
-    /// the next launch slower, so that is not worth a message.
+    /// Writes the standings' cache if it changed. A cache that cannot be written only makes
+    /// the next launch slower: the scoreboard says so and goes on.
     public func saveCacheIfNeeded() {
-        try? controller.saveCache()
+        do {
+            try controller.saveCache()
+        } catch {
+            message = "Could not save the standings cache (the next start will be slower): \(error)"
+        }
     }
 
     // MARK: - Drawing
@@ -311,7 +319,12 @@ public final class ScoreboardScreen: TableViewDataSource {
 
     public func rowText(at index: TableIndex, width: Int) -> String {
         // A team another process just deleted has no row until its deletion arrives (next tick).
-        controller.objectIfPresent(at: indexPath(index)).map { renderer.text(for: $0, width: width) } ?? ""
+        do {
+            return try controller.objectIfPresent(at: indexPath(index)).map { renderer.text(for: $0, width: width) } ?? ""
+        } catch {
+            message = Self.sentence("\(error)")
+            return ""
+        }
     }
 
     private func indexPath(_ index: TableIndex) -> FetchedResults.IndexPath {

@@ -7,11 +7,7 @@ extension Team {
     /// the same collations as the store's columns so the order equals `ORDER BY` exactly.
     /// Teams are read a screenful at a time, so a store of a million teams costs only their
     /// order in memory.
-    public static let standingsRequest = TableFetchRequest(table: Team.databaseTableName, sortDescriptors: [
-        ColumnSortDescriptor(key: "qualifyingZone", collation: .noCase),
-        ColumnSortDescriptor(key: "wins", ascending: false),
-        ColumnSortDescriptor(key: "teamName", collation: .noCase),
-    ], fetchBatchSize: 100)
+    public static let standingsRequest = TableFetchRequest(Team.self, sortDescriptors: standingsOrder, fetchBatchSize: 100)
 }
 
 extension TeamStore {
@@ -21,7 +17,7 @@ extension TeamStore {
     ///   file per store), or nil for none.
     public func standingsController(cacheDirectory: String? = nil) -> FetchedResultsController<Team> {
         FetchedResultsController(
-            fetchRequest: Team.standingsRequest, database: pool, sectionNameKeyPath: "qualifyingZone",
+            fetchRequest: Team.standingsRequest, database: pool, sectionNameKeyPath: Team.Columns.qualifyingZone.name,
             cacheName: cacheDirectory.map { _ in standingsCacheName },
             cacheDirectory: cacheDirectory.map { URL(fileURLWithPath: $0) })
     }

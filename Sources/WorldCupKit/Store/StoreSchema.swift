@@ -41,12 +41,17 @@ enum StoreSchema {
             // and leaves the rest as it is.
             try ChangeHistory.install(on: "team", in: db)
         }
+        migrator.registerMigration("v4: history of rows REPLACE deletes") { db in
+            try ChangeHistory.install(on: "team", in: db)
+        }
         return migrator
     }
 
     /// The standings order as an index, so the ordered fetch is a scan of it (a big import
-    /// drops it and builds it again).
-    static let standingsIndexSQL = "CREATE INDEX team_standings ON team (qualifyingZone, wins DESC, teamName)"
+    /// drops it and builds it again). Made from ``Team/standingsOrder``, like the
+    /// scoreboard's request and `worldcup list`.
+    static let standingsIndexSQL =
+        "CREATE INDEX team_standings ON team (" + Team.standingsOrder.map(\.orderingSQL).joined(separator: ", ") + ")"
 
     /// History rows kept when pruning: far more than an open scoreboard falls behind between
     /// two looks; one that does fall behind refetches.

@@ -1,3 +1,4 @@
+import FetchedResults
 import GRDB
 
 /// One World Cup team: the tutorial's four attributes plus SQLite's row id.
@@ -21,10 +22,24 @@ public struct Team: Codable, Equatable, Sendable, FetchableRecord, PersistableRe
     /// The image name every team added by hand gets, as in the tutorial.
     public static let addedTeamImageName = "wenderland-flag"
 
+    /// The table's columns, for requests and sort descriptors.
+    public enum Columns {
+        public static let id = Column("id")
+        public static let teamName = Column(CodingKeys.teamName)
+        public static let qualifyingZone = Column(CodingKeys.qualifyingZone)
+        public static let imageName = Column(CodingKeys.imageName)
+        public static let wins = Column(CodingKeys.wins)
+    }
+
     /// The standings order, the tutorial's three sort descriptors
-    /// `[qualifyingZone ↑, wins ↓, teamName ↑]` plus the row id so that the order is total.
-    /// Both text columns are declared `COLLATE NOCASE`, so the comparison is case-insensitive.
-    public static let standingsOrderSQL = "qualifyingZone, wins DESC, teamName, id"
+    /// `[qualifyingZone ↑, wins ↓, teamName ↑]`, text compared as the columns are declared
+    /// (`NOCASE`). The one source of the order: the scoreboard's request, `worldcup list` and
+    /// the store's standings index are all made from it (the row id breaks ties).
+    public static let standingsOrder: [ColumnSortDescriptor] = [
+        .ascending(Columns.qualifyingZone, collation: .nocase),
+        .descending(Columns.wins),
+        .ascending(Columns.teamName, collation: .nocase),
+    ]
 }
 
 /// Case folding exactly as SQLite's `NOCASE` collation does it: ASCII letters only.

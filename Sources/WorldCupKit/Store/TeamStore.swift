@@ -260,11 +260,21 @@ public final class TeamStore: Sendable {
 
     // MARK: - Reads
 
-    /// Every team in standings order (zone ↑, wins ↓, name ↑ ignoring case, id).
-    public func teamsInStandingsOrder() throws -> [Team] {
+    /// The teams by zone in standings order (``Team/standingsOrder``), as the scoreboard shows
+    /// them: the sections of a results controller that does not track changes.
+    public func standings() throws -> [ZoneStanding] {
         try StoreErrors.translating(path: path) {
-            try pool.read { db in try Team.order(sql: Team.standingsOrderSQL).fetchAll(db) }
+            let controller = FetchedResultsController<Team>(
+                fetchRequest: TableFetchRequest(Team.self, sortDescriptors: Team.standingsOrder),
+                database: pool, sectionNameKeyPath: Team.Columns.qualifyingZone.name)
+            try controller.performFetch()
+            return controller.sections!.map { ZoneStanding(zone: $0.name, teams: $0.objects) }
         }
+    }
+
+    /// Every team in standings order.
+    public func teamsInStandingsOrder() throws -> [Team] {
+        try standings().flatMap(\.teams)
     }
 
     // MARK: - Import

@@ -87,7 +87,8 @@ final class CommitObserver: TransactionObserver {
             if relatedTables.contains(name) { committed.relatedRowIDs[name, default: []].formUnion(rowIDs) }
             if name == table { committed.rowIDs.formUnion(rowIDs) }
         }
-        guard !committed.isEmpty else { return }
+        // Called for every commit, even one that touched nothing here: a commit may bring back
+        // a table after an error, or change its schema.
         onCommit(db, committed)
     }
 

@@ -17,6 +17,10 @@ extension FetchedResultsController {
     @discardableResult
     public func processExternalChanges() throws -> Bool {
         guard isTracking, keys != nil else { return false }
+        #if DEBUG
+        exclusiveAccess.enter()
+        defer { exclusiveAccess.leave() }
+        #endif
         do {
             return try database.read { db in
                 if try self.needsRefetch || self.schemaChanged(db) {
@@ -39,7 +43,14 @@ extension FetchedResultsController {
         streams.removeAll { $0.isTerminated }
         // Neither a delegate nor a sequence is left: ignore commits until the next fetch.
         guard isTracking else { return }
+        #if DEBUG
+        exclusiveAccess.enter()
+        defer { exclusiveAccess.leave() }
+        #endif
         do {
+            if try committed.isEmpty && !needsRefetch && db.schemaVersion() == schemaSeen?.version {
+                return
+            }
             if try needsRefetch || committed.unknownChanges || schemaChanged(db) {
                 try refetchAndDiff(db)
             } else if let lastSeen = lastSeenSequence, let written = committed.historyWritten, written.directlyFollows(lastSeen) {
@@ -279,7 +290,6 @@ extension FetchedResultsController {
 
     private func deliver(_ changes: ChangeSetBuilder.Result, db: Database) {
         guard let keys, let layout else { return }
-        checkThread()
         databaseInCallback = db
         defer { databaseInCallback = nil }
         let snapshot = changeStyles.contains(.snapshot) || !streams.isEmpty ? makeSnapshot(keys: keys, layout: layout, reloaded: changes.reloadedRowIDs) : nil
@@ -310,21 +320,7 @@ extension FetchedResultsController {
 
     /// Tells the delegate and the change sequences of an error.
     func report(_ error: any Error) {
-        checkThread()
         delegate?.controller(self, didFailWith: error)
         failStreams(error)
-    }
-
-    /// Debug builds: callbacks must run on the thread that fetched (see Threading).
-    func checkThread() {
-        #if DEBUG
-        if let ownerThread, ownerThread != Thread.current {
-            preconditionFailure("""
-                a FetchedResultsController's callbacks ran on another thread than the one that called performFetch(): \
-                write to the tracked tables from the controller's own thread (GRDB's synchronous write), \
-                or from another connection and then call processExternalChanges()
-                """)
-        }
-        #endif
     }
 }

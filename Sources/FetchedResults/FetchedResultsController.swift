@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// Which change callbacks a controller computes and delivers to its delegate.
 public struct ChangeStyles: OptionSet, Sendable {
@@ -27,12 +28,13 @@ public struct ChangeStyles: OptionSet, Sendable {
 /// ## Threading
 ///
 /// A controller is not `Sendable`: the compiler keeps it in the isolation domain that made it
-/// (the main actor, say). Its callbacks run synchronously inside the write that commits, or
-/// inside ``processExternalChanges()``; for them to run in the controller's domain, make the
-/// writes to the tracked tables from that domain with GRDB's synchronous `write` (or let
-/// another process or connection write, and call ``processExternalChanges()``). Debug builds
-/// check this: a callback delivered on another thread than the one that called
-/// ``performFetch()`` stops with a message.
+/// (the main actor, say), so two threads never use it at once — with one exception the
+/// compiler cannot see. Its callbacks run inside the write that commits: make the writes to the
+/// tracked tables from the controller's own domain with GRDB's synchronous `write`, which
+/// blocks until the callbacks are done, or let another connection or process write and call
+/// ``processExternalChanges()`` from the controller's domain. An `await pool.write { … }` from
+/// elsewhere would run the callbacks on GRDB's writer thread while the controller may be in use:
+/// debug builds catch such an overlap and stop with a message.
 ///
 /// ## Errors
 ///
@@ -87,8 +89,8 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
     /// Consumers of ``changes()`` still iterating.
     var streams: [ChangeStream] = []
     #if DEBUG
-    /// The thread of ``performFetch()``, where callbacks must run.
-    var ownerThread: Thread?
+    /// Debug builds: catches two threads fetching or applying changes at once.
+    let exclusiveAccess = ExclusiveAccess()
     #endif
 
     /// - Parameters:
@@ -131,7 +133,8 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
     ///   relationship; database errors.
     open func performFetch() throws {
         #if DEBUG
-        ownerThread = Thread.current
+        exclusiveAccess.enter()
+        defer { exclusiveAccess.leave() }
         #endif
         try database.read { db in try self.validate(db) }
         if isTracking {
@@ -525,3 +528,32 @@ public enum FetchSource: Sendable, Equatable {
     /// The persistent cache file, brought up to date from the change history.
     case cache
 }
+
+#if DEBUG
+/// Debug builds: the thread inside a controller's fetch or change application, so that a second
+/// thread entering at the same time stops the program with a message instead of racing.
+final class ExclusiveAccess: Sendable {
+    private let state = Mutex<(thread: ObjectIdentifier?, depth: Int)>((nil, 0))
+
+    func enter() {
+        let current = ObjectIdentifier(Thread.current)
+        state.withLock { state in
+            if let owner = state.thread, owner != current {
+                preconditionFailure("""
+                    a FetchedResultsController was used by two threads at once: write to the tracked tables \
+                    from the controller's own thread or actor with GRDB's synchronous write, or from another \
+                    connection and then call processExternalChanges() (see the controller's Threading section)
+                    """)
+            }
+            state = (current, state.depth + 1)
+        }
+    }
+
+    func leave() {
+        state.withLock { state in
+            state.depth -= 1
+            if state.depth == 0 { state.thread = nil }
+        }
+    }
+}
+#endif

@@ -21,7 +21,7 @@ enum UndetectedChanges {
         for index in try Row.fetchAll(db, sql: "SELECT name, \"unique\" FROM pragma_index_list(?)", arguments: [table]) {
             guard (index["unique"] as Int) == 1, let name = index["name"] as String? else { continue }
             let keyColumns = try Row.fetchAll(
-                db, sql: "SELECT cid, name, coll FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno", arguments: [name])
+                db, sql: "SELECT cid, name, coll FROM pragma_index_xinfo(?) WHERE key = 1", arguments: [name])
             guard !keyColumns.isEmpty, keyColumns.allSatisfy({ ($0["cid"] as Int) >= 0 }) else { continue }
             let terms = keyColumns.map { column -> String in
                 let name = (column["name"] as String).quotedDatabaseIdentifier

@@ -38,10 +38,12 @@ extension RandomWorkload {
 }
 
 /// Commits a test's transactions through the controller's own pool, another connection, or the
-/// sqlite3 shell in another process — the last two unseen by the controller until it polls.
+/// sqlite3 shell in another process — the last two unseen by the controller until it polls —
+/// or through another connection followed by GRDB's `notifyChanges(in:)` on the pool, the
+/// documented remedy for changes a connection cannot see.
 final class TransactionWriter {
     enum Kind: String, CaseIterable, Sendable {
-        case controllersPool, otherConnection, otherProcess
+        case controllersPool, otherConnection, otherProcess, otherConnectionThenNotify
     }
 
     let kind: Kind
@@ -52,16 +54,19 @@ final class TransactionWriter {
     init(_ kind: Kind, pool: DatabasePool, path: String) throws {
         self.kind = kind
         self.pool = pool
-        queue = kind == .otherConnection ? try DatabaseQueue(path: path) : nil
+        queue = kind == .otherConnection || kind == .otherConnectionThenNotify ? try DatabaseQueue(path: path) : nil
         shell = kind == .otherProcess ? try SQLiteShell(path: path) : nil
     }
 
     /// Whether the controller must poll to see what this writer commits.
-    var needsPolling: Bool { kind != .controllersPool }
+    var needsPolling: Bool { kind == .otherConnection || kind == .otherProcess }
 
     func run(_ transaction: RandomTransaction) throws {
         if let shell { return try transaction.run(in: shell) }
         try transaction.run(on: queue ?? pool)
+        if kind == .otherConnectionThenNotify {
+            try pool.write { db in try db.notifyChanges(in: DatabaseRegion.fullDatabase) }
+        }
     }
 
     /// Deletes the whole change history, so a controller that has not polled yet must refetch.

@@ -19,12 +19,16 @@ import Testing
         /// Writes through the `sqlite3` shell in another process, one to three transactions
         /// between two polls; the history is sometimes pruned before a poll.
         case otherProcess
+        /// Writes through a separate connection, with no history; the controller's pool then
+        /// calls `notifyChanges(in:)`, and the controller refetches and diffs.
+        case otherConnectionThenNotify
 
         var kind: TransactionWriter.Kind {
             switch self {
             case .local, .localWithHistory: return .controllersPool
             case .otherConnection: return .otherConnection
             case .otherProcess: return .otherProcess
+            case .otherConnectionThenNotify: return .otherConnectionThenNotify
             }
         }
     }
@@ -65,6 +69,9 @@ import Testing
         .init(label: "history, writer in another process, pruning", request: TableFetchRequest(
               table: "item", predicate: "visible = 1", sortDescriptors: standings),
               sectioned: true, transactions: 600, writer: .otherProcess),
+        .init(label: "writer on another connection, then notifyChanges", request: TableFetchRequest(
+              table: "item", predicate: "visible = 1", sortDescriptors: standings),
+              sectioned: true, transactions: 400, writer: .otherConnectionThenNotify),
     ]
 
     @Test(arguments: configurations)
@@ -72,7 +79,8 @@ import Testing
         let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? 20261122
         print("RandomisedOracleTests[\(configuration.label)] seed \(seed)")
         var random = SplitMix64(seed: seed)
-        let (pool, path) = try makeItemDatabase(history: configuration.writer != .local)
+        let (pool, path) = try makeItemDatabase(
+            history: configuration.writer != .local && configuration.writer != .otherConnectionThenNotify)
         let writer = try TransactionWriter(configuration.writer.kind, pool: pool, path: path)
         let request = configuration.request
         let controller = FetchedResultsController<Item>(
@@ -109,13 +117,16 @@ import Testing
 }
 
 /// Random writes to the item table: inserts, deletes, updates of the section, sort and plain
-/// columns, predicate entry and exit, no-op updates, several rows per transaction, rollbacks.
+/// columns, predicate entry and exit, no-op updates, several rows per transaction, rollbacks,
+/// and the changes SQLite's update hook does not report: row ids that change (onto a free id
+/// or over another row) and `REPLACE` through the unique `code` column.
 ///
 /// Transactions are SQL text with literal values, so that a shell in another process can run
 /// them as well as a connection of this one.
 enum RandomWorkload {
     static let groups: [String?] = ["Africa", "africa", "Asia", "Europe", "Internets", "日本", "Zone", nil]
     static let names = ["alpha", "Alpha", "beta", "Émile", "émile", "zeta", "Z", "a", "日本", "ß", "", "Ωmega"]
+    static let codes = ["c1", "c2", "c3", "c4"]
 
     /// One random transaction over the rows with these ids.
     static func transaction(itemIDs: [Int64], random: inout SplitMix64) -> RandomTransaction {
@@ -125,7 +136,7 @@ enum RandomWorkload {
         var statements: [String] = []
         for _ in 0..<Int.random(in: 1...4, using: &random) {
             let target = ids.randomElement(using: &random)
-            switch (Int.random(in: 0..<10, using: &random), target) {
+            switch (Int.random(in: 0..<13, using: &random), target) {
             case (0...2, _), (_, nil):
                 let score = Int.random(in: 0..<8, using: &random) == 0 ? nil : Int.random(in: 0...5, using: &random)
                 let values = [String(nextID), sqlLiteral(groups.randomElement(using: &random)!), score.map(String.init) ?? "NULL",
@@ -146,6 +157,22 @@ enum RandomWorkload {
                 statements.append("UPDATE item SET note = note || 'x' WHERE id = \(id)")
             case (8, let id?):
                 statements.append("UPDATE item SET visible = 1 - visible WHERE id = \(id)")
+            case (10, let id?):
+                // A new row id: a free one, or another row's (which REPLACE deletes).
+                let newID = Bool.random(using: &random) ? nextID : ids.randomElement(using: &random)!
+                statements.append("UPDATE OR REPLACE item SET id = \(newID) WHERE id = \(id)")
+                ids.removeAll { $0 == id || $0 == newID }
+                ids.append(newID)
+                if newID == nextID { nextID += 1 }
+            case (11, let id?):
+                // Another row holding this code is deleted by REPLACE.
+                statements.append("UPDATE OR REPLACE item SET code = \(sqlLiteral(codes.randomElement(using: &random)!)) WHERE id = \(id)")
+            case (12, _):
+                let values = [String(nextID), sqlLiteral(groups.randomElement(using: &random)!), String(Int.random(in: 0...5, using: &random)),
+                              sqlLiteral(names.randomElement(using: &random)!), "''", "1", sqlLiteral(codes.randomElement(using: &random)!)]
+                statements.append("INSERT OR REPLACE INTO item (id, grp, score, name, note, visible, code) VALUES (\(values.joined(separator: ", ")))")
+                ids.append(nextID)
+                nextID += 1
             case (_, let id?):
                 // Touches the row without changing it: must produce no callback by itself.
                 statements.append("UPDATE item SET score = score WHERE id = \(id)")

@@ -35,10 +35,7 @@ import Testing
             }
             pool = try DatabasePool(path: folder.store, configuration: configuration)
             try pool.write { db in
-                try db.execute(sql: """
-                    CREATE TABLE item (id INTEGER PRIMARY KEY, grp TEXT, score INTEGER, name TEXT NOT NULL,
-                                       note TEXT NOT NULL DEFAULT '', visible INTEGER NOT NULL DEFAULT 1)
-                    """)
+                try db.execute(sql: itemTableSQL)
                 try ChangeHistory.install(on: "item", in: db)
             }
             var random = SplitMix64(seed: seed)

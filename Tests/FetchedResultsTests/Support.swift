@@ -11,7 +11,15 @@ struct Item: Codable, FetchableRecord, PersistableRecord, Equatable, Sendable {
     var name: String
     var note: String
     var visible: Int
+    /// Unique when not NULL: `REPLACE` through it deletes the row that held the code.
+    var code: String? = nil
 }
+
+/// The test table: sections (`grp`), sort keys, a predicate column, and a unique column.
+let itemTableSQL = """
+    CREATE TABLE item (id INTEGER PRIMARY KEY, grp TEXT, score INTEGER, name TEXT NOT NULL,
+                       note TEXT NOT NULL DEFAULT '', visible INTEGER NOT NULL DEFAULT 1, code TEXT UNIQUE)
+    """
 
 /// Records every callback, batch by batch.
 final class Recorder: FetchedResultsControllerDelegate {
@@ -47,10 +55,7 @@ func makeItemDatabase(history: Bool = false) throws -> (DatabasePool, String) {
     let path = NSTemporaryDirectory() + "fetched-results-" + UUID().uuidString + ".sqlite"
     let pool = try DatabasePool(path: path)
     try pool.write { db in
-        try db.execute(sql: """
-            CREATE TABLE item (id INTEGER PRIMARY KEY, grp TEXT, score INTEGER, name TEXT NOT NULL,
-                               note TEXT NOT NULL DEFAULT '', visible INTEGER NOT NULL DEFAULT 1)
-            """)
+        try db.execute(sql: itemTableSQL)
         if history { try ChangeHistory.install(on: "item", in: db) }
     }
     return (pool, path)

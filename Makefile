@@ -4,7 +4,7 @@ SHELL := /bin/bash
 APT_PACKAGES := libncurses-dev libsqlite3-dev pkg-config tmux sqlite3
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)/worldcup
 
-.PHONY: run test bench build deps clean
+.PHONY: run test bench build deps clean docs
 
 ## deps: install the system packages the build and the tests need, if any is missing.
 deps:
@@ -53,6 +53,12 @@ bench: deps
 	$(SWIFT) build -c release --product worldcup-bench
 	$$($(SWIFT) build -c release --show-bin-path)/worldcup-bench --worldcup $$($(SWIFT) build -c release --show-bin-path)/worldcup \
 		--sizes $(BENCH_SIZES) --iterations $(BENCH_ITERATIONS) --output BENCHMARKS.md --plot docs/per-change-cost.svg
+
+## docs: the FetchedResults DocC archive in .build/docs/FetchedResults.doccarchive (warnings fail it).
+docs:
+	@mkdir -p .build/docs && rm -rf .build/docs/FetchedResults.doccarchive
+	$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target FetchedResults \
+		--warnings-as-errors --output-path .build/docs/FetchedResults.doccarchive
 
 clean:
 	rm -rf .build

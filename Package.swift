@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "worldcup",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "FetchedResults", targets: ["FetchedResults"]),
         .executable(name: "worldcup", targets: ["worldcup"]),
@@ -11,6 +11,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // `make docs`: the FetchedResults DocC archive.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The results controller: knows SQLite (through GRDB), nothing of curses or teams.

@@ -56,7 +56,7 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
     public var changeStyles: ChangeStyles = [.changes]
 
     /// Setting a delegate turns change tracking on; `nil` turns it off (unless a
-    /// ``changes()`` sequence is being iterated). An error met while turning tracking on goes
+    /// ``snapshots()`` sequence is being iterated). An error met while turning tracking on goes
     /// to the new delegate's ``FetchedResultsControllerDelegate/controller(_:didFailWith:)``.
     public weak var delegate: (any FetchedResultsControllerDelegate)? {
         didSet { updateTracking() }
@@ -86,7 +86,7 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
     var schemaSeen: (version: Int32, columns: [String])?
     /// The connection in use while callbacks run, so that rows they ask for are read on it.
     var databaseInCallback: Database?
-    /// Consumers of ``changes()`` still iterating.
+    /// Consumers of ``snapshots()`` still iterating.
     var streams: [ChangeStream] = []
     #if DEBUG
     /// Debug builds: catches two threads fetching or applying changes at once.
@@ -94,6 +94,10 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
     #endif
 
     /// - Parameters:
+    ///   - fetchRequest: what to fetch and in which order.
+    ///   - database: the pool or queue to read from and whose commits to follow.
+    ///   - sectionNameKeyPath: the key whose values cut the results into sections (it must be
+    ///     the first sort descriptor's key), or nil for one section.
     ///   - cacheName: the name of a persistent cache (Core Data's `cacheName`); it needs a store
     ///     with ``ChangeHistory`` installed, and is ignored without one.
     ///   - cacheDirectory: where cache files live; by default `$XDG_CACHE_HOME/FetchedResults`.

@@ -32,6 +32,14 @@ struct WorldCup: ParsableCommand {
     @Option(help: ArgumentHelp("When quitting, write timing figures (first frame, each key until the screen was updated, peak memory) to this file.", valueName: "file"))
     var stats: String?
 
+    /// For the reliability tests only, so hidden: this key makes the program trap, as a bug would.
+    @Option(help: .hidden)
+    var testCrashKey: String?
+
+    /// For the reliability tests only, so hidden: a file that gets one line per committed win.
+    @Option(help: .hidden)
+    var testCommitLog: String?
+
     func run() throws {
         let sessionStats = stats.map(SessionStats.init(path:))
         try reportingErrors {
@@ -44,10 +52,9 @@ struct WorldCup: ParsableCommand {
                 try ScoreboardSession.run(
                     store: try store.openSeededStore(), showsFlags: flags, colors: colors,
                     cacheDirectory: StoreLocation.defaultCacheDirectory(environment: environment), stats: sessionStats,
-                    crashKey: environment["WORLDCUP_TEST_CRASH_KEY"].flatMap(\.first),
-                    commitLog: environment["WORLDCUP_TEST_COMMIT_LOG"])
+                    crashKey: testCrashKey?.first, commitLog: testCommitLog)
             } catch let error as TerminalError {
-                throw CommandFailure(error.description)
+                throw CommandFailure(error.description + " To print the standings without the scoreboard, use: worldcup list")
             }
         }
     }

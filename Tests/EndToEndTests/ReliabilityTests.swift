@@ -18,7 +18,7 @@ import Testing
     @Test func fourProcessesTimes250WinsBesideARunningScoreboard() throws {
         let directory = TemporaryDirectory()
         let log = directory.path + "/commits.log"
-        let scoreboard = try Tmux(command: "WORLDCUP_TEST_COMMIT_LOG='\(log)' \(directory.scoreboard)")
+        let scoreboard = try Tmux(command: "\(directory.scoreboard) --test-commit-log '\(log)'")
         #expect(scoreboard.waitFor("World Cup — 32 teams in 5 zones"))
 
         let processes = 4, winsEach = 250
@@ -58,7 +58,7 @@ import Testing
         var random = SystemRandomNumberGenerator()
         var previousWins = 0
         for round in 1...20 {
-            let terminal = try Tmux(command: "WORLDCUP_TEST_COMMIT_LOG='\(log)' \(directory.scoreboard)")
+            let terminal = try Tmux(command: "\(directory.scoreboard) --test-commit-log '\(log)'")
             try #require(terminal.waitFor("World Cup — 32 teams"), "round \(round): the scoreboard started")
             for _ in 0..<Int.random(in: 5...25, using: &random) { try terminal.press("Enter") }
             usleep(UInt32.random(in: 0...150_000, using: &random))

@@ -9,8 +9,9 @@ import GRDB
 public final class TeamStore: Sendable {
     /// The store file's path, as the user gave it.
     public let path: String
-    /// The connection pool (WAL mode: readers never block the writer).
-    public let pool: DatabasePool
+    /// The connection pool (WAL mode: readers never block the writer); not public, so that
+    /// every write goes through the store's methods and their checks.
+    let pool: DatabasePool
 
     /// Called as an import proceeds with (rows written, rows in all).
     public typealias Progress = @Sendable (Int, Int) -> Void

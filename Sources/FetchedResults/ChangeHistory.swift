@@ -40,7 +40,7 @@ public enum ChangeHistory {
                 """)
         }
         let replaceTriggers = try UndetectedChanges.replaceTriggers(
-            on: table, named: "fetchedresults_\(table)", temporary: false,
+            on: table, named: replaceTriggerPrefix(table), temporary: false,
             action: { whereSQL in "INSERT INTO \(tableName) (tableName, changedRowID) SELECT \(name), rowid FROM \(quoted) WHERE \(whereSQL)" },
             db)
         for trigger in replaceTriggers { try db.execute(sql: trigger) }
@@ -52,8 +52,9 @@ public enum ChangeHistory {
     /// bulk write's transaction, so that readers see the write and the mark together.
     public static func withoutRecording<T>(on table: String, in db: Database, _ body: () throws -> T) throws -> T {
         guard try db.tableExists(tableName) else { return try body() }
-        for event in ["insert", "update", "delete", "replace_insert", "replace_update"] {
-            try db.execute(sql: "DROP TRIGGER IF EXISTS \(triggerName(table, event).quotedDatabaseIdentifier)")
+        let replace = UndetectedChanges.replaceTriggerSuffixes
+        for name in ["insert", "update", "delete"].map({ triggerName(table, $0) }) + [replace.insert, replace.update].map({ replaceTriggerPrefix(table) + $0 }) {
+            try db.execute(sql: "DROP TRIGGER IF EXISTS \(name.quotedDatabaseIdentifier)")
         }
         let result = try body()
         try install(on: table, in: db)
@@ -67,6 +68,11 @@ public enum ChangeHistory {
 
     private static func triggerName(_ table: String, _ event: String) -> String {
         "fetchedresults_\(table)_\(event)"
+    }
+
+    /// What the names of the triggers recording `REPLACE` deletions start with.
+    private static func replaceTriggerPrefix(_ table: String) -> String {
+        "fetchedresults_\(table)"
     }
 
     /// Deletes all but the newest `keeping` history rows. A controller that had not yet read

@@ -238,7 +238,6 @@ extension FetchedResultsController {
             let kept = oldRecords.rows.keys.filter { newKeys.contains($0) }
             fetched.records.storeBatch(try readRows(kept, db: db, predicate: false))
         }
-        let allColumns = try tableColumns(db)
         var oldByID: [Int64: (position: Int, key: [UInt8])] = [:]
         for visible in 0..<oldLayout.count {
             let position = oldLayout.window.lowerBound + visible
@@ -254,7 +253,7 @@ extension FetchedResultsController {
                 changed = Self.changedColumns(oldRow, newRow)
             } else if let old, old.key != newKeys.key(at: position) {
                 // Not loaded before: only a changed key shows that the row changed.
-                changed = Set(allColumns)
+                changed = Set(try currentSchema(db).columns)
             }
             placements.append(CandidatePlacement(rowID: rowID, oldPosition: old?.position, newPosition: visible, changedColumns: changed))
         }
@@ -280,10 +279,6 @@ extension FetchedResultsController {
             changed.insert(names[index])
         }
         return changed
-    }
-
-    private func tableColumns(_ db: Database) throws -> [String] {
-        try db.columns(in: fetchRequest.table).map(\.name) + relationshipKeyPaths.map(\.keyPath)
     }
 
     private var wantsFlatDifference: Bool { changeStyles.contains(.difference) }

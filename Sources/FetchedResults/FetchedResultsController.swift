@@ -140,15 +140,17 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
         exclusiveAccess.enter()
         defer { exclusiveAccess.leave() }
         #endif
-        try database.read { db in try self.validate(db) }
         if isTracking {
-            try fetchAndObserve()
+            try fetchAndObserve(validating: true)
         } else {
             if let observer {
                 self.observer = nil
                 try Self.stopObserving(observer, on: database)
             }
-            let fetched = try database.read { db in try self.fetchAll(db) }
+            let fetched = try database.read { db in
+                try self.validate(db)
+                return try self.fetchAll(db)
+            }
             install(fetched)
         }
     }
@@ -174,9 +176,11 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
         sortKeyIndexes = nil
     }
 
-    /// Fetches and installs the observer in one turn of the writer, so no commit falls between.
-    private func fetchAndObserve() throws {
+    /// Fetches and installs the observer in one turn of the writer, so no commit falls between;
+    /// `validating` checks the request first, in the same turn (``performFetch()``).
+    private func fetchAndObserve(validating: Bool = false) throws {
         try database.writeWithoutTransaction { db in
+            if validating { try self.validate(db) }
             // One read transaction, so the history position matches the fetched rows exactly.
             try db.inTransaction(.deferred) {
                 if try !self.loadFromCache(db) { self.install(try self.fetchAll(db)) }

@@ -36,6 +36,10 @@ enum UndetectedChanges {
         return (alternatives.joined(separator: " OR "), columns.filter { seen.insert($0.lowercased()).inserted })
     }
 
+    /// The name endings of the triggers ``replaceTriggers(on:named:temporary:action:_:)`` makes,
+    /// for whoever drops them.
+    static let replaceTriggerSuffixes = (insert: "_replace_insert", update: "_replace_update")
+
     /// The `CREATE TRIGGER` statements that run `action` (an SQL statement reading `rowid` of
     /// the rows it selects with `FROM`…`WHERE`) for each row a `REPLACE` would delete from
     /// `table` through a unique index. `schema` is `TEMP` for a connection's own triggers or
@@ -48,9 +52,9 @@ enum UndetectedChanges {
         let temp = temporary ? "TEMP " : ""
         let columns = conflict.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
         return [
-            "CREATE \(temp)TRIGGER IF NOT EXISTS \((prefix + "_replace_insert").quotedDatabaseIdentifier) BEFORE INSERT ON \(target) "
+            "CREATE \(temp)TRIGGER IF NOT EXISTS \((prefix + replaceTriggerSuffixes.insert).quotedDatabaseIdentifier) BEFORE INSERT ON \(target) "
                 + "BEGIN \(action("(\(conflict.sql))")); END",
-            "CREATE \(temp)TRIGGER IF NOT EXISTS \((prefix + "_replace_update").quotedDatabaseIdentifier) BEFORE UPDATE OF \(columns) ON \(target) "
+            "CREATE \(temp)TRIGGER IF NOT EXISTS \((prefix + replaceTriggerSuffixes.update).quotedDatabaseIdentifier) BEFORE UPDATE OF \(columns) ON \(target) "
                 + "BEGIN \(action("(\(conflict.sql)) AND \(table.quotedDatabaseIdentifier).rowid IS NOT OLD.rowid")); END",
         ]
     }
@@ -118,7 +122,8 @@ struct LocalChangeTriggers {
 
     func remove(_ db: Database) throws {
         for table in tables {
-            for suffix in ["_rowid", "_replace_insert", "_replace_update"] {
+            let suffixes = UndetectedChanges.replaceTriggerSuffixes
+            for suffix in ["_rowid", suffixes.insert, suffixes.update] {
                 try db.execute(sql: "DROP TRIGGER IF EXISTS temp.\((prefix(table) + suffix).quotedDatabaseIdentifier)")
             }
         }

@@ -12,11 +12,23 @@ import Glibc
 /// checkpoints: `processExternalChanges()` then finds nothing, cheaply. The WAL file lasts
 /// while any connection is open, so keep the store open as long as the signal.
 ///
+/// A writer publishes its commit in the WAL index (shared memory, which inotify cannot see)
+/// only after its last write to the WAL file, and for a big commit that takes a while: a look
+/// made at once may find nothing new. So after each write the loop keeps looking for a short
+/// while (``followUpTimeout()``), which is how a bulk import reaches an open list at once.
+///
 /// Linux only (inotify); elsewhere, or when the WAL file does not exist, the initialiser
 /// returns nil and the app should poll.
 public final class StoreChangeSignal {
     /// Readable when the store may have changed; wait on it with `poll` and then ``drain()``.
     public let fileDescriptor: Int32
+
+    /// How long after the last write to the WAL file the loop keeps looking, and how often.
+    static let followUpWindow = Duration.seconds(1)
+    static let followUpInterval = Duration.milliseconds(20)
+
+    private let clock = ContinuousClock()
+    private var lastWrite: ContinuousClock.Instant?
 
     /// Watches the WAL file of the store at `databasePath`; nil without inotify or without a
     /// WAL file (a store not in WAL mode, or with no connection open).
@@ -42,6 +54,16 @@ public final class StoreChangeSignal {
     /// the next write.
     public func drain() {
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while read(fileDescriptor, &buffer, buffer.count) > 0 {}
+        while read(fileDescriptor, &buffer, buffer.count) > 0 {
+            lastWrite = clock.now
+        }
+    }
+
+    /// The longest the event loop may sleep before its next look, in milliseconds: a short
+    /// interval during the moment after a write to the WAL file (its commit may not be visible
+    /// yet), nil when the last write is long past and only the descriptor needs watching.
+    public func followUpTimeout() -> Int32? {
+        guard let lastWrite, clock.now - lastWrite < Self.followUpWindow else { return nil }
+        return Int32(Self.followUpInterval / .milliseconds(1))
     }
 }

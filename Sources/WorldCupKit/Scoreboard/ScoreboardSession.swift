@@ -47,7 +47,7 @@ public enum ScoreboardSession {
         let clock = ContinuousClock()
         var restingSince: ContinuousClock.Instant? = clock.now
         while true {
-            var timeout = signal == nil ? Self.pollMilliseconds : Self.safetyPollMilliseconds
+            var timeout = signal.map { $0.followUpTimeout() ?? Self.safetyPollMilliseconds } ?? Self.pollMilliseconds
             if let restingSince {
                 let left = Self.rest - (clock.now - restingSince)
                 timeout = min(timeout, Int32(max(0, (left / .milliseconds(1)).rounded(.up))))

@@ -32,6 +32,22 @@ import Testing
         #expect(isReadable(signal), "this process's commits wake it too")
     }
 
+    /// A commit may become visible a moment after its last write to the WAL file, so the loop
+    /// is asked to look again soon after each write, and only then.
+    @Test func followUpLooksOnlyJustAfterAWrite() throws {
+        let (pool, path) = try makeItemDatabase(history: true)
+        let signal = try #require(StoreChangeSignal(databasePath: path))
+        signal.drain()
+        #expect(signal.followUpTimeout() == nil, "no write yet: sleep until the descriptor says so")
+        try pool.write { db in try db.execute(sql: "INSERT INTO item (name) VALUES ('x')") }
+        signal.drain()
+        let soon = try #require(signal.followUpTimeout())
+        #expect(soon > 0 && soon <= 50)
+        usleep(1_200_000)
+        signal.drain()
+        #expect(signal.followUpTimeout() == nil, "the write is long past")
+    }
+
     @Test func aStoreWithoutAWALFileHasNoSignal() throws {
         let path = NSTemporaryDirectory() + "no-such-store-" + UUID().uuidString + ".sqlite"
         #expect(StoreChangeSignal(databasePath: path) == nil)

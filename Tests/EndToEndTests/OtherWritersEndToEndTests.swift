@@ -37,4 +37,25 @@ import Testing
         print("bulk import → screen (s, debug build, including tmux polling): \(latencies.map { String(format: "%.2f", $0) })")
         #expect(latencies.allSatisfy { $0 < 2.5 }, "each import shows long before the 5 s safety look: \(latencies)")
     }
+
+    /// Issue 12, bug 2: undoing an added team deleted it with the wins someone else had given
+    /// it since. Undo takes back only what is still exactly as this scoreboard left it.
+    @Test func undoNeverDestroysAnotherWritersWins() throws {
+        let directory = TemporaryDirectory()
+        let terminal = try Tmux(command: directory.scoreboard)
+        #expect(terminal.waitFor("World Cup — 32 teams"))
+        #expect(try terminal.addSecretTeam(name: "Wenderland", zone: "Internets"))
+        #expect(terminal.waitFor("Internets (1 team)"))
+        let won = try WorldCupProcess.run(["win", "wenderland", "--count", "5", "--db", directory.store])
+        try #require(won.status == 0, "\(won.stderr)")
+        #expect(terminal.wait { _ in terminal.wins(of: "Wenderland") == 5 })
+
+        try terminal.press("u")
+        #expect(terminal.waitFor("not undone"), "\(terminal.lines.last ?? "")")
+        usleep(300_000)
+        #expect(terminal.wins(of: "Wenderland") == 5, "the team and the other writer's wins are kept")
+        #expect(terminal.lines.first == "World Cup — 33 teams in 6 zones")
+        let listed = try WorldCupProcess.run(["win", "Wenderland", "--count", "1", "--db", directory.store])
+        #expect(listed.status == 0, "the team is still in the store: \(listed.stderr)")
+    }
 }

@@ -148,6 +148,37 @@ import Testing
         #expect(h.grid.line(39) == "Nothing to undo.")
     }
 
+    /// Undo takes back only what is still as this scoreboard left it (issue 12, bug 2): a
+    /// team someone else renamed, or whose wins someone else took away or deleted, is kept
+    /// as they left it, and the status line says so.
+    @Test func undoRefusesWhatOthersChangedSince() throws {
+        let h = try Harness()
+        h.press(.character("S"), .character("+"))
+        h.type("Wenderland")
+        h.press(.tab)
+        h.type("Internets")
+        h.press(.enter)
+        try h.store.pool.write { db in try db.execute(sql: "UPDATE team SET qualifyingZone = 'Oceans' WHERE teamName = 'Wenderland'") }
+        h.screen.showExternalChanges()
+        h.press(.character("u"))
+        #expect(h.grid.line(39).contains("not undone"), "\(h.grid.line(39))")
+        #expect(try h.store.pool.read { db in try Team.filter(sql: "teamName = 'Wenderland'").fetchCount(db) } == 1)
+
+        try h.moveCursor(to: "Algeria")
+        h.press(.enter)
+        try h.store.pool.write { db in try db.execute(sql: "UPDATE team SET wins = 0 WHERE teamName = 'Algeria'") }
+        h.press(.character("u"))
+        #expect(h.grid.line(39).contains("no win left"), "\(h.grid.line(39))")
+        #expect(try h.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT wins FROM team WHERE teamName = 'Algeria'") } == 0)
+
+        try h.moveCursor(to: "Ghana")
+        h.press(.enter)
+        try h.store.pool.write { db in try db.execute(sql: "DELETE FROM team WHERE teamName = 'Ghana'") }
+        h.press(.character("u"))
+        #expect(h.grid.line(39) == "Ghana is no longer in the store; nothing to undo.")
+        #expect(try Fixtures.teamCount(h.store) == 32)
+    }
+
     @Test func helpListsTheVisibleKeysOnly() throws {
         let h = try Harness()
         h.press(.character("?"))

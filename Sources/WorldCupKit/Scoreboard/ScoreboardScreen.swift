@@ -32,7 +32,8 @@ public final class ScoreboardScreen: TableViewDataSource {
 
     private enum UndoEntry {
         case win(teamID: Int64, name: String)
-        case added(teamID: Int64, name: String)
+        /// The team as this scoreboard added it: undo removes it only while it is still so.
+        case added(Team)
     }
 
     /// - Parameter cacheDirectory: where the standings' cache lives between launches, or nil.
@@ -129,6 +130,8 @@ public final class ScoreboardScreen: TableViewDataSource {
         }
     }
 
+    /// Takes back this scoreboard's last change, never what others did since: a change that
+    /// someone else has built on is kept, and the status line says why.
     private func undo() {
         guard let entry = undoStack.popLast() else {
             message = "Nothing to undo."
@@ -137,11 +140,18 @@ public final class ScoreboardScreen: TableViewDataSource {
         perform {
             switch entry {
             case let .win(teamID, name):
-                try store.removeWin(teamID: teamID)
-                message = "Took back a win from \(name)."
-            case let .added(teamID, name):
-                try store.deleteTeam(teamID: teamID)
-                message = "Removed \(name)."
+                switch try store.takeBackWin(teamID: teamID) {
+                case .undone: message = "Took back a win from \(name)."
+                case .teamGone: message = "\(name) is no longer in the store; nothing to undo."
+                case .changedByOthers: message = "\(name) has no win left to take back (changed elsewhere); not undone."
+                }
+            case let .added(team):
+                switch try store.removeAddedTeam(team) {
+                case .undone: message = "Removed \(team.teamName)."
+                case .teamGone: message = "\(team.teamName) is no longer in the store; nothing to undo."
+                case let .changedByOthers(now):
+                    message = "\(now.teamName) was changed elsewhere since it was added (\(now.wins) win\(now.wins == 1 ? "" : "s")); not undone, it stays."
+                }
             }
         }
     }
@@ -158,7 +168,7 @@ public final class ScoreboardScreen: TableViewDataSource {
                 let team = try store.addTeam(name: name, zone: zone)
                 writesSinceCheckpoint += 1
                 dialog = nil
-                undoStack.append(.added(teamID: team.id!, name: team.teamName))
+                undoStack.append(.added(team))
                 message = "Added \(team.teamName)"
                 moveCursor { $0.setCursor(controller.indexPath(forRowID: team.id!).map(TableIndex.init)) }
             } catch let error as WorldCupError {

@@ -227,13 +227,41 @@ public final class TeamStore: Sendable {
         }
     }
 
-    /// Takes back one win (never below zero); returns the team, or nil if it no longer exists.
-    @discardableResult
-    public func removeWin(teamID: Int64) throws -> Team? {
+    /// What an undo found when it looked at the store.
+    public enum UndoOutcome: Equatable, Sendable {
+        /// Taken back; the team as it is now (nil once deleted).
+        case undone(Team?)
+        /// The team is no longer in the store; nothing was changed.
+        case teamGone
+        /// Someone else changed the team since, so taking it back would destroy their work;
+        /// nothing was changed. The team as it is now.
+        case changedByOthers(Team)
+    }
+
+    /// Takes back one win this program gave, if the team still has a win to take (never
+    /// below zero, which would take back someone else's correction).
+    public func takeBackWin(teamID: Int64) throws -> UndoOutcome {
         try StoreErrors.translating(path: path) {
             try pool.write { db in
-                try db.execute(sql: "UPDATE team SET wins = wins - 1 WHERE id = ? AND wins > 0", arguments: [teamID])
-                return try Team.fetchOne(db, key: teamID)
+                guard var team = try Team.fetchOne(db, key: teamID) else { return .teamGone }
+                guard team.wins > 0 else { return .changedByOthers(team) }
+                try db.execute(sql: "UPDATE team SET wins = wins - 1 WHERE id = ?", arguments: [teamID])
+                team.wins -= 1
+                return .undone(team)
+            }
+        }
+    }
+
+    /// Deletes a team this program added, only if it is still exactly as it was added: a win,
+    /// a new name or zone given by anyone since keeps it (with their work) in the store.
+    public func removeAddedTeam(_ added: Team) throws -> UndoOutcome {
+        guard let teamID = added.id else { return .teamGone }
+        return try StoreErrors.translating(path: path) {
+            try pool.write { db in
+                guard let team = try Team.fetchOne(db, key: teamID) else { return .teamGone }
+                guard team == added else { return .changedByOthers(team) }
+                try Team.deleteOne(db, key: teamID)
+                return .undone(nil)
             }
         }
     }

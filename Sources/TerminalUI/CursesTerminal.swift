@@ -29,6 +29,7 @@ public final class CursesTerminal: Surface {
     private let window: UnsafeMutablePointer<WINDOW>
     private let hasColors: Bool
     private var stopped = false
+    private var cursorVisible: Bool?
 
     /// Takes over the terminal on stdin/stdout.
     ///
@@ -107,9 +108,12 @@ public final class CursesTerminal: Surface {
     public func drawLine(_ row: Int, _ text: String, style: TextStyle) {
         guard row >= 0, row < rows else { return }
         wmove(window, Int32(row), 0)
-        // Padded to the full width, so no clearing is needed (and after the last column curses
-        // has wrapped to the next row, where a clear would erase the wrong line).
-        put(TextWidth.fit(TerminalText.sanitized(text), toColumns: columns), style: style)
+        let fitted = TextWidth.truncate(TerminalText.sanitized(text), toColumns: columns)
+        put(fitted, style: style)
+        // The rest of the row blank and plain, so a highlight bar is as wide as its text. A
+        // full row needs no clearing (and curses has wrapped to the next row, which a clear
+        // would erase).
+        if TextWidth.columns(of: fitted) < columns { wclrtoeol(window) }
     }
 
     public func draw(row: Int, column: Int, _ text: String, style: TextStyle) {
@@ -140,13 +144,34 @@ public final class CursesTerminal: Surface {
         wmove(window, Int32(max(0, min(row, rows - 1))), Int32(max(0, min(column, columns - 1))))
     }
 
+    public func setCursorVisible(_ visible: Bool) {
+        guard visible != cursorVisible else { return }
+        curs_set(visible ? 1 : 0)
+        cursorVisible = visible
+    }
+
     public func present() {
         wnoutrefresh(window)
         doupdate()
     }
 
-    /// Forgets what is on the physical screen so the next frame repaints everything (after a resize).
+    /// Forgets what is on the physical screen so the next frame repaints everything (after a
+    /// resize, or Ctrl-L when something else wrote over the screen).
     public func invalidate() {
+        wclear(window)
+    }
+
+    /// Ctrl-Z: gives the terminal back and stops the program's process group, as the terminal
+    /// itself would outside raw mode; returns after `fg` (or `kill -CONT`). The caller redraws
+    /// everything then. Without job control (an orphaned process group) the stop is ignored
+    /// by the kernel, and this returns at once.
+    public func suspend() {
+        endwin()
+        TerminalRestore.restoreFromSignal()
+        signal(SIGTSTP, SIG_DFL)
+        kill(0, SIGTSTP)
+        // Resumed: curses goes back to full-screen mode at the next refresh.
+        cursorVisible = nil
         wclear(window)
     }
 

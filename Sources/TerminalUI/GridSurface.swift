@@ -9,6 +9,7 @@ public final class GridSurface: Surface {
     /// Rows written by `drawLine` since the last `resetCounters()`.
     public private(set) var drawnRows: [Int] = []
     public private(set) var cursor: (row: Int, column: Int) = (0, 0)
+    public private(set) var isCursorVisible = true
     public private(set) var frames = 0
 
     public init(rows: Int, columns: Int) {
@@ -29,8 +30,10 @@ public final class GridSurface: Surface {
         guard (0..<rows).contains(row) else { return }
         drawnRows.append(row)
         cells[row] = Array(repeating: " ", count: columns)
-        styles[row] = Array(repeating: style, count: columns)
-        draw(row: row, column: 0, TextWidth.fit(TerminalText.sanitized(text), toColumns: columns), style: style)
+        styles[row] = Array(repeating: [], count: columns)
+        let fitted = TextWidth.truncate(TerminalText.sanitized(text), toColumns: columns)
+        draw(row: row, column: 0, fitted + String(repeating: " ", count: columns - TextWidth.columns(of: fitted)), style: [])
+        draw(row: row, column: 0, fitted, style: style)
     }
 
     public func draw(row: Int, column: Int, _ text: String, style: TextStyle) {
@@ -39,6 +42,9 @@ public final class GridSurface: Surface {
         for character in TerminalText.sanitized(text) {
             let width = TextWidth.columns(of: character)
             guard x >= 0, x + width <= columns else { break }
+            // As a terminal does: writing over either half of a wide character blanks the other.
+            if cells[row][x] == "" && x > 0 { cells[row][x - 1] = " " }
+            if x + width < columns && cells[row][x + width] == "" { cells[row][x + width] = " " }
             cells[row][x] = String(character)
             styles[row][x] = style
             if width == 2 {
@@ -50,6 +56,8 @@ public final class GridSurface: Surface {
     }
 
     public func placeCursor(row: Int, column: Int) { cursor = (row, column) }
+
+    public func setCursorVisible(_ visible: Bool) { isCursorVisible = visible }
 
     public func present() { frames += 1 }
 

@@ -1,4 +1,6 @@
-/// A one-line text field's contents and cursor, edited key by key.
+/// A one-line text field's contents and cursor, edited key by key with the keys of a shell
+/// line: ← → Home End (Ctrl-A, Ctrl-E), Backspace, Delete, Ctrl-U (to the start), Ctrl-K (to the
+/// end), Ctrl-W (the word before the cursor).
 ///
 /// Invariant (checked by `_checkInvariants()`): `0 <= cursor <= characters.count`, and no
 /// character is a control character. Works in grapheme clusters, so an accented letter or an
@@ -21,8 +23,12 @@ public struct LineEditor: Equatable, Sendable {
         switch key {
         case let .character(character):
             guard !Self.isControl(character) else { return true }
-            characters.insert(character, at: cursor)
-            cursor += 1
+            // A terminal sends a cluster such as 👨‍👩‍👧 one scalar at a time: cluster again, so
+            // that the family is one character and one Backspace deletes it.
+            let before = String(characters[..<cursor]) + String(character)
+            let reclustered = Array(before + String(characters[cursor...]))
+            cursor = min(Array(before).count, reclustered.count)
+            characters = reclustered
         case .backspace:
             if cursor > 0 {
                 characters.remove(at: cursor - 1)
@@ -37,6 +43,15 @@ public struct LineEditor: Equatable, Sendable {
         case .control("u"):
             characters.removeFirst(cursor)
             cursor = 0
+        case .control("k"):
+            characters.removeLast(characters.count - cursor)
+        case .control("w"):
+            // The word before the cursor and the spaces after it, as a shell line does.
+            var start = cursor
+            while start > 0 && characters[start - 1] == " " { start -= 1 }
+            while start > 0 && characters[start - 1] != " " { start -= 1 }
+            characters.removeSubrange(start..<cursor)
+            cursor = start
         default:
             return false
         }

@@ -18,13 +18,17 @@ public protocol Surface: AnyObject {
     /// The size in rows and columns.
     var rows: Int { get }
     var columns: Int { get }
-    /// Writes one line at `row`, replacing the whole row: `text` is fitted (truncated with "…"
-    /// or padded) to the surface width, control characters are made harmless.
+    /// Writes one line at `row`, replacing the whole row: `text` in `style`, truncated with "…"
+    /// to the surface width, then blank and plain to the row's end; control characters are
+    /// made harmless. (Pad the text to give a style more width.)
     func drawLine(_ row: Int, _ text: String, style: TextStyle)
     /// Writes `text` at a position without touching the rest of the row.
     func draw(row: Int, column: Int, _ text: String, style: TextStyle)
     /// Where the hardware cursor rests after the frame (screen readers follow it).
     func placeCursor(row: Int, column: Int)
+    /// Shows or hides the hardware cursor: shown only where text is typed, so it never makes
+    /// a notch in a highlight bar.
+    func setCursorVisible(_ visible: Bool)
     /// Flushes the frame.
     func present()
 }

@@ -15,6 +15,12 @@ public protocol TableViewDataSource: AnyObject {
     func numberOfRows(inSection section: Int) -> Int
     func headerText(forSection section: Int) -> String
     func rowText(at index: TableIndex, width: Int) -> String
+    /// A style added to a row's own (the cursor's reverse video, the dimming under an overlay).
+    func rowStyle(at index: TableIndex) -> TextStyle
+}
+
+extension TableViewDataSource {
+    public func rowStyle(at index: TableIndex) -> TextStyle { [] }
 }
 
 /// One batch of changes, with table-view rules: removals address the state before the batch,
@@ -34,8 +40,8 @@ public struct TableUpdates: Sendable {
 /// Lines are numbered across the whole table: each section is a header line followed by its
 /// rows. The view redraws only the screen rows whose content changed: after a batch update it
 /// works out, for every visible row, which old line it now shows, and redraws a row only when
-/// that differs from what the row showed, when its line was reloaded, or when a header's text
-/// changed. Changes above the visible band move the scroll position instead of the content.
+/// that differs from what the row showed, when its line was reloaded, when its place inside its
+/// section changed (rows may show their rank), or when a header's text changed. Changes above the visible band move the scroll position instead of the content.
 public final class TableView {
     public weak var dataSource: (any TableViewDataSource)?
     /// The first screen row of the band and its height.
@@ -58,6 +64,11 @@ public final class TableView {
     /// What each band row showed when last drawn (header text, or a row marker).
     private var drawnHeaders: [Int: String] = [:]
     private var drawnCursorRow: Int?
+
+    /// Draws every row dimmed, as under a box drawn over the list.
+    public var isDimmed = false {
+        didSet { if isDimmed != oldValue { needsFullRedraw = true } }
+    }
 
     public init() {}
 
@@ -125,6 +136,19 @@ public final class TableView {
         return index(atLine: scrollTop + row - top)
     }
 
+    /// The cursor's place among all rows (1-based, headers not counted) and the number of rows.
+    public var cursorPosition: (ordinal: Int, count: Int)? {
+        guard let cursor, isValid(cursor) else { return nil }
+        return (line(of: cursor) - cursor.section, lineCount - sectionStarts.count)
+    }
+
+    /// Whether lines continue above the band's first row or below its last.
+    public var hasLinesAbove: Bool { scrollTop > 0 }
+    public var hasLinesBelow: Bool { scrollTop + height < lineCount }
+
+    /// The section the cursor is in, and the number of sections.
+    public var sectionCount: Int { sectionStarts.count }
+
     /// The screen row where the cursor is drawn, if visible.
     public var cursorScreenRow: Int? {
         guard let cursor, isValid(cursor) else { return nil }
@@ -165,6 +189,15 @@ public final class TableView {
     public func moveCursorToLast() { setCursor(lastRow()) }
     public func pageDown() { moveCursor(by: max(1, height - 2)) }
     public func pageUp() { moveCursor(by: -max(1, height - 2)) }
+    public func halfPageDown() { moveCursor(by: max(1, height / 2)) }
+    public func halfPageUp() { moveCursor(by: -max(1, height / 2)) }
+
+    /// Puts the cursor on the first row of `section` and its header at the band's top.
+    public func showSection(_ section: Int) {
+        guard sectionStarts.indices.contains(section), let first = firstRow(from: sectionStarts[section]) else { return }
+        setScrollTop(sectionStarts[section])
+        setCursor(first)
+    }
 
     private func firstRow(from line: Int) -> TableIndex? {
         var line = line
@@ -254,12 +287,21 @@ public final class TableView {
                 let source = oldLineShown(atNewLine: newLine, removed: removed, inserted: inserted)
                 if source != oldTop + row || reloaded.contains(newLine) {
                     dirtyRows.insert(row)
+                } else if let source, let index = index(atLine: newLine), oldRow(atLine: source, starts: oldStarts) != index.row {
+                    // Same line, another place in its section: a row that shows its rank changed.
+                    dirtyRows.insert(row)
                 }
             }
         }
         cursor = cursorAfter.flatMap { isValid($0) ? $0 : nil } ?? cursor.flatMap { isValid($0) ? $0 : nil }
         if cursor == nil { cursor = firstRow(from: 0) }
         scrollToCursor()
+    }
+
+    /// The row number inside its section of a line in a layout with these section starts.
+    private func oldRow(atLine line: Int, starts: [Int]) -> Int {
+        let section = lowerBound(starts, line + 1) - 1
+        return section >= 0 ? line - starts[section] - 1 : -1
     }
 
     /// The old line a new line shows, or nil when it is newly inserted.
@@ -297,6 +339,14 @@ public final class TableView {
     /// Redraws everything on the next ``draw(on:)``.
     public func setNeedsDisplay() { needsFullRedraw = true }
 
+    /// Redraws these rows on the next ``draw(on:)`` (their style changed, say), if visible.
+    public func setNeedsDisplay(rowsAt indexes: [TableIndex]) {
+        for index in indexes where isValid(index) {
+            let row = line(of: index) - scrollTop
+            if row >= 0 && row < height { dirtyRows.insert(row) }
+        }
+    }
+
     /// Draws the rows that changed (every row after a scroll, resize or reload).
     public func draw(on surface: any Surface) {
         lastDrawnItemRows = 0
@@ -319,12 +369,14 @@ public final class TableView {
         for row in rowsToDraw.sorted() {
             if let section = headerSection(atBandRow: row) {
                 let text = dataSource.headerText(forSection: section)
-                surface.drawLine(top + row, text, style: [.bold, .accent])
+                surface.drawLine(top + row, text, style: isDimmed ? [.dim] : [.bold, .accent])
                 drawnHeaders[row] = text
                 lastDrawnHeaderRows += 1
             } else if let index = index(atLine: scrollTop + row) {
-                let isCursor = row == cursorRow
-                surface.drawLine(top + row, dataSource.rowText(at: index, width: width), style: isCursor ? .reverse : [])
+                var style = dataSource.rowStyle(at: index)
+                if row == cursorRow { style.insert(.reverse) }
+                if isDimmed { style = [.dim] }
+                surface.drawLine(top + row, dataSource.rowText(at: index, width: width), style: style)
                 drawnHeaders[row] = nil
                 lastDrawnItemRows += 1
             } else {

@@ -60,6 +60,39 @@ public enum TextWidth {
         return cut + String(repeating: " ", count: max(0, width - columns(of: cut)))
     }
 
+    /// `text` broken into lines of at most `width` columns, at spaces where it can be (a word
+    /// longer than a line is cut), so a long message is shown whole instead of cut off.
+    public static func wrap(_ text: String, toColumns width: Int) -> [String] {
+        guard width > 0 else { return [] }
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: true).map(String.init) {
+            var word = word
+            let candidate = line.isEmpty ? word : line + " " + word
+            if columns(of: candidate) <= width {
+                line = candidate
+                continue
+            }
+            if !line.isEmpty { lines.append(line) }
+            line = ""
+            while columns(of: word) > width {
+                var head = "", used = 0
+                for character in word {
+                    let w = columns(of: character)
+                    if used + w > width { break }
+                    head.append(character)
+                    used += w
+                }
+                guard !head.isEmpty else { return lines }  // a character wider than the line
+                lines.append(head)
+                word.removeFirst(head.count)
+            }
+            line = word
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
+    }
+
     private static let localeIsPrepared: Void = prepareLocale()
 
     private static func scalarColumns(_ scalar: Unicode.Scalar) -> Int {

@@ -29,7 +29,8 @@ import Testing
             let imported = try WorldCupProcess.run(["import", file, "--db", directory.store])
             try #require(imported.status == 0, "\(imported.stderr)")
             let started = Date()
-            let title = "World Cup — \(32 + 10_000 * round) teams"
+            let teams = 32 + 10_000 * round  // shown with a thousands separator
+            let title = "World Cup — \(teams / 1000),\(String(format: "%03d", teams % 1000)) teams"
             let shown = terminal.waitFor(title, timeout: 8)
             latencies.append(Date().timeIntervalSince(started))
             #expect(shown, "round \(round): \(title)")
@@ -51,7 +52,7 @@ import Testing
         #expect(terminal.wait { _ in terminal.wins(of: "Wenderland") == 5 })
 
         try terminal.press("u")
-        #expect(terminal.waitFor("not undone"), "\(terminal.lines.last ?? "")")
+        #expect(terminal.waitFor("Not undone: Wenderland was changed elsewhere"), "\(terminal.lines.last ?? "")")
         usleep(300_000)
         #expect(terminal.wins(of: "Wenderland") == 5, "the team and the other writer's wins are kept")
         #expect(terminal.lines.first == "World Cup — 33 teams in 6 zones")

@@ -113,7 +113,7 @@ final class Tmux: @unchecked Sendable {
         // Until Home is handled the screen still shows the cursor where it was, maybe on the
         // very team looked for: wait for it to reach the first team row (under the title and
         // the first section header) before reading it.
-        _ = waitUntil(timeout: 5) { self.cursor?.row == 2 }
+        _ = waitUntil(timeout: 5) { self.cursor?.row == 3 }
         for _ in 0..<80 {
             if waitUntil(timeout: 0.5, { self.cursorLine?.contains(" \(name) ") == true }) { return true }
             try press("Down")
@@ -143,6 +143,15 @@ final class Tmux: @unchecked Sendable {
     func recordOutput(to file: String) throws {
         try Self.tmux(["pipe-pane", "-t", session, "-o", "cat >> '\(file)'"])
     }
+
+    /// A pane variable of tmux's (`cursor_flag`, `alternate_on`, `pane_tty` …).
+    func paneValue(_ name: String) -> String {
+        ((try? Self.tmux(["display-message", "-p", "-t", session, "#{\(name)}"])) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Whether the hardware cursor is shown.
+    var isCursorVisible: Bool { paneValue("cursor_flag") == "1" }
 
     /// Whether the session's command has exited.
     var commandExited: Bool {

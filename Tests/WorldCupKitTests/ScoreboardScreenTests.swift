@@ -48,14 +48,17 @@ import Testing
     @Test func showsTitleSectionsTeamsAndKeyHints() throws {
         let h = try Harness()
         #expect(h.grid.line(0) == "World Cup — 32 teams in 5 zones")
-        #expect(h.grid.line(1) == "Africa (5 teams)")
-        #expect(h.grid.line(2).hasPrefix("  ALG  Algeria"))
-        #expect(h.grid.line(2).hasSuffix(" 0"))
-        #expect(h.grid.line(7) == "Asia (4 teams)")
+        #expect(h.grid.line(1).hasPrefix("   #  Code Team") && h.grid.line(1).hasSuffix("Wins"), "column headings")
+        #expect(h.grid.line(2) == "Africa (5 teams)")
+        #expect(h.grid.line(3).hasPrefix("   1  ALG  Algeria"))
+        #expect(h.grid.line(3).hasSuffix(" 0"))
+        #expect(h.grid.line(8) == "Asia (4 teams)")
         #expect(h.grid.lines.contains("North, Central America & Caribbean (4 teams)"))
-        #expect(h.grid.line(39) == "↑↓ move · Enter +1 win · u undo · ? help · q quit")
-        #expect(h.grid.style(row: 2, column: 0).contains(.reverse), "the cursor starts on the first team")
-        #expect(h.grid.cursor.row == 2, "the hardware cursor sits on the cursor row")
+        #expect(h.grid.line(39).hasPrefix("↑↓ move · Enter +1 win · / search · ] zone · u undo · ? help · q quit"))
+        #expect(h.grid.line(39).hasSuffix("  1 / 32"), "where the cursor is; everything fits, so no ▲ or ▼")
+        #expect(h.grid.style(row: 3, column: 0).contains(.reverse), "the cursor starts on the first team")
+        #expect(h.grid.cursor.row == 3, "the hidden hardware cursor sits on the cursor row")
+        #expect(!h.grid.isCursorVisible, "no notch in the highlight bar")
     }
 
     @Test func winWithoutReorderRedrawsExactlyOneRow() throws {
@@ -65,7 +68,7 @@ import Testing
         #expect(h.wins(of: "Algeria") == 1)
         #expect(h.screen.tableView.lastDrawnItemRows == 1)
         #expect(h.screen.tableView.lastDrawnHeaderRows == 0)
-        #expect(h.grid.drawnRows == [2])
+        #expect(h.grid.drawnRows == [3])
     }
 
     @Test func winThatMovesATeamUpKPlacesRedrawsAtMostKPlusOneRows() throws {
@@ -73,11 +76,12 @@ import Testing
         try h.moveCursor(to: "Nigeria")  // last of five in Africa: one win moves it up 4 places
         h.grid.resetCounters()
         h.press(.enter)
-        #expect(h.row(of: "Nigeria") == 2)
+        #expect(h.row(of: "Nigeria") == 3)
         #expect(h.cursorLine.contains("Nigeria"), "the cursor follows its team")
         #expect(h.screen.tableView.lastDrawnItemRows <= 5)
         #expect(h.screen.tableView.lastDrawnItemRows >= 2)
-        #expect(h.grid.line(6).contains("Ivory Coast"))
+        #expect(h.grid.line(7).contains("Ivory Coast"))
+        #expect(h.grid.line(7).hasPrefix("   5  CIV"), "ranks follow the places")
     }
 
     @Test func changeToATeamScrolledOffRedrawsNoTeamRow() throws {
@@ -109,9 +113,9 @@ import Testing
         let internets = try #require(lines.firstIndex(of: "Internets (1 team)"))
         let north = try #require(lines.firstIndex(of: "North, Central America & Caribbean (4 teams)"))
         #expect(europe < internets && internets < north)
-        #expect(lines[internets + 1].hasPrefix("  WEN  Wenderland"))
+        #expect(lines[internets + 1].hasPrefix("   1  WEN  Wenderland"))
         #expect(h.cursorLine.contains("Wenderland"))
-        #expect(h.grid.line(39) == "Added Wenderland")
+        #expect(h.grid.line(39).hasPrefix("Added Wenderland "))
         #expect(h.grid.line(0) == "World Cup — 33 teams in 6 zones")
     }
 
@@ -127,7 +131,7 @@ import Testing
         h.press(.escape)
         #expect(!h.grid.lines.contains { $0.contains("Secret Team") })
         #expect(try Fixtures.teamCount(h.store) == 32)
-        #expect(h.grid.line(2).contains("Algeria"), "the list is back")
+        #expect(h.grid.line(3).contains("Algeria"), "the list is back")
     }
 
     @Test func undoTakesBackWinsAndAddedTeams() throws {
@@ -145,7 +149,7 @@ import Testing
         #expect(!h.grid.lines.contains("Internets (1 team)"))
         h.press(.character("u"), .character("u"))
         #expect(h.wins(of: "Algeria") == 0)
-        #expect(h.grid.line(39) == "Nothing to undo.")
+        #expect(h.grid.line(39).hasPrefix("Nothing to undo. "))
     }
 
     /// Undo takes back only what is still as this scoreboard left it (issue 12, bug 2): a
@@ -161,34 +165,40 @@ import Testing
         try h.store.pool.write { db in try db.execute(sql: "UPDATE team SET qualifyingZone = 'Oceans' WHERE teamName = 'Wenderland'") }
         h.screen.showExternalChanges()
         h.press(.character("u"))
-        #expect(h.grid.line(39).contains("not undone"), "\(h.grid.line(39))")
+        #expect(h.grid.line(39).hasPrefix("Not undone: Wenderland was changed elsewhere"), "\(h.grid.line(39))")
         #expect(try h.store.pool.read { db in try Team.filter(sql: "teamName = 'Wenderland'").fetchCount(db) } == 1)
 
         try h.moveCursor(to: "Algeria")
         h.press(.enter)
         try h.store.pool.write { db in try db.execute(sql: "UPDATE team SET wins = 0 WHERE teamName = 'Algeria'") }
         h.press(.character("u"))
-        #expect(h.grid.line(39).contains("no win left"), "\(h.grid.line(39))")
+        #expect(h.grid.line(39).hasPrefix("Not undone: Algeria has no win left"), "\(h.grid.line(39))")
         #expect(try h.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT wins FROM team WHERE teamName = 'Algeria'") } == 0)
 
         try h.moveCursor(to: "Ghana")
         h.press(.enter)
         try h.store.pool.write { db in try db.execute(sql: "DELETE FROM team WHERE teamName = 'Ghana'") }
         h.press(.character("u"))
-        #expect(h.grid.line(39) == "Ghana is no longer in the store; nothing to undo.")
+        #expect(h.grid.line(39).hasPrefix("Ghana is no longer in the store; nothing to undo. "))
         #expect(try Fixtures.teamCount(h.store) == 32)
     }
 
     @Test func helpListsTheVisibleKeysOnly() throws {
         let h = try Harness()
         h.press(.character("?"))
-        let help = h.grid.lines.joined(separator: "\n")
+        // Only the box, not the dimmed list around it.
+        let help = h.grid.lines.compactMap { line in
+            line.firstRange(of: "│ ").map { String(line[$0.upperBound...].prefix { $0 != "│" }) }
+        }.joined(separator: "\n")
         #expect(help.contains("add a win"))
         #expect(help.contains("quit"))
         #expect(!help.contains("add a team"), "the secret stays secret")
         #expect(!help.contains("S "))
+        #expect(h.grid.line(3).contains("Algeria"), "the list stays visible around the box")
+        #expect(h.grid.style(row: 3, column: 0) == [.dim], "dimmed under it")
         h.press(.character("x"))
-        #expect(h.grid.line(2).contains("Algeria"))
+        #expect(h.grid.line(3).contains("Algeria"))
+        #expect(h.grid.style(row: 3, column: 0).contains(.reverse))
         h.press(.character("S"), .character("?"))
         #expect(h.grid.lines.contains { $0.contains("add a team") })
     }
@@ -216,18 +226,25 @@ import Testing
     @Test func flagsAreOptInAndShortCodesTheDefault() throws {
         let brazil = Team(teamName: "Brazil", qualifyingZone: "South America", imageName: "brazil-flag", wins: 5)
         let wenderland = Team(teamName: "Wenderland", qualifyingZone: "Internets", imageName: Team.addedTeamImageName, wins: 0)
-        #expect(TeamRowRenderer(showsFlags: false).text(for: brazil, width: 40).hasPrefix("  BRA  Brazil"))
-        #expect(TeamRowRenderer(showsFlags: true).text(for: brazil, width: 40).hasPrefix("  🇧🇷   Brazil"))
-        #expect(TeamRowRenderer(showsFlags: false).text(for: wenderland, width: 40).hasPrefix("  WEN  Wenderland"))
+        let plain = TeamRowRenderer(showsFlags: false), flags = TeamRowRenderer(showsFlags: true)
+        #expect(plain.text(for: brazil, rank: 1, rankColumns: 2, width: 40).hasPrefix("   1  BRA  Brazil"))
+        #expect(flags.text(for: brazil, rank: 1, rankColumns: 2, width: 40).hasPrefix("   1  🇧🇷   Brazil"))
+        #expect(plain.text(for: wenderland, rank: 12, rankColumns: 3, width: 40).hasPrefix("   12  WEN  Wenderland"))
         for width in [20, 40, 64, 100] {
-            #expect(TextWidth.columns(of: TeamRowRenderer(showsFlags: true).text(for: brazil, width: width)) == min(width, 64))
+            // The wins sit at the terminal's right edge, under their heading.
+            let row = flags.text(for: brazil, rank: 1, rankColumns: 2, width: width)
+            #expect(TextWidth.columns(of: row) == min(width, 80))
+            #expect(TextWidth.columns(of: flags.heading(rankColumns: 2, width: width)) == min(width, 80))
+            #expect(row.hasSuffix(" 5") && flags.heading(rankColumns: 2, width: width).hasSuffix(" Wins"))
         }
+        #expect(plain.heading(rankColumns: 2, width: 40).hasPrefix("   #  Code Team"))
+        #expect(Thousands.grouped(1_000_032) == "1,000,032" && Thousands.grouped(999) == "999" && Thousands.grouped(1000) == "1,000")
     }
 
     @Test func scrollingKeepsTheSectionHeaderOfTheTopRowVisible() throws {
         let h = try Harness(rows: 8, columns: 60)
         try h.moveCursor(to: "Switzerland")
-        #expect(h.grid.line(1) == "Europe (13 teams)", "sticky header above the scrolled rows")
+        #expect(h.grid.line(2) == "Europe (13 teams)", "sticky header above the scrolled rows, under the headings")
         #expect(h.cursorLine.contains("Switzerland"))
     }
 
@@ -298,4 +315,140 @@ import Testing
         }
     }
 
+}
+
+/// The habits of terminal tools: search, zone jumps, pages, where-am-I, the dialog's line keys.
+@Suite struct ScoreboardNavigationTests {
+    typealias Harness = ScoreboardScreenTests.Harness
+
+    /// The teams whose names contain `text` (ASCII case ignored), in list order: the oracle.
+    func matches(_ text: String, in h: Harness) throws -> [String] {
+        try h.store.teamsInStandingsOrder().map(\.teamName).filter { NoCase.key($0).contains(NoCase.key(text)) }
+    }
+
+    @Test func incrementalSearchWithNextPreviousAndEscape() throws {
+        let h = try Harness()
+        try h.moveCursor(to: "Brazil")
+        let expected = try matches("an", in: h)
+        try #require(expected.count >= 3)
+        h.press(.character("/"), .character("a"))
+        h.type("N")  // case does not matter
+        #expect(h.cursorLine.contains(" \(expected[0]) "), "the cursor jumps to the first match as it is typed")
+        #expect(h.grid.line(39).hasPrefix("/aN  — 1 of \(expected.count)"), "\(h.grid.line(39))")
+        #expect(h.grid.isCursorVisible, "the cursor shows in the search line")
+        h.press(.escape)
+        #expect(h.cursorLine.contains(" Brazil "), "Esc returns to where the search started")
+
+        h.press(.character("/"))
+        h.type("an")
+        h.press(.enter)
+        #expect(h.cursorLine.contains(" \(expected[0]) "))
+        h.press(.character("n"))
+        #expect(h.cursorLine.contains(" \(expected[1]) "))
+        #expect(h.grid.line(39).hasPrefix("/an — 2 of \(expected.count)"))
+        h.press(.character("N"), .character("N"))
+        #expect(h.cursorLine.contains(" \(expected.last!) "), "N before the first match wraps to the last")
+        #expect(h.grid.line(39).contains("(from the bottom)"))
+
+        h.press(.character("/"))
+        h.type("zzz")
+        #expect(h.grid.line(39).hasPrefix("/zzz  — no match"))
+        h.press(.enter)
+        #expect(h.cursorLine.contains(" \(expected.last!) "), "no match: the cursor stays")
+        // LIKE's wildcards are plain text here.
+        h.press(.character("/"), .character("%"), .enter)
+        #expect(h.cursorLine.contains(" \(expected.last!) "))
+    }
+
+    @Test func zoneJumpsByStepAndByIndexLetter() throws {
+        let h = try Harness(rows: 12, columns: 80)
+        h.press(.character("]"))
+        #expect(h.cursorLine.contains(" Australia "))
+        #expect(h.grid.line(2) == "Asia (4 teams)", "the zone's header at the top")
+        h.press(.tab, .tab)
+        #expect(h.cursorLine.contains(" Costa Rica "))
+        h.press(.character("["))
+        #expect(h.cursorLine.contains(" Belgium "))
+        h.press(.backTab, .backTab, .backTab)
+        #expect(h.cursorLine.contains(" Argentina "), "before the first zone comes the last")
+        h.press(.character("'"))
+        #expect(h.grid.line(11).hasPrefix("Zone by its first letter: A E N S"), "\(h.grid.line(11))")
+        h.press(.character("e"))
+        #expect(h.cursorLine.contains(" Belgium "))
+        h.press(.character("'"), .character("x"))
+        #expect(h.grid.line(11).hasPrefix("No zone starts with X"))
+        #expect(h.cursorLine.contains(" Belgium "))
+    }
+
+    @Test func pagesHalfPagesAndThePositionIndicator() throws {
+        let h = try Harness(rows: 12, columns: 60)
+        #expect(h.grid.line(11).hasSuffix(" ▼ 1 / 32"))
+        h.press(.control("d"))
+        #expect(h.grid.line(11).hasSuffix(" 5 / 32"), "half a page of eight rows: four teams on")
+        h.press(.control("f"))
+        #expect(h.grid.line(11).hasSuffix("▲▼ 12 / 32"), "a page: the band's nine rows less two")
+        h.press(.control("b"), .control("u"))
+        #expect(h.grid.line(11).hasSuffix(" 1 / 32"))
+        h.press(.end)
+        #expect(h.grid.line(11).hasSuffix("▲  32 / 32"))
+    }
+
+    @Test func suspendAndRepaintAreTheEventLoopsToDo() throws {
+        let h = try Harness()
+        #expect(h.screen.handle(.control("z")) == .suspend)
+        #expect(h.screen.handle(.control("l")) == .repaint)
+        #expect(h.screen.handle(.control("c")) == .quit)
+    }
+
+    @Test func enterDoesNothingToATeamThatIsNotVisible() throws {
+        let h = try Harness()
+        h.grid.resize(rows: 2, columns: 30)
+        h.press(.resize)
+        #expect(h.screen.tableView.cursorScreenRow == nil, "one row: only a header fits")
+        h.press(.enter, .character(" "))
+        #expect(try h.store.teamsInStandingsOrder().allSatisfy { $0.wins == 0 })
+    }
+
+    @Test func dialogKeysCompletionAndProblemsThatGoAwayWhenFixed() throws {
+        let h = try Harness(rows: 24, columns: 40)
+        h.press(.character("S"))
+        #expect(h.grid.line(23).hasPrefix("Shaken: + now adds a team."))
+        h.press(.character("+"), .enter)
+        #expect(h.grid.lines.contains { $0.contains("Team Name must not be empty.") })
+        h.type("Brazil")
+        #expect(!h.grid.lines.contains { $0.contains("must not be empty") }, "a fixed problem goes away")
+        h.press(.tab)
+        h.type("sou")
+        #expect(h.grid.lines.contains { $0.contains("Qualifying Zone: sou") })
+        h.press(.tab)
+        #expect(h.grid.lines.contains { $0.contains("Qualifying Zone: South America") }, "Tab completes an existing zone")
+        h.press(.enter)
+        // The store's refusal is longer than the box: it wraps instead of being cut.
+        let problem = h.grid.lines.compactMap { line in
+            line.firstRange(of: "│ ").map { String(line[$0.upperBound...].prefix { $0 != "│" }).trimmingCharacters(in: .whitespaces) }
+        }.drop { !$0.hasPrefix("A team named") }.prefix { !$0.isEmpty }.joined(separator: " ")
+        #expect(problem.hasPrefix("A team named \"Brazil\" already exists") && problem.hasSuffix("."), "\(problem)")
+        #expect(!h.grid.lines.contains { $0.contains("…") && $0.contains("│") }, "nothing cut in the box")
+        h.press(.control("c"))
+        #expect(!h.grid.lines.contains { $0.contains("Secret Team") }, "Ctrl-C cancels the dialog")
+        #expect(try Fixtures.teamCount(h.store) == 32)
+        #expect(h.screen.handle(.character("q")) == .quit, "and only the dialog")
+    }
+
+    @Test func rowsChangedByOthersAreHighlightedForAMoment() throws {
+        let h = try Harness()
+        let other = try DatabaseQueue(path: h.store.path)  // another writer, as another process would be
+        try other.write { db in try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE teamName = 'Ghana'") }
+        h.screen.showExternalChanges()
+        h.screen.render()
+        let ghana = try #require(h.row(of: "Ghana"))
+        #expect(h.grid.style(row: ghana, column: 8).contains(.bold))
+        #expect(h.screen.nextHighlightExpiry != nil)
+        usleep(1_600_000)
+        #expect(h.screen.expireHighlights())
+        h.screen.render()
+        #expect(!h.grid.style(row: ghana, column: 8).contains(.bold), "the highlight ends")
+        h.press(.enter)
+        #expect(h.screen.nextHighlightExpiry == nil, "this scoreboard's own wins are not highlighted")
+    }
 }

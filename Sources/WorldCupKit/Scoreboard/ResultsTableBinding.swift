@@ -13,10 +13,12 @@ final class ResultsTableBinding<Record: FetchableRecord>: FetchedResultsControll
     private var updates = TableUpdates()
     /// The row id of the object under the cursor.
     var cursorRowID: Int64?
-    /// Called after each batch, for what else shows the results (a title with counts, say).
-    var didApplyChanges: () -> Void = {}
     /// Called when the controller could not follow a commit (it keeps the last standings).
     var didFail: (any Error) -> Void = { _ in }
+    /// Called after each batch with the row ids inserted, moved or updated in it, for what
+    /// else shows the results (counts, highlights).
+    var didChangeRows: ([Int64]) -> Void = { _ in }
+    private var changedRowIDs: [Int64] = []
 
     init(controller: FetchedResultsController<Record>, tableView: TableView) {
         self.controller = controller
@@ -25,6 +27,7 @@ final class ResultsTableBinding<Record: FetchableRecord>: FetchedResultsControll
 
     func controllerWillChangeContent(_ controller: AnyFetchedResultsController) {
         updates = TableUpdates()
+        changedRowIDs = []
     }
 
     func controller(_ controller: AnyFetchedResultsController, didChange section: SectionChange) {
@@ -39,6 +42,7 @@ final class ResultsTableBinding<Record: FetchableRecord>: FetchedResultsControll
     func controller(_ controller: AnyFetchedResultsController, didChange object: ObjectChange) {
         let from = object.indexPath.map(TableIndex.init)
         let to = object.newIndexPath.map(TableIndex.init)
+        if object.type != .delete { changedRowIDs.append(object.rowID) }
         switch object.type {
         case .insert: updates.insertedRows.append(to!)
         case .delete: updates.deletedRows.append(from!)
@@ -50,13 +54,12 @@ final class ResultsTableBinding<Record: FetchableRecord>: FetchedResultsControll
     func controllerDidChangeContent(_ controller: AnyFetchedResultsController) {
         let cursor = cursorRowID.flatMap { self.controller.indexPath(forRowID: $0) }.map(TableIndex.init)
         tableView.performBatchUpdates(updates, cursorAfter: cursor)
-        didApplyChanges()
+        didChangeRows(changedRowIDs)
     }
 
     func controller(_ controller: AnyFetchedResultsController, didFailWith error: any Error) {
         didFail(error)
     }
-
 }
 
 extension TableIndex {

@@ -2,38 +2,63 @@ import FetchedResults
 import Foundation
 import TerminalUI
 
-/// The World Cup scoreboard: a title, the teams grouped by zone, and a status line.
+/// The World Cup scoreboard: a title, column headings, the teams grouped by zone, and a status
+/// line; help and the Add Team dialog as boxes over the dimmed list.
 ///
 /// Data flows one way: a key becomes an action, the action a store write, the commit a change
 /// set from the results controller, and the change set a batch update of the table view, which
 /// redraws only the rows that changed. Nothing here touches the list directly after a write.
+///
+/// The parts live in their own files: keys and moves here, writes and undo in `+Writes`,
+/// search in `+Search`, drawing in `+Drawing`.
 public final class ScoreboardScreen: TableViewDataSource {
-    private let store: TeamStore
-    private let surface: any Surface
-    private let renderer: TeamRowRenderer
-    private let controller: FetchedResultsController<Team>
+    let store: TeamStore
+    let surface: any Surface
+    let renderer: TeamRowRenderer
+    let controller: FetchedResultsController<Team>
     /// The list; exposed so tests can read what it redrew.
     public let tableView = TableView()
-    private let binding: ResultsTableBinding<Team>
+    let binding: ResultsTableBinding<Team>
 
     /// After the hidden "shake" (S), + opens the Add Team dialog.
     public private(set) var isShaken = false
-    private var dialog: AddTeamDialog?
-    private var showsHelp = false
-    private var message: String?
-    private var undoStack: [UndoEntry] = []
-    private var drawnTitle: String?
-    private var drawnStatus: String?
-    private var overlayWasShown = false
+    var mode = Mode.list
+    /// A transient message for the status line; the next key clears it.
+    var message: String?
+    var undoStack: [UndoEntry] = []
+    /// The search that `n` and `N` step through.
+    var lastSearch: TeamSearch?
+    /// Rows changed by other writers, shown highlighted for a moment.
+    var highlights = RecentChanges()
+    /// True while other writers' changes are applied, so their rows are highlighted.
+    var isShowingExternalChanges = false
+    /// What the title, heading and status rows show, so unchanged rows are not drawn again.
+    var drawn = DrawnRows()
+    /// Digits of the rank column: enough for the largest zone.
+    var rankColumns = 2
     /// Writes since the last checkpoint, so the idle tick knows whether to run one.
-    public private(set) var writesSinceCheckpoint = 0
+    public internal(set) var writesSinceCheckpoint = 0
     /// Called after each win is committed (tests count committed wins with it).
     public var didCommitWin: (Team) -> Void = { _ in }
 
-    private enum UndoEntry {
-        case win(teamID: Int64, name: String)
-        /// The team as this scoreboard added it: undo removes it only while it is still so.
-        case added(Team)
+    /// What the keys go to.
+    enum Mode {
+        case list
+        case help
+        case dialog(AddTeamDialog)
+        case searching(SearchPrompt)
+        /// After `'`: the next letter picks a zone by its index title.
+        case zoneLetter
+    }
+
+    /// What the event loop should do after a key, beyond drawing the next frame.
+    public enum KeyOutcome: Equatable, Sendable {
+        case handled
+        case quit
+        /// Ctrl-Z: give the terminal back and stop until `fg`.
+        case suspend
+        /// Ctrl-L: paint the whole screen again.
+        case repaint
     }
 
     /// - Parameter cacheDirectory: where the standings' cache lives between launches, or nil.
@@ -46,274 +71,149 @@ public final class ScoreboardScreen: TableViewDataSource {
         controller.delegate = binding
         try controller.performFetch()
         tableView.dataSource = self
+        rankColumns = currentRankColumns
         layout()
         tableView.reloadData()
-        binding.cursorRowID = tableView.cursor.map { controller.rowID(at: indexPath($0)) }
+        followCursor()
         // The controller keeps the last standings and says why it could not follow a commit.
         binding.didFail = { [unowned self] error in message = Self.sentence("\(error)") }
+        binding.didChangeRows = { [unowned self] rowIDs in didChangeRows(rowIDs) }
     }
 
     // MARK: - Layout
 
-    private var hasTitle: Bool { surface.rows >= 3 }
-    private var statusRow: Int { surface.rows - 1 }
+    var titleRow: Int? { surface.rows >= 3 ? 0 : nil }
+    var headingRow: Int? { surface.rows >= 8 ? 1 : nil }
+    var statusRow: Int { surface.rows - 1 }
 
-    /// Fits everything to the surface's size (at start and after a resize).
+    /// Fits everything to the surface's size (at start, after a resize, and to repaint).
     public func layout() {
-        let top = hasTitle ? 1 : 0
+        let top = (titleRow == nil ? 0 : 1) + (headingRow == nil ? 0 : 1)
         tableView.setFrame(top: top, height: max(0, surface.rows - top - 1), width: surface.columns)
         tableView.setNeedsDisplay()
-        drawnTitle = nil
-        drawnStatus = nil
+        drawn = DrawnRows()
+    }
+
+    private var currentRankColumns: Int {
+        let largest = (0..<controller.numberOfSections).map(controller.numberOfObjects(inSection:)).max() ?? 0
+        return TeamRowRenderer.rankColumns(forLargestZone: largest)
+    }
+
+    private func didChangeRows(_ rowIDs: [Int64]) {
+        if isShowingExternalChanges { highlights.add(rowIDs) }
+        let columns = currentRankColumns
+        if columns != rankColumns {
+            rankColumns = columns
+            tableView.setNeedsDisplay()
+            drawn.heading = nil
+        }
     }
 
     // MARK: - Keys
 
-    /// Handles one key; returns false when the user asked to quit.
-    public func handle(_ key: Key) -> Bool {
+    /// Handles one key and says what the event loop should do next.
+    public func handle(_ key: Key) -> KeyOutcome {
         message = nil
-        if key == .resize {
+        switch key {
+        case .resize:
             layout()
-            return true
+            return .handled
+        case .control("z"):
+            return .suspend
+        case .control("l"):
+            layout()
+            return .repaint
+        default:
+            break
         }
-        if dialog != nil {
-            handleDialogKey(key)
-            return true
+        switch mode {
+        case .list: return handleListKey(key)
+        case .help:
+            mode = .list
+        case .dialog(let dialog):
+            handleDialogKey(key, dialog)
+        case .searching(let prompt):
+            handleSearchKey(key, prompt)
+        case .zoneLetter:
+            mode = .list
+            if case .character(let letter) = key { jumpToZone(indexTitle: String(letter).uppercased()) }
         }
-        if showsHelp {
-            showsHelp = false
-            return true
-        }
+        return .handled
+    }
+
+    private func handleListKey(_ key: Key) -> KeyOutcome {
         switch key {
         case .character("q"), .escape, .control("c"):
-            return false
+            return .quit
         case .up, .character("k"): moveCursor { $0.moveCursor(by: -1) }
         case .down, .character("j"): moveCursor { $0.moveCursor(by: 1) }
         case .wheelUp: moveCursor { $0.moveCursor(by: -3) }
         case .wheelDown: moveCursor { $0.moveCursor(by: 3) }
-        case .pageUp: moveCursor { $0.pageUp() }
-        case .pageDown: moveCursor { $0.pageDown() }
+        case .pageUp, .control("b"): moveCursor { $0.pageUp() }
+        case .pageDown, .control("f"): moveCursor { $0.pageDown() }
+        case .control("u"): moveCursor { $0.halfPageUp() }
+        case .control("d"): moveCursor { $0.halfPageDown() }
         case .home, .character("g"): moveCursor { $0.moveCursorToFirst() }
         case .end, .character("G"): moveCursor { $0.moveCursorToLast() }
+        case .character("]"), .tab: jumpZone(by: 1)
+        case .character("["), .backTab: jumpZone(by: -1)
+        case .character("'"):
+            mode = .zoneLetter
         case .enter, .character(" "): addWinUnderCursor()
         case let .mouseClick(row, _):
             if let index = tableView.index(atScreenRow: row) {
                 moveCursor { $0.setCursor(index) }
                 addWinUnderCursor()
             }
+        case .character("/"): startSearch()
+        case .character("n"): stepSearch(forward: true)
+        case .character("N"): stepSearch(forward: false)
         case .character("u"): undo()
-        case .character("?"): showsHelp = true
+        case .character("?"): mode = .help
         case .character("S"):
             isShaken = true
+            message = "Shaken: + now adds a team."
         case .character("+") where isShaken:
-            dialog = AddTeamDialog()
+            mode = .dialog(AddTeamDialog(zones: (0..<controller.numberOfSections).map(controller.sectionName(at:))))
         default:
             break
         }
-        return true
+        return .handled
     }
 
-    private func moveCursor(_ move: (TableView) -> Void) {
+    func moveCursor(_ move: (TableView) -> Void) {
         move(tableView)
+        followCursor()
+    }
+
+    /// The cursor follows a team, not a place: remember which one it is on.
+    func followCursor() {
         binding.cursorRowID = tableView.cursor.map { controller.rowID(at: indexPath($0)) }
-        // The controller keeps the last standings and says why it could not follow a commit.
-        binding.didFail = { [unowned self] error in message = Self.sentence("\(error)") }
     }
 
-    private func addWinUnderCursor() {
-        guard let teamID = binding.cursorRowID else { return }
-        perform {
-            if let team = try store.addWin(teamID: teamID) {
-                undoStack.append(.win(teamID: teamID, name: team.teamName))
-                didCommitWin(team)
-            }
-        }
+    /// The team under the cursor, if it is on screen (on a tiny screen it may not be).
+    var visibleCursorRowID: Int64? {
+        tableView.cursorScreenRow == nil ? nil : binding.cursorRowID
     }
 
-    /// Takes back this scoreboard's last change, never what others did since: a change that
-    /// someone else has built on is kept, and the status line says why.
-    private func undo() {
-        guard let entry = undoStack.popLast() else {
-            message = "Nothing to undo."
+    // MARK: - Zones
+
+    private func jumpZone(by step: Int) {
+        let count = controller.numberOfSections
+        guard count > 0 else { return }
+        let current = tableView.cursor?.section ?? 0
+        let target = ((current + step) % count + count) % count
+        moveCursor { $0.showSection(target) }
+    }
+
+    /// The tutorial's section index in a terminal: `'` then a zone's first letter.
+    private func jumpToZone(indexTitle: String) {
+        guard controller.sectionIndexTitles.contains(indexTitle) else {
+            message = "No zone starts with \(indexTitle) (zones start with \(controller.sectionIndexTitles.joined(separator: " ")))."
             return
         }
-        perform {
-            switch entry {
-            case let .win(teamID, name):
-                switch try store.takeBackWin(teamID: teamID) {
-                case .undone: message = "Took back a win from \(name)."
-                case .teamGone: message = "\(name) is no longer in the store; nothing to undo."
-                case .changedByOthers: message = "\(name) has no win left to take back (changed elsewhere); not undone."
-                }
-            case let .added(team):
-                switch try store.removeAddedTeam(team) {
-                case .undone: message = "Removed \(team.teamName)."
-                case .teamGone: message = "\(team.teamName) is no longer in the store; nothing to undo."
-                case let .changedByOthers(now):
-                    message = "\(now.teamName) was changed elsewhere since it was added (\(now.wins) win\(now.wins == 1 ? "" : "s")); not undone, it stays."
-                }
-            }
-        }
-    }
-
-    private func handleDialogKey(_ key: Key) {
-        guard var current = dialog else { return }
-        switch current.handle(key) {
-        case .editing:
-            dialog = current
-        case .cancelled:
-            dialog = nil
-        case let .submitted(name, zone):
-            do {
-                let team = try store.addTeam(name: name, zone: zone)
-                writesSinceCheckpoint += 1
-                dialog = nil
-                undoStack.append(.added(team))
-                message = "Added \(team.teamName)"
-                moveCursor { $0.setCursor(controller.indexPath(forRowID: team.id!).map(TableIndex.init)) }
-            } catch let error as WorldCupError {
-                current.problem = Self.sentence(error.description)
-                dialog = current
-            } catch {
-                current.problem = "\(error)"
-                dialog = current
-            }
-        }
-    }
-
-    /// Runs a store write; a failure becomes a message on the status line, never a crash.
-    private func perform(_ write: () throws -> Void) {
-        do {
-            try write()
-            writesSinceCheckpoint += 1
-        } catch {
-            message = Self.sentence("\(error)")
-        }
-    }
-
-    /// A store message as a sentence for the screen ("a team named…" → "A team named…").
-    private static func sentence(_ text: String) -> String {
-        text.prefix(1).uppercased() + text.dropFirst()
-    }
-
-    /// Shows what other processes committed since the last look (the idle tick calls this);
-    /// returns whether anything changed.
-    @discardableResult
-    public func showExternalChanges() -> Bool {
-        do {
-            return try controller.processExternalChanges()
-        } catch {
-            message = Self.sentence("\(error)")
-            return true
-        }
-    }
-
-    /// Runs a checkpoint when writes are waiting in the log (the idle tick calls this).
-    public func checkpointIfNeeded() {
-        guard writesSinceCheckpoint > 0 else { return }
-        store.checkpoint()
-        writesSinceCheckpoint = 0
-    }
-
-    /// Where the standings came from at launch: "cache" or "store".
-    public var fetchSource: String { controller.lastFetchSource == .cache ? "cache" : "store" }
-
-    /// Writes the standings' cache if it changed. A cache that cannot be written only makes
-    /// the next launch slower: the scoreboard says so and goes on.
-    public func saveCacheIfNeeded() {
-        do {
-            try controller.saveCache()
-        } catch {
-            message = "Could not save the standings cache (the next start will be slower): \(error)"
-        }
-    }
-
-    // MARK: - Drawing
-
-    /// Draws what changed and flushes one frame.
-    public func render() {
-        let overlayShown = showsHelp || dialog != nil
-        if overlayWasShown && !overlayShown { tableView.setNeedsDisplay() }
-        overlayWasShown = overlayShown
-        if hasTitle { drawTitle() }
-        if overlayShown {
-            drawOverlay()
-        } else {
-            tableView.draw(on: surface)
-            surface.placeCursor(row: tableView.cursorScreenRow ?? statusRow, column: 0)
-        }
-        drawStatus()
-        if let dialog { placeDialogCursor(dialog) }
-        surface.present()
-    }
-
-    private func drawTitle() {
-        let teams = (0..<controller.numberOfSections).reduce(0) { $0 + controller.numberOfObjects(inSection: $1) }
-        let zones = controller.numberOfSections
-        let title = "World Cup — \(teams) team\(teams == 1 ? "" : "s") in \(zones) zone\(zones == 1 ? "" : "s")"
-        guard title != drawnTitle else { return }
-        surface.drawLine(0, title, style: [.bold])
-        drawnTitle = title
-    }
-
-    private var hints: String {
-        if dialog != nil { return "Enter save · Esc cancel · Tab next field" }
-        if showsHelp { return "Any key closes the help" }
-        return "↑↓ move · Enter +1 win · u undo" + (isShaken ? " · + add team" : "") + " · ? help · q quit"
-    }
-
-    private func drawStatus() {
-        let status = message ?? hints
-        guard status != drawnStatus, surface.rows >= 2 else { return }
-        surface.drawLine(statusRow, status, style: message == nil ? [.dim] : [.bold])
-        drawnStatus = status
-    }
-
-    private var overlayLines: [String] {
-        if let dialog {
-            return [
-                "Secret Team — add a new team",
-                "",
-                "Team Name:       " + dialog.name.visible(width: fieldWidth).text,
-                "Qualifying Zone: " + dialog.zone.visible(width: fieldWidth).text,
-                "",
-                dialog.problem ?? "",
-            ]
-        }
-        return ["Keys", "",
-                "↑ k  ↓ j          move between teams",
-                "PgUp PgDn         page up / down",
-                "Home g  End G     first / last team",
-                "Enter Space click add a win",
-                "u                 undo the last change"]
-            + (isShaken ? ["+                 add a team"] : [])
-            + ["?                 this help",
-               "q Esc Ctrl-C      quit"]
-    }
-
-    private static let labelColumns = 17
-    private var fieldWidth: Int { max(1, surface.columns - Self.labelColumns - 1) }
-
-    private func overlayTop(_ lines: [String]) -> Int {
-        let band = tableView.top
-        return band + max(0, (tableView.height - lines.count) / 2)
-    }
-
-    private func drawOverlay() {
-        let lines = overlayLines
-        let first = overlayTop(lines)
-        for row in tableView.top..<(tableView.top + tableView.height) {
-            let index = row - first
-            let text = lines.indices.contains(index) ? "  " + lines[index] : ""
-            surface.drawLine(row, text, style: index == 0 ? [.bold] : [])
-        }
-    }
-
-    private func placeDialogCursor(_ dialog: AddTeamDialog) {
-        let lines = overlayLines
-        let row = overlayTop(lines) + (dialog.focus == .name ? 2 : 3)
-        let editor = dialog.focus == .name ? dialog.name : dialog.zone
-        surface.placeCursor(row: row, column: 2 + Self.labelColumns + editor.visible(width: fieldWidth).cursorColumn)
+        let section = controller.section(forSectionIndexTitle: indexTitle, at: 0)
+        moveCursor { $0.showSection(section) }
     }
 
     // MARK: - Table data source
@@ -324,20 +224,30 @@ public final class ScoreboardScreen: TableViewDataSource {
 
     public func headerText(forSection section: Int) -> String {
         let count = controller.numberOfObjects(inSection: section)
-        return "\(controller.sectionName(at: section)) (\(count) team\(count == 1 ? "" : "s"))"
+        return "\(controller.sectionName(at: section)) (\(Thousands.grouped(count)) team\(count == 1 ? "" : "s"))"
     }
 
     public func rowText(at index: TableIndex, width: Int) -> String {
         // A team another process just deleted has no row until its deletion arrives (next tick).
         do {
-            return try controller.objectIfPresent(at: indexPath(index)).map { renderer.text(for: $0, width: width) } ?? ""
+            return try controller.objectIfPresent(at: indexPath(index))
+                .map { renderer.text(for: $0, rank: index.row + 1, rankColumns: rankColumns, width: width) } ?? ""
         } catch {
             message = Self.sentence("\(error)")
             return ""
         }
     }
 
-    private func indexPath(_ index: TableIndex) -> FetchedResults.IndexPath {
+    public func rowStyle(at index: TableIndex) -> TextStyle {
+        highlights.contains(controller.rowID(at: indexPath(index))) ? [.bold, .accent] : []
+    }
+
+    func indexPath(_ index: TableIndex) -> FetchedResults.IndexPath {
         FetchedResults.IndexPath(row: index.row, section: index.section)
+    }
+
+    /// A store message as a sentence for the screen ("a team named…" → "A team named…").
+    static func sentence(_ text: String) -> String {
+        text.prefix(1).uppercased() + text.dropFirst()
     }
 }

@@ -48,9 +48,8 @@ public enum ScoreboardSession {
         var restingSince: ContinuousClock.Instant? = clock.now
         while true {
             var timeout = signal.map { $0.followUpTimeout() ?? Self.safetyPollMilliseconds } ?? Self.pollMilliseconds
-            if let restingSince {
-                let left = Self.rest - (clock.now - restingSince)
-                timeout = min(timeout, Int32(max(0, (left / .milliseconds(1)).rounded(.up))))
+            for deadline in [restingSince.map { $0 + Self.rest }, screen.nextHighlightExpiry].compactMap({ $0 }) {
+                timeout = min(timeout, Int32(max(0, ((deadline - clock.now) / .milliseconds(1)).rounded(.up))))
             }
             let wake = signal.map { terminal.waitForKey(timeoutMilliseconds: timeout, orReadable: $0.fileDescriptor) }
                 ?? terminal.readKey(timeoutMilliseconds: timeout).map(CursesTerminal.Wake.key) ?? .timedOut
@@ -61,6 +60,7 @@ public enum ScoreboardSession {
                     screen.render()
                     restingSince = clock.now
                 }
+                if screen.expireHighlights() { screen.render() }
                 if let since = restingSince, clock.now - since >= Self.rest {
                     screen.checkpointIfNeeded()
                     screen.saveCacheIfNeeded()
@@ -74,7 +74,14 @@ public enum ScoreboardSession {
                 fatalError("crash requested by the test key")
             }
             if key == .resize { terminal.invalidate() }
-            guard screen.handle(key) else { return }
+            switch screen.handle(key) {
+            case .quit: return
+            case .suspend:
+                terminal.suspend()
+                screen.layout()
+            case .repaint: terminal.invalidate()
+            case .handled: break
+            }
             if screen.writesSinceCheckpoint >= 1000 { screen.checkpointIfNeeded() }
             screen.render()
             stats?.frameFlushed()

@@ -1,6 +1,7 @@
 import TerminalUI
 
-/// Formats one team as a row: a flag or short code, the name, and the wins right-aligned.
+/// Formats one team as a row of four columns — its rank in the zone, a flag or short code, the
+/// name, the wins at the right edge (of at most ``maximumColumns``) — and the headings above them.
 public struct TeamRowRenderer: Sendable {
     /// Show emoji flags instead of short codes (terminals disagree on their width, so opt-in).
     public var showsFlags: Bool
@@ -9,19 +10,50 @@ public struct TeamRowRenderer: Sendable {
 
     /// Columns kept for the wins figure.
     static let winsColumns = 6
-    /// Rows wider than this keep the wins close to the name, where the eye can pair them.
-    static let maximumColumns = 64
+    /// The wins sit at the terminal's right edge up to this width. Wider, the row stays this
+    /// wide: the eye still pairs a name with its wins, and a moving cursor bar costs the same
+    /// bytes on any terminal (the budget per win is 300).
+    static let maximumColumns = 80
 
-    public func text(for team: Team, width: Int) -> String {
-        let width = min(width, Self.maximumColumns)
+    /// The columns of a rank column wide enough for a zone of `teams` teams.
+    public static func rankColumns(forLargestZone teams: Int) -> Int {
+        max(2, String(teams).count)
+    }
+
+    /// `team` as the row at `rank` (1 for a zone's leader), `width` columns wide.
+    public func text(for team: Team, rank: Int, rankColumns: Int, width: Int) -> String {
         let badge = showsFlags ? TeamBadge.flag(imageName: team.imageName, teamName: team.teamName)
                                : TeamBadge.code(imageName: team.imageName, teamName: team.teamName)
-        let wins = String(team.wins)
-        let prefix = "  " + TextWidth.fit(badge, toColumns: 3) + "  "
-        let nameWidth = max(1, width - TextWidth.columns(of: prefix) - max(Self.winsColumns, wins.count + 1))
-        let name = TextWidth.fit(TerminalText.sanitized(team.teamName), toColumns: nameWidth)
-        let winsField = String(repeating: " ", count: max(0, max(Self.winsColumns, wins.count + 1) - wins.count)) + wins
-        return prefix + name + winsField
+        return columns(rank: String(rank), badge: TextWidth.fit(badge, toColumns: 4), name: TerminalText.sanitized(team.teamName),
+                       wins: Thousands.grouped(team.wins), rankColumns: rankColumns, width: width)
+    }
+
+    /// The column headings, aligned with ``text(for:rank:rankColumns:width:)``.
+    public func heading(rankColumns: Int, width: Int) -> String {
+        columns(rank: "#", badge: showsFlags ? "Flag" : "Code", name: "Team", wins: "Wins", rankColumns: rankColumns, width: width)
+    }
+
+    private func columns(rank: String, badge: String, name: String, wins: String, rankColumns: Int, width: Int) -> String {
+        let width = min(width, Self.maximumColumns)
+        let rankField = String(repeating: " ", count: max(0, rankColumns - rank.count)) + rank
+        let prefix = "  " + rankField + "  " + TextWidth.fit(badge, toColumns: 4) + " "
+        let winsWidth = max(Self.winsColumns, wins.count + 1)
+        let nameWidth = max(1, width - TextWidth.columns(of: prefix) - winsWidth)
+        let winsField = String(repeating: " ", count: winsWidth - wins.count) + wins
+        return prefix + TextWidth.fit(name, toColumns: nameWidth) + winsField
+    }
+}
+
+/// Whole numbers with thousands separators ("1,000,032"), the same in every locale.
+public enum Thousands {
+    public static func grouped(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var result = ""
+        for (offset, digit) in digits.enumerated() {
+            if offset > 0 && (digits.count - offset) % 3 == 0 { result.append(",") }
+            result.append(digit)
+        }
+        return (value < 0 ? "-" : "") + result
     }
 }
 

@@ -289,6 +289,23 @@ public final class TeamStore: Sendable {
 
     // MARK: - Reads
 
+    /// The ids of the teams whose name contains `text` (ASCII letters compared without case,
+    /// as the store's `NOCASE` names are), in standings order, at most `limit` of them.
+    ///
+    /// One walk of the standings index, which holds every name, stopping at the `limit`-th
+    /// match: a common text answers from the first rows, a rare one reads the index once.
+    public func teamIDs(withNameContaining text: String, limit: Int) throws -> [Int64] {
+        let escaped = text.replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+        let order = (Team.standingsOrder.map(\.orderingSQL) + ["id"]).joined(separator: ", ")
+        return try StoreErrors.translating(path: path) {
+            try pool.read { db in
+                try Int64.fetchAll(db, sql: "SELECT id FROM team WHERE teamName LIKE ? ESCAPE '\\' ORDER BY \(order) LIMIT ?",
+                                   arguments: ["%" + escaped + "%", limit])
+            }
+        }
+    }
+
     /// The teams by zone in standings order (``Team/standingsOrder``), as the scoreboard shows
     /// them: the sections of a results controller that does not track changes.
     public func standings() throws -> [ZoneStanding] {

@@ -1,0 +1,109 @@
+import TestSupport
+import Foundation
+import GRDB
+import Testing
+
+/// The habits of htop, less and vim, in a real terminal (tmux).
+@Suite(.serialized) struct TerminalHabitsEndToEndTests {
+    /// An interactive shell with job control, as a user has.
+    static func shell() throws -> Tmux {
+        try Tmux(command: "PS1='prompt$ ' exec bash --norc --noprofile -i")
+    }
+
+    @Test func ctrlZSuspendsAndFgRedrawsEverything() throws {
+        let directory = TemporaryDirectory()
+        let terminal = try Self.shell()
+        #expect(terminal.waitFor("prompt$"))
+        try terminal.type(directory.scoreboard)
+        try terminal.press("Enter")
+        #expect(terminal.waitFor("World Cup — 32 teams"))
+        #expect(!terminal.isCursorVisible, "the cursor is hidden over the list")
+
+        try terminal.press("C-z")
+        #expect(terminal.waitFor("Stopped"), "the shell reports the stopped job")
+        #expect(terminal.wait { $0.last { !$0.isEmpty } == "prompt$" }, "and its prompt is back")
+        #expect(terminal.paneValue("alternate_on") == "0", "full-screen mode left")
+        #expect(terminal.isCursorVisible)
+
+        try terminal.type("fg")
+        try terminal.press("Enter")
+        #expect(terminal.waitFor("World Cup — 32 teams"), "fg redraws everything")
+        #expect(terminal.waitFor("Africa (5 teams)"))
+        #expect(terminal.wait { _ in terminal.cursorLine?.contains(" Algeria ") == true })
+        try terminal.press("Enter")
+        #expect(terminal.wait { _ in terminal.wins(of: "Algeria") == 1 }, "and keys work again")
+        try terminal.press("q")
+        #expect(terminal.wait { $0.last { !$0.isEmpty } == "prompt$" })
+    }
+
+    @Test func ctrlLRepaintsAScreenSomethingElseWroteOver() throws {
+        let directory = TemporaryDirectory()
+        let terminal = try Tmux(command: directory.scoreboard)
+        #expect(terminal.waitFor("World Cup — 32 teams"))
+        // Another program writes straight to the terminal, over the list.
+        let tty = terminal.paneValue("pane_tty")
+        try Data("\u{1B}[5;1HGARBAGE GARBAGE GARBAGE".utf8).write(to: URL(fileURLWithPath: tty))
+        #expect(terminal.waitFor("GARBAGE"))
+        try terminal.press("C-l")
+        #expect(terminal.wait { !$0.contains { $0.contains("GARBAGE") } })
+        #expect(terminal.waitFor("   2  CMR  Cameroon"))
+    }
+
+    @Test func searchZonesAndBoxesInARealTerminal() throws {
+        let directory = TemporaryDirectory()
+        let terminal = try Tmux(command: directory.scoreboard)
+        #expect(terminal.waitFor("World Cup — 32 teams"))
+
+        try terminal.press("/")
+        try terminal.type("an")
+        #expect(terminal.wait { $0.last { !$0.isEmpty }?.hasPrefix("/an  — 1 of ") == true }, "\(terminal.lines)")
+        #expect(terminal.isCursorVisible, "the cursor shows where the search is typed")
+        #expect(terminal.cursorLine?.contains(" Ghana ") == true, "the first team whose name contains it")
+        try terminal.press("Enter", "n")
+        #expect(terminal.wait { _ in terminal.cursorLine?.contains(" Iran ") == true })
+        #expect(terminal.wait { $0.last { !$0.isEmpty }?.hasPrefix("/an — 2 of ") == true })
+        try terminal.press("N")
+        #expect(terminal.wait { _ in terminal.cursorLine?.contains(" Ghana ") == true })
+
+        try terminal.press("]")
+        #expect(terminal.wait { _ in terminal.cursorLine?.contains(" Australia ") == true })
+        try terminal.press("'", "s")
+        #expect(terminal.wait { _ in terminal.cursorLine?.contains(" Argentina ") == true })
+        try terminal.press("BTab")
+        #expect(terminal.wait { _ in terminal.cursorLine?.contains(" Costa Rica ") == true })
+
+        // Help: a box over the list, which stays visible around it.
+        try terminal.press("?")
+        #expect(terminal.waitFor("┌"))
+        let lines = terminal.lines
+        #expect(lines.contains { $0.contains("│ Keys") })
+        #expect(lines.contains { $0.hasPrefix("World Cup — 32 teams") })
+        #expect(!terminal.isCursorVisible)
+        try terminal.press("x")
+        #expect(terminal.wait { !$0.contains { $0.contains("┌") } })
+
+        // The dialog: a box with the cursor in its field.
+        try terminal.press("S", "+")
+        #expect(terminal.waitFor("│ Secret Team"))
+        #expect(terminal.wait { _ in terminal.isCursorVisible })
+        try terminal.press("C-c")
+        #expect(terminal.wait { !$0.contains { $0.contains("Secret Team") } })
+        #expect(!terminal.commandExited, "Ctrl-C in the dialog cancels it")
+        #expect(!terminal.isCursorVisible)
+    }
+
+    @Test func enterOnATinyScreenDoesNothingToATeamNotShown() throws {
+        let directory = TemporaryDirectory()
+        let terminal = try Tmux(command: directory.scoreboard)
+        #expect(terminal.waitFor("World Cup — 32 teams"))
+        try terminal.resize(width: 30, height: 2)
+        usleep(300_000)
+        try terminal.press("Enter", "Space")
+        usleep(300_000)
+        try terminal.resize(width: 100, height: 40)
+        #expect(terminal.waitFor("Africa (5 teams)"))
+        let wins = try DatabaseQueue(path: directory.store).read { db in try Int.fetchOne(db, sql: "SELECT sum(wins) FROM team") }
+        #expect(wins == 0, "no team won")
+        #expect(!terminal.commandExited)
+    }
+}

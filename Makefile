@@ -3,8 +3,13 @@ SWIFT ?= swift
 SHELL := /bin/bash
 APT_PACKAGES := libncurses-dev libsqlite3-dev pkg-config tmux sqlite3
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)/worldcup
+# SwiftPM compiles with other flags (colour diagnostics) when its output is a terminal, and a
+# change of flags rebuilds everything: so its output always goes through a pipe, to stderr,
+# which also keeps `make run ARGS=list | less` free of build lines.
+QUIET_PIPE = 2>&1 | cat >&2
 
-.PHONY: run test bench build deps clean docs
+PREFIX ?= /usr/local
+.PHONY: run test bench build deps clean docs install install-files uninstall
 
 ## deps: install the system packages the build and the tests need, if any is missing.
 deps:
@@ -16,29 +21,53 @@ deps:
 	command -v sqlite3 >/dev/null 2>&1 || missing="yes"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
-			echo "Installing $(APT_PACKAGES) with apt-get…"; \
-			DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES); \
+			echo "Installing $(APT_PACKAGES) with apt-get…" >&2; \
+			{ DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+			  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES); } >&2; \
 		else \
-			echo "Missing system packages. Install them with:"; \
-			echo "  sudo apt-get install $(APT_PACKAGES)"; \
+			echo "Missing system packages. Install them with:" >&2; \
+			echo "  sudo apt-get install $(APT_PACKAGES)" >&2; \
 			exit 1; \
 		fi; \
 	fi
-	@command -v $(SWIFT) >/dev/null 2>&1 || { echo "Swift 6 is needed: see https://www.swift.org/install/linux/"; exit 1; }
+	@command -v $(SWIFT) >/dev/null 2>&1 || { echo "Swift 6 is needed: see https://www.swift.org/install/linux/" >&2; exit 1; }
 
 build: deps
-	$(SWIFT) build -c release
+	@set -o pipefail; $(SWIFT) build -c release --product worldcup $(QUIET_PIPE)
 
 ## run: build in release mode and open the scoreboard (pass options with ARGS="--db /tmp/x.sqlite").
+## `make run ARGS=list | less` reuses the same build: the build's output always goes through a
+## pipe, so it never depends on whether make's stdout is a terminal.
 run: build
-	$(RELEASE_BIN) $(ARGS)
+	@$(RELEASE_BIN) $(ARGS)
+
+## install: the binary, its seed and shell completions under PREFIX (default /usr/local);
+## `make uninstall PREFIX=…` removes exactly those files.
+install: build
+	$(MAKE) install-files INSTALL_BIN="$(RELEASE_BIN)"
+
+INSTALL_BIN ?= $(RELEASE_BIN)
+install-files:
+	install -d "$(PREFIX)/bin" "$(PREFIX)/share/worldcup" "$(PREFIX)/share/bash-completion/completions" \
+		"$(PREFIX)/share/zsh/site-functions" "$(PREFIX)/share/fish/vendor_completions.d"
+	install -m 755 "$(INSTALL_BIN)" "$(PREFIX)/bin/worldcup"
+	install -m 644 seed.json "$(PREFIX)/share/worldcup/seed.json"
+	"$(PREFIX)/bin/worldcup" --generate-completion-script bash > "$(PREFIX)/share/bash-completion/completions/worldcup"
+	"$(PREFIX)/bin/worldcup" --generate-completion-script zsh > "$(PREFIX)/share/zsh/site-functions/_worldcup"
+	"$(PREFIX)/bin/worldcup" --generate-completion-script fish > "$(PREFIX)/share/fish/vendor_completions.d/worldcup.fish"
+	@echo "Installed $(PREFIX)/bin/worldcup (remove it with: make uninstall PREFIX=$(PREFIX))"
+
+uninstall:
+	rm -f "$(PREFIX)/bin/worldcup" "$(PREFIX)/share/worldcup/seed.json" \
+		"$(PREFIX)/share/bash-completion/completions/worldcup" "$(PREFIX)/share/zsh/site-functions/_worldcup" \
+		"$(PREFIX)/share/fish/vendor_completions.d/worldcup.fish"
+	-rmdir "$(PREFIX)/share/worldcup" 2>/dev/null
 
 ## test: build everything and run every test (unit, command line, end-to-end).
 ## The log is kept in .build/test.log; on failure the failing tests are repeated at the end,
 ## where a CI log's tail shows them.
 test: deps
-	$(SWIFT) build --build-tests
+	@set -o pipefail; $(SWIFT) build --build-tests $(QUIET_PIPE)
 	@set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test.log || { \
 		echo "== failing tests (full log: .build/test.log) =="; \
 		grep -A6 -E "recorded an issue|✘ Test .* failed|error:" .build/test.log | head -120; \
@@ -49,8 +78,8 @@ test: deps
 BENCH_SIZES ?= 32,10000,1000000
 BENCH_ITERATIONS ?= 200
 bench: deps
-	$(SWIFT) build -c release --product worldcup
-	$(SWIFT) build -c release --product worldcup-bench
+	@set -o pipefail; $(SWIFT) build -c release --product worldcup $(QUIET_PIPE)
+	@set -o pipefail; $(SWIFT) build -c release --product worldcup-bench $(QUIET_PIPE)
 	$$($(SWIFT) build -c release --show-bin-path)/worldcup-bench --worldcup $$($(SWIFT) build -c release --show-bin-path)/worldcup \
 		--sizes $(BENCH_SIZES) --iterations $(BENCH_ITERATIONS) --output BENCHMARKS.md --plot docs/per-change-cost.svg
 

@@ -22,9 +22,10 @@ let package = Package(
         ),
         // libncursesw, with a shim for the wide-character API and the C macros Swift cannot see.
         .systemLibrary(
-            name: "CNcursesw",
-            pkgConfig: "ncursesw",
-            providers: [.apt(["libncurses-dev"])]
+            name: "CNcursesw"
+            // No pkgConfig: ncursesw's flags (-D_XOPEN_SOURCE…) are ones SwiftPM refuses with a
+            // warning on every build. The module map links ncursesw (whose .so pulls in tinfo);
+            // the shim defines what the flags would; `make deps` installs libncurses-dev.
         ),
         // The terminal layer: knows text and terminals, nothing of teams or SQL.
         .target(name: "TerminalUI", dependencies: ["CNcursesw"]),

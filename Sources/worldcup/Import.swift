@@ -5,20 +5,33 @@ extension WorldCup {
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add every team of a seed-shaped JSON file, all or nothing.",
-            discussion: "The file is checked like the seed: an array of {teamName, qualifyingZone, imageName, wins}.")
+            discussion: """
+                The file is checked like the seed: an array of {teamName, qualifyingZone, imageName, wins} \
+                (imageName may be left out). worldcup export writes such a file. Into a new store, the \
+                file is its first content instead of the seed: a backup restores to exactly what it held.
+                """)
 
         @OptionGroup var store: StoreOptions
 
         @Argument(help: ArgumentHelp("The JSON file to import.", valueName: "file"))
         var file: String
 
+        @Flag(help: "Leave out teams whose name is already in the store (ignoring case) instead of refusing the file.")
+        var skipExisting = false
+
         func run() throws {
             try reportingErrors {
                 let entries = try SeedFile.read(path: file)
-                let teamStore = try store.openSeededStore()
-                let count = try teamStore.importTeams(
-                    entries, file: file, progress: ImportProgressReporter.reporter(label: "Importing \(file)"))
-                print("Imported \(count) team\(count == 1 ? "" : "s") from \(file)")
+                let teamStore = try store.openStore()
+                let progress = ImportProgressReporter.reporter(label: "Importing \(file)")
+                // A new store takes the file as its first content, in place of the seed, so
+                // that a backup (worldcup export) restores to exactly what it held.
+                let seeded = try teamStore.seedIfNeeded(progress: progress) { (entries, file) }
+                let result = seeded > 0
+                    ? (imported: seeded, skipped: 0)
+                    : try teamStore.importTeams(entries, file: file, skippingExisting: skipExisting, progress: progress)
+                let skipped = result.skipped > 0 ? "; skipped \(result.skipped) already in the store" : ""
+                print("Imported \(result.imported) team\(result.imported == 1 ? "" : "s") from \(file)\(skipped)")
             }
         }
     }

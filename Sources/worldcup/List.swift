@@ -21,7 +21,10 @@ extension WorldCup {
         static func printStandings(store options: StoreOptions, json: Bool) throws {
             TextWidth.prepareLocale()
             let standings = try options.openSeededStore().standings()
-            let output = json ? try StandingsFormatter.json(standings) : StandingsFormatter.text(standings)
+            // On a terminal long names are cut to keep the wins in view; into a pipe or a file
+            // every name goes whole.
+            let nameColumns = isatty(STDOUT_FILENO) == 1 ? StandingsFormatter.maximumNameColumns : nil
+            let output = json ? try StandingsFormatter.json(standings) : StandingsFormatter.text(standings, maximumNameColumns: nameColumns)
             FileHandle.standardOutput.write(Data(output.utf8))
         }
     }

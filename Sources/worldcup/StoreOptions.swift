@@ -15,16 +15,21 @@ struct StoreOptions: ParsableArguments {
 
     /// Opens the store and imports the seed if it has never been seeded.
     func openSeededStore() throws -> TeamStore {
+        let store = try openStore()
         let environment = ProcessInfo.processInfo.environment
-        let store = try TeamStore.open(
-            path: try db ?? StoreLocation.defaultDatabasePath(environment: environment),
-            createDirectory: db == nil)
         try store.seedIfNeeded(progress: ImportProgressReporter.reporter(label: "Importing the seed")) {
             let path = try SeedLocator.locate(
                 explicit: seed, environment: environment, executablePath: SeedLocator.currentExecutablePath)
             return (try SeedFile.read(path: path), path)
         }
         return store
+    }
+
+    /// The store, created if needed, without the seed.
+    func openStore() throws -> TeamStore {
+        try TeamStore.open(
+            path: try db ?? StoreLocation.defaultDatabasePath(environment: ProcessInfo.processInfo.environment),
+            createDirectory: db == nil)
     }
 }
 

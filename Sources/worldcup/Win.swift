@@ -13,7 +13,9 @@ extension WorldCup {
             valueName: "team"))
         var team: [String]
 
-        @Option(help: "How many wins to add.")
+        // Unconditional, so that "--count -1" is read as a number (and refused as one), the
+        // same as "--count=-1", rather than as an unknown option.
+        @Option(parsing: .unconditional, help: "How many wins to add (1 or more).")
         var count = 1
 
         func run() throws {

@@ -6,6 +6,26 @@ import WorldCupKit
 /// `worldcup`: the scoreboard, and the headless commands scripts use.
 @main
 struct WorldCup: ParsableCommand {
+    /// Parses and runs like ArgumentParser's own `main()`, but every error a user can cause
+    /// comes out in one style, `worldcup: …` on stderr (usage errors, exit status 64, keep
+    /// their usage lines after it).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let status = exitCode(for: error)
+            let text = fullMessage(for: error)
+            if status == .success {
+                print(text)
+            } else if !text.isEmpty {
+                let message = text.hasPrefix("Error: ") ? String(text.dropFirst("Error: ".count)) : text
+                StandardError.write("worldcup: " + message.prefix(1).lowercased() + message.dropFirst() + "\n")
+            }
+            Foundation.exit(status.rawValue)
+        }
+    }
+
     static let version = "0.1.0"
 
     static let configuration = CommandConfiguration(
@@ -18,7 +38,7 @@ struct WorldCup: ParsableCommand {
             otherwise; the first command to open a new store imports the seed (seed.json).
             """,
         version: "worldcup \(version) (SQLite \(LibraryVersions.sqlite), \(TerminalLibrary.version))",
-        subcommands: [List.self, Win.self, Add.self, Import.self, Generate.self]
+        subcommands: [List.self, Win.self, Add.self, Import.self, Export.self, Generate.self]
     )
 
     @OptionGroup var store: StoreOptions

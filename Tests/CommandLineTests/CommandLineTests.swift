@@ -76,7 +76,9 @@ import Testing
         struct Section: Decodable { var zone: String; var teams: [Entry] }
         struct Entry: Decodable { var teamName: String }
         let sections = try JSONDecoder().decode([Section].self, from: Data(list.stdout.utf8))
-        #expect(sections.reduce(0) { $0 + $1.teams.count } == 2032)
+        #expect(sections.reduce(0) { $0 + $1.teams.count } == 2000, "into a new store, the file instead of the seed")
+        let more = try WorldCupProcess.run(["import", WorldCupProcess.seedPath] + args)
+        #expect(more.status == 0 && more.stdout.hasPrefix("Imported 32 teams"), "into a store with teams, added to them")
 
         let bad = try WorldCupProcess.run(["generate", "--teams", "0", "--output", file])
         #expect(bad.status != 0 && bad.stderr.contains("--teams must be at least 1"))

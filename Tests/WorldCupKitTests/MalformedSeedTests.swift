@@ -38,7 +38,6 @@ struct MalformedSeed: CustomTestStringConvertible, Sendable {
         .init("empty array", "[]", entry: nil, field: nil, mentions: "no teams"),
         .init("missing teamName", #"[{"qualifyingZone": "Africa", "imageName": "x", "wins": 0}]"#, entry: 0, field: "teamName", mentions: "missing"),
         .init("missing qualifyingZone", "[\(valid), {\"teamName\": \"Ghana\", \"imageName\": \"x\", \"wins\": 0}]", entry: 1, field: "qualifyingZone", mentions: "missing"),
-        .init("missing imageName", #"[{"teamName": "Ghana", "qualifyingZone": "Africa", "wins": 0}]"#, entry: 0, field: "imageName", mentions: "missing"),
         .init("missing wins", #"[{"teamName": "Ghana", "qualifyingZone": "Africa", "imageName": "x"}]"#, entry: 0, field: "wins", mentions: "missing"),
         .init("wins is a string", #"[{"teamName": "Ghana", "qualifyingZone": "Africa", "imageName": "x", "wins": "3"}]"#, entry: 0, field: "wins", mentions: "whole number"),
         .init("wins is a fraction", #"[{"teamName": "Ghana", "qualifyingZone": "Africa", "imageName": "x", "wins": 2.5}]"#, entry: 0, field: "wins", mentions: "whole number"),

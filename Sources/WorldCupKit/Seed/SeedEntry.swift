@@ -31,13 +31,8 @@ extension SeedEntry: Decodable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         teamName = try Self.nonEmptyText(.teamName, in: container)
         qualifyingZone = try Self.nonEmptyText(.qualifyingZone, in: container)
+        // Core Data's imageName is optional: null or left out, as a hand-made file has it.
         imageName = try container.decodeIfPresent(String.self, forKey: .imageName)
-        if imageName == nil && !container.contains(.imageName) {
-            // null is fine (Core Data's imageName is optional); a missing field is not.
-            throw DecodingError.keyNotFound(
-                CodingKeys.imageName,
-                .init(codingPath: container.codingPath, debugDescription: "missing"))
-        }
         wins = try Self.winCount(in: container)
     }
 

@@ -8,9 +8,13 @@ public enum StandingsFormatter {
 
     /// One header line per zone ("Africa (4 teams)"), then one line per team with its name
     /// padded to a common display width and its wins right-aligned, wide characters included.
-    public static func text(_ standings: [ZoneStanding]) -> String {
+    ///
+    /// - Parameter maximumNameColumns: names wider than this are cut with "…" (a terminal's
+    ///   view); nil keeps every name whole (a pipe or a file).
+    public static func text(_ standings: [ZoneStanding], maximumNameColumns: Int? = maximumNameColumns) -> String {
         let teams = standings.flatMap(\.teams)
-        let nameWidth = min(maximumNameColumns, teams.map { TextWidth.columns(of: displayName($0.teamName)) }.max() ?? 0)
+        let widest = teams.map { TextWidth.columns(of: displayName($0.teamName)) }.max() ?? 0
+        let nameWidth = min(maximumNameColumns ?? widest, widest)
         let winsWidth = teams.map { String($0.wins).count }.max() ?? 1
         var lines: [String] = []
         for (index, standing) in standings.enumerated() {

@@ -152,14 +152,17 @@ public final class TeamStore: Sendable {
 
     // MARK: - Writes
 
-    /// Imports teams from a file's entries in one transaction; a name already in the store is
-    /// reported against its entry and nothing is imported.
+    /// Imports teams from a file's entries in one transaction. A name already in the store is
+    /// reported against its entry and nothing is imported, unless `skippingExisting`, which
+    /// leaves that entry out (and keeps the team in the store as it is).
     @discardableResult
-    public func importTeams(_ entries: [SeedEntry], file: String, progress: Progress? = nil) throws -> Int {
+    public func importTeams(
+        _ entries: [SeedEntry], file: String, skippingExisting: Bool = false, progress: Progress? = nil
+    ) throws -> (imported: Int, skipped: Int) {
         try StoreErrors.translating(path: path) {
             try pool.write { db in
-                try Self.insert(entries, file: file, db: db, progress: progress)
-                return entries.count
+                let imported = try Self.insert(entries, file: file, skippingExisting: skippingExisting, db: db, progress: progress)
+                return (imported, entries.count - imported)
             }
         }
     }
@@ -334,19 +337,26 @@ public final class TeamStore: Sendable {
     /// A big import skips the change history (open scoreboards refetch once instead of reading
     /// one history row per team) and builds the standings index once at the end, which is
     /// several times faster than keeping it ordered row by row.
-    private static func insert(_ entries: [SeedEntry], file: String, db: Database, progress: Progress?) throws {
+    /// Returns how many entries were inserted.
+    @discardableResult
+    private static func insert(
+        _ entries: [SeedEntry], file: String, skippingExisting: Bool = false, db: Database, progress: Progress?
+    ) throws -> Int {
         let existing = try Int.fetchOne(db, sql: "SELECT count(*) FROM team") ?? 0
         guard entries.count >= bulkImportThreshold, entries.count >= existing else {
-            return try insertRows(entries, file: file, db: db, progress: progress)
+            return try insertRows(entries, file: file, skippingExisting: skippingExisting, db: db, progress: progress)
         }
-        try ChangeHistory.withoutRecording(on: Team.databaseTableName, in: db) {
+        return try ChangeHistory.withoutRecording(on: Team.databaseTableName, in: db) {
             try db.execute(sql: "DROP INDEX IF EXISTS team_standings")
-            try insertRows(entries, file: file, db: db, progress: progress)
+            let inserted = try insertRows(entries, file: file, skippingExisting: skippingExisting, db: db, progress: progress)
             try db.execute(sql: StoreSchema.standingsIndexSQL)
+            return inserted
         }
     }
 
-    private static func insertRows(_ entries: [SeedEntry], file: String, db: Database, progress: Progress?) throws {
+    private static func insertRows(
+        _ entries: [SeedEntry], file: String, skippingExisting: Bool, db: Database, progress: Progress?
+    ) throws -> Int {
         // Inserting into two indexes in random order thrashes the default 2 MB page cache.
         let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size")!
         try db.execute(sql: "PRAGMA cache_size = -65536")
@@ -356,7 +366,9 @@ public final class TeamStore: Sendable {
             zoneSpelling[NoCase.key(zone)] = zone
         }
         let statement = try db.makeStatement(
-            sql: "INSERT INTO team (teamName, qualifyingZone, imageName, wins) VALUES (?, ?, ?, ?)")
+            sql: "INSERT INTO team (teamName, qualifyingZone, imageName, wins) VALUES (?, ?, ?, ?)"
+                + (skippingExisting ? " ON CONFLICT (teamName) DO NOTHING" : ""))
+        var inserted = 0
         let step = max(1, entries.count / 100)
         for (index, entry) in entries.enumerated() {
             let zoneKey = NoCase.key(entry.qualifyingZone)
@@ -365,6 +377,7 @@ public final class TeamStore: Sendable {
             statement.setUncheckedArguments([entry.teamName, zone, entry.imageName, entry.wins])
             do {
                 try statement.execute()
+                inserted += db.changesCount
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
                 throw WorldCupError.seedInvalid(SeedProblem(
                     file: file, entryIndex: index, field: "teamName",
@@ -375,5 +388,6 @@ public final class TeamStore: Sendable {
         // A large import would leave one history row per team; open scoreboards refetch instead.
         try ChangeHistory.prune(keeping: StoreSchema.historyKept, in: db)
         progress?(entries.count, entries.count)
+        return inserted
     }
 }

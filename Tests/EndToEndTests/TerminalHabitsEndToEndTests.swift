@@ -107,3 +107,25 @@ import Testing
         #expect(!terminal.commandExited)
     }
 }
+
+/// The README's screenshots come from a script; it must keep working.
+@Suite struct ScreenshotScriptTests {
+    @Test func theScriptRendersEachScreen() throws {
+        let output = TemporaryDirectory()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Tmux.packageRoot.appendingPathComponent("docs/screenshots.sh").path)
+        process.arguments = [Tmux.binary, output.path]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        func shot(_ name: String) throws -> [String] {
+            try String(contentsOfFile: output.path + "/\(name).txt", encoding: .utf8).split(separator: "\n").map(String.init)
+        }
+        #expect(try shot("list").first == "World Cup — 32 teams in 5 zones")
+        #expect(try shot("list").contains { $0.hasPrefix("   1  GER  Germany") && $0.hasSuffix(" 7") })
+        #expect(try shot("search").last?.hasPrefix("/an  — 1 of ") == true)
+        #expect(try shot("help").contains { $0.contains("│ Keys") })
+        #expect(try shot("dialog").contains { $0.contains("Qualifying Zone: North, Central America & Caribbean") })
+    }
+}

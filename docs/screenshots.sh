@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Text screenshots of the scoreboard in a real terminal (tmux, 80×24), for the README.
+# usage: docs/screenshots.sh [WORLDCUP_BINARY] [OUTPUT_FOLDER]   (defaults: the debug build, docs/screenshots)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+binary="${1:-$root/.build/debug/worldcup}"
+output="${2:-$root/docs/screenshots}"
+work="$(mktemp -d)"
+socket="worldcup-screenshots-$$"
+trap 'tmux -L "$socket" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+mkdir -p "$output"
+
+run() { "$binary" "$@" --db "$work/store.sqlite" --seed "$root/seed.json" >/dev/null; }
+keys() { tmux -L "$socket" send-keys -t shot "$@"; sleep 0.4; }
+shoot() { tmux -L "$socket" capture-pane -p -t shot | sed -e 's/[[:space:]]*$//' > "$output/$1.txt"; }
+
+# Some history, as after an evening of scoring.
+run win Brazil --count 5; run win Germany --count 7; run win Netherlands --count 5
+run win Argentina --count 6; run win Colombia --count 4; run win Costa Rica --count 3
+run win Algeria --count 2; run win Belgium --count 4; run win France --count 3
+
+tmux -L "$socket" -f /dev/null new-session -d -s shot -x 80 -y 24 \
+    "env LANG=C.UTF-8 TERM=screen-256color XDG_CACHE_HOME='$work/cache' '$binary' --db '$work/store.sqlite' --seed '$root/seed.json'"
+sleep 1
+shoot list
+keys / a n
+shoot search
+keys Enter "'" e
+keys "?"
+shoot help
+keys Escape S +
+keys -l Wenderland
+keys Tab
+keys -l "North, C"
+shoot dialog
+echo "Wrote $output/list.txt search.txt help.txt dialog.txt"

@@ -112,13 +112,11 @@ import Testing
 @Suite struct ScreenshotScriptTests {
     @Test func theScriptRendersEachScreen() throws {
         let output = TemporaryDirectory()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Tmux.packageRoot.appendingPathComponent("docs/screenshots.sh").path)
-        process.arguments = [Tmux.binary, output.path]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
+        // Through system(), not Process: the script starts a tmux server, which would keep
+        // Process's exit-watching descriptor open (see Tmux.tmux).
+        let script = Tmux.packageRoot.appendingPathComponent("docs/screenshots.sh").path
+        let status = system("'\(script)' '\(Tmux.binary)' '\(output.path)' </dev/null >/dev/null 2>&1")
+        try #require(status == 0)
         func shot(_ name: String) throws -> [String] {
             try String(contentsOfFile: output.path + "/\(name).txt", encoding: .utf8).split(separator: "\n").map(String.init)
         }

@@ -47,8 +47,13 @@ extension ScoreboardScreen {
             returnToOrigin(prompt)
             return
         }
+        // Typing on narrows the search: when the last answer was complete, only its teams
+        // can still match.
+        let narrowed = prompt.search.flatMap { previous in
+            !previous.hasMore && NoCase.key(text).contains(NoCase.key(previous.query)) ? previous.matchIDs : nil
+        }
         do {
-            let matchIDs = try store.teamIDs(withNameContaining: text, limit: TeamSearch.limit + 1)
+            let matchIDs = try store.teamIDs(withNameContaining: text, limit: TeamSearch.limit + 1, among: narrowed)
             let search = TeamSearch(query: text, matchIDs: Array(matchIDs.prefix(TeamSearch.limit)),
                                     hasMore: matchIDs.count > TeamSearch.limit)
             prompt.search = search

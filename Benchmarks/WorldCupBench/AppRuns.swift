@@ -49,6 +49,27 @@ struct AppRuns {
         return try Self.parse(String(contentsOfFile: stats, encoding: .utf8))
     }
 
+    /// Opens the scoreboard, types a search one character at a time (`/` first), leaves it
+    /// with Esc and quits: the session's key times are those of the search keys.
+    func searchSession(store: String, cacheHome: String, text: String) throws -> Session {
+        let stats = folder + "/stats-\(UUID().uuidString).txt"
+        defer { try? FileManager.default.removeItem(atPath: stats) }
+        try startScoreboard(store: store, cacheHome: cacheHome, options: ["--stats", stats])
+        defer { _ = try? tmux(["kill-server"]) }
+        for key in ["/"] + text.map(String.init) {
+            try tmux(["send-keys", "-t", "bench", "-l", key])
+            usleep(100_000)
+        }
+        usleep(300_000)
+        try tmux(["send-keys", "-t", "bench", "Escape"])
+        usleep(100_000)
+        try tmux(["send-keys", "-t", "bench", "q"])
+        try waitUntil(seconds: 120) { FileManager.default.fileExists(atPath: stats) && ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").contains("peak_rss_kb") }
+        var session = try Self.parse(String(contentsOfFile: stats, encoding: .utf8))
+        session.keyMilliseconds = Array(session.keyMilliseconds.dropFirst().prefix(text.count))  // the typed characters
+        return session
+    }
+
     /// The CPU time (user and system, in ms) an idle scoreboard uses in `seconds`, counted from
     /// /proc once it has rested long enough to have checkpointed and saved its cache.
     func idleCPUMilliseconds(store: String, cacheHome: String, seconds: UInt32) throws -> Double {

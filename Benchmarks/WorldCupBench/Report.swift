@@ -24,12 +24,17 @@ struct Report {
         let imported: ChildRun
         let uncached: AppRuns.Session
         let cached: [AppRuns.Session]
+        /// A search typed character by character: each key until `doupdate` returned.
+        let search: AppRuns.Session
         let latency: ControllerLatency.Result
 
         /// Every key of every session: Enter, i.e. one +1 win, until `doupdate` returned.
         var flushed: Percentiles { Percentiles(([uncached] + cached).flatMap(\.keyMilliseconds)) }
         var cachedFirstFrame: Double { Percentiles(cached.map(\.firstFrameMilliseconds)).p50 }
     }
+
+    /// What the search benchmark types: common letters first, then a rarer and rarer text.
+    static let searchText = "talnoq"
 
     let machine: String
     let processStartMilliseconds: Double
@@ -48,7 +53,7 @@ struct Report {
             ## Method
 
             - **Stores**: `worldcup generate --teams N` (made-up names, some accented or in CJK script, 36
-              zones, random wins), then `worldcup import` into a new store (plus the 32 seed teams).
+              zones, random wins), then `worldcup import` into a new store (its only teams: a new store takes the file instead of the seed).
             - **Per change** (in one process, on the imported store): a +1 win is one
               `UPDATE team SET wins = wins + 1` transaction on a random team. *Bare commit*: nothing
               observes it. *Ours*: a `FetchedResultsController` over the scoreboard's request (three
@@ -98,6 +103,12 @@ struct Report {
                 + "\(Self.ratio(uncached / cached)) | \(Self.pair(row.flushed)) | "
                 + "\(row.uncached.peakKilobytes / 1024) / \((row.cached.map(\.peakKilobytes).max() ?? 0) / 1024) MB | "
                 + "\(String(format: "%.2f", row.imported.seconds)) s | \(row.imported.peakKilobytes / 1024) MB |\n"
+        }
+        text += "\n### Search as you type\n\nThe scoreboard, `/` then \"\(Self.searchText)\" typed one key at a time (common letters first, "
+            + "then rarer and rarer): each key until `doupdate` returned, in ms.\n\n| teams | per key | slowest |\n|---:|---|---:|\n"
+        for row in rows {
+            text += "| \(Self.count(row.teams)) | \(row.search.keyMilliseconds.map(Self.ms).joined(separator: " · ")) | "
+                + "\(Self.ms(row.search.keyMilliseconds.max() ?? .nan)) |\n"
         }
         if let idle {
             text += "\nIdle: a scoreboard on \(Self.count(idle.teams)) teams used \(Self.ms(idle.milliseconds)) ms of CPU "

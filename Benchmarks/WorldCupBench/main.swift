@@ -44,10 +44,12 @@ for size in sizes {
     print(String(format: "first frame: uncached %.1f ms (%@), cached %@ ms (%@)", uncached.firstFrameMilliseconds, uncached.source,
                  cached.map { String(format: "%.1f", $0.firstFrameMilliseconds) }.joined(separator: ", "),
                  cached.map(\.source).joined(separator: ", ")))
+    let search = try app.searchSession(store: store, cacheHome: cacheHome, text: Report.searchText)
+    print("search keys → flush: \(search.keyMilliseconds.map { String(format: "%.1f", $0) }.joined(separator: ", ")) ms")
     let latency = try ControllerLatency(storePath: store, iterations: iterations).run()
     print(String(format: "per change p50: bare %.3f, ours %.3f, ValueObservation+diff %.3f, refetch %.3f ms",
                  latency.bare.p50, latency.ours.p50, latency.valueObservation.p50, latency.refetch.p50))
-    report.rows.append(Report.Row(teams: size, imported: imported, uncached: uncached, cached: cached, latency: latency))
+    report.rows.append(Report.Row(teams: size, imported: imported, uncached: uncached, cached: cached, search: search, latency: latency))
     if report.idle == nil {
         report.idle = (size, idleSeconds, try app.idleCPUMilliseconds(store: store, cacheHome: cacheHome, seconds: idleSeconds))
         print(String(format: "idle: %.0f ms of CPU in %d s", report.idle!.milliseconds, idleSeconds))

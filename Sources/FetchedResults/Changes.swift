@@ -14,13 +14,18 @@ public enum ChangeType: Sendable, Hashable {
 /// reported as a `delete` and an `insert` at that same path, because table views reject a
 /// move whose source and destination are equal.
 public struct ObjectChange: Sendable, Hashable {
+    /// What happened to the object.
     public var type: ChangeType
+    /// The object's row id, which identifies it across changes.
     public var rowID: Int64
+    /// Where the object was before the transaction (nil for an insert).
     public var indexPath: IndexPath?
+    /// Where the object is after the transaction (nil for a delete).
     public var newIndexPath: IndexPath?
     /// The columns whose values changed (for updates and moves), so a view can redraw one cell.
     public var changedColumns: Set<String>
 
+    /// A change as the controller reports it (tests and replays build their own).
     public init(type: ChangeType, rowID: Int64, indexPath: IndexPath?, newIndexPath: IndexPath?, changedColumns: Set<String> = []) {
         self.type = type
         self.rowID = rowID
@@ -38,10 +43,14 @@ public struct ObjectChange: Sendable, Hashable {
 /// renamed when the other spelling comes first. Redraw its header; its rows get their own
 /// changes.
 public struct SectionChange: Sendable, Hashable {
+    /// Inserted, deleted or renamed (`update`).
     public var type: ChangeType
+    /// The section's index: in the old state for a delete, in the new one otherwise.
     public var index: Int
+    /// The section's name (its new name for an update).
     public var name: String
 
+    /// A section change as the controller reports it.
     public init(type: ChangeType, index: Int, name: String) {
         self.type = type
         self.index = index
@@ -52,10 +61,14 @@ public struct SectionChange: Sendable, Hashable {
 /// The identifiers of the results in order, diffable-data-source style: section names and
 /// row ids, plus the ids whose content changed and need reloading.
 public struct ResultsSnapshot: Sendable, Equatable {
+    /// Each section's name and its rows' ids, in order.
     public var sections: [(name: String, rowIDs: [Int64])]
+    /// The rows whose content changed in the transaction (to reload, not move).
     public var reloadedRowIDs: Set<Int64>
 
+    /// The section names, in order.
     public var sectionNames: [String] { sections.map(\.name) }
+    /// Every row id, section after section.
     public var rowIDs: [Int64] { sections.flatMap(\.rowIDs) }
 
     public static func == (lhs: ResultsSnapshot, rhs: ResultsSnapshot) -> Bool {
@@ -92,6 +105,7 @@ public protocol FetchedResultsControllerDelegate: AnyObject {
     func controller(_ controller: AnyFetchedResultsController, didFailWith error: any Error)
 }
 
+/// Every callback but the failure one is optional: implement those of the change style you use.
 public extension FetchedResultsControllerDelegate {
     func controllerWillChangeContent(_ controller: AnyFetchedResultsController) {}
     func controller(_ controller: AnyFetchedResultsController, didChange section: SectionChange) {}

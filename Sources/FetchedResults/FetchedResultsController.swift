@@ -4,7 +4,9 @@ import Synchronization
 
 /// Which change callbacks a controller computes and delivers to its delegate.
 public struct ChangeStyles: OptionSet, Sendable {
+    /// The option bits.
     public let rawValue: Int
+    /// Styles from their bits (use the named styles instead).
     public init(rawValue: Int) { self.rawValue = rawValue }
     /// Per-section and per-object callbacks with index paths (the classic table-view style).
     public static let changes = ChangeStyles(rawValue: 1)
@@ -44,12 +46,16 @@ public struct ChangeStyles: OptionSet, Sendable {
 /// last good results, and the next commit or ``processExternalChanges()`` refetches and reports
 /// the difference.
 open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsController {
+    /// What is fetched and in which order.
     public let fetchRequest: TableFetchRequest
+    /// The column (or to-one key path such as `zone.name`) whose value groups rows into
+    /// sections, or nil for one section.
     public let sectionNameKeyPath: String?
     /// The name of the persistent cache file, or nil for none (see ``saveCache()``).
     public let cacheName: String?
     /// Where cache files live.
     public let cacheDirectory: URL
+    /// The database the results come from; its writes are observed for changes.
     public let database: any DatabaseWriter
 
     /// Which callbacks to compute; per-object changes by default.

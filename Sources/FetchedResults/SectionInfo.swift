@@ -10,6 +10,7 @@ public struct SectionInfo<Record> {
     /// The objects of this section, in order.
     public let objects: [Record]
 
+    /// How many objects the section holds.
     public var numberOfObjects: Int { objects.count }
 }
 
@@ -17,9 +18,12 @@ extension SectionInfo: Sendable where Record: Sendable {}
 
 /// A position in sectioned results: a section and a row inside it.
 public struct IndexPath: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The section's index.
     public var section: Int
+    /// The row's index inside its section.
     public var row: Int
 
+    /// The path of `row` in `section` (the order of UIKit's `IndexPath(row:section:)`).
     public init(row: Int, section: Int) {
         self.section = section
         self.row = row

@@ -115,7 +115,7 @@ import Testing
         #expect(europe < internets && internets < north)
         #expect(lines[internets + 1].hasPrefix("   1  WEN  Wenderland"))
         #expect(h.cursorLine.contains("Wenderland"))
-        #expect(h.grid.line(39).hasPrefix("Added Wenderland "))
+        #expect(h.grid.line(39).hasPrefix("Added Wenderland. "))
         #expect(h.grid.line(0) == "World Cup — 33 teams in 6 zones")
     }
 

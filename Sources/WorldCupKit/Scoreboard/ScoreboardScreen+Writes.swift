@@ -62,7 +62,7 @@ extension ScoreboardScreen {
                 writesSinceCheckpoint += 1
                 mode = .list
                 undoStack.append(.added(team))
-                message = "Added \(team.teamName)"
+                message = "Added \(team.teamName)."
                 if let teamID = team.id {
                     moveCursor { $0.setCursor(controller.indexPath(forRowID: teamID).map(TableIndex.init)) }
                 }

@@ -65,7 +65,7 @@ public final class CursesTerminal: Surface {
         keypad(window, true)
         set_escdelay(25)
         mouseinterval(0)
-        mousemask(worldcup_button1_pressed() | worldcup_button1_clicked() | worldcup_button4_pressed() | worldcup_button5_pressed(), nil)
+        mousemask(Self.mouseEvents, nil)
         var colorful = false
         if colors && has_colors() {
             start_color()
@@ -74,6 +74,11 @@ public final class CursesTerminal: Surface {
             colorful = true
         }
         hasColors = colorful
+    }
+
+    /// Clicks and the wheel.
+    private static var mouseEvents: mmask_t {
+        worldcup_button1_pressed() | worldcup_button1_clicked() | worldcup_button4_pressed() | worldcup_button5_pressed()
     }
 
     /// The terminal's own strings for leaving full-screen mode, showing the cursor, resetting
@@ -170,8 +175,11 @@ public final class CursesTerminal: Surface {
         TerminalRestore.restoreFromSignal()
         signal(SIGTSTP, SIG_DFL)
         kill(0, SIGTSTP)
-        // Resumed: curses goes back to full-screen mode at the next refresh.
+        // Resumed: curses goes back to full-screen mode at the next refresh; mouse reporting,
+        // which the reset turned off, is asked for again.
         cursorVisible = nil
+        mousemask(0, nil)
+        mousemask(Self.mouseEvents, nil)
         wclear(window)
     }
 

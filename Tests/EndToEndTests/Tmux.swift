@@ -16,8 +16,14 @@ final class Tmux: @unchecked Sendable {
     /// Starts `command` (run by sh) in a new session of the given size.
     init(width: Int = 100, height: Int = 40, command: String) throws {
         session = "s\(UUID().uuidString.prefix(8))"
-        try Self.tmux(startingServer: true, ["new-session", "-d", "-s", session, "-x", String(width), "-y", String(height),
-                       "env", "LANG=C.UTF-8", "TERM=screen", "sh", "-c", command])
+        // When the previous test killed the server's last session, the server may still be
+        // exiting and refuse the new one ("server exited unexpectedly"): try again.
+        for _ in 0..<20 {
+            try Self.tmux(startingServer: true, ["new-session", "-d", "-s", session, "-x", String(width), "-y", String(height),
+                           "env", "LANG=C.UTF-8", "TERM=screen", "sh", "-c", command])
+            if Self.hasSession(session) { break }
+            usleep(100_000)
+        }
         try Self.tmux(["set-option", "-t", session, "remain-on-exit", "on"])
     }
 
@@ -50,6 +56,11 @@ final class Tmux: @unchecked Sendable {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
+    }
+
+    static func hasSession(_ name: String) -> Bool {
+        let quoted = ["/usr/bin/tmux", "-L", socket, "-f", "/dev/null", "has-session", "-t", name].map { "'\($0)'" }.joined(separator: " ")
+        return system(quoted + " </dev/null >/dev/null 2>&1") == 0
     }
 
     /// Key names as tmux knows them (Enter, Up, Escape, C-c …).

@@ -53,14 +53,16 @@ public enum ScoreboardSession {
             }
             let wake = signal.map { terminal.waitForKey(timeoutMilliseconds: timeout, orReadable: $0.fileDescriptor) }
                 ?? terminal.readKey(timeoutMilliseconds: timeout).map(CursesTerminal.Wake.key) ?? .timedOut
+            let highlightsEnded = screen.expireHighlights()
             guard case .key(let key) = wake else {
                 if wake == .inputClosed { return }
                 signal?.drain()
                 if screen.showExternalChanges() {
-                    screen.render()
                     restingSince = clock.now
+                    screen.render()
+                } else if highlightsEnded {
+                    screen.render()
                 }
-                if screen.expireHighlights() { screen.render() }
                 if let since = restingSince, clock.now - since >= Self.rest {
                     screen.checkpointIfNeeded()
                     screen.saveCacheIfNeeded()

@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "FetchedResults", targets: ["FetchedResults"]),
+        .library(name: "FetchedResultsPostgreSQL", targets: ["FetchedResultsPostgreSQL"]),
         .executable(name: "worldcup", targets: ["worldcup"]),
     ],
     dependencies: [
@@ -27,6 +28,10 @@ let package = Package(
             // warning on every build. The module map links ncursesw (whose .so pulls in tinfo);
             // the shim defines what the flags would; `make deps` installs libncurses-dev.
         ),
+        // libpq, PostgreSQL's reference client (Debian's libpq-dev).
+        .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // The PostgreSQL store: a libpq connection and the gap-safe change feed.
+        .target(name: "FetchedResultsPostgreSQL", dependencies: ["CLibpq"]),
         // The terminal layer: knows text and terminals, nothing of teams or SQL.
         .target(name: "TerminalUI", dependencies: ["CNcursesw"]),
         // The app: teams, the store, the seed; wires the controller and the terminal layer.
@@ -60,6 +65,7 @@ let package = Package(
             dependencies: ["FetchedResults", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"]),
+        .testTarget(name: "FetchedResultsPostgreSQLTests", dependencies: ["FetchedResultsPostgreSQL", "TestSupport"]),
         .testTarget(
             name: "WorldCupKitTests",
             dependencies: ["WorldCupKit", "TerminalUI", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]

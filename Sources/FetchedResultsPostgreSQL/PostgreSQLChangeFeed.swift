@@ -1,0 +1,161 @@
+import Foundation
+
+/// The change history that lets a controller follow a PostgreSQL table without losing a change.
+///
+/// Triggers write each changed row's id into a history table in the writing transaction itself,
+/// and one `NOTIFY` per statement wakes listeners. The notification is only a hint: it is lost
+/// when nobody listens, and carries no data. The history is the truth.
+///
+/// **Why positions are snapshots, not sequence numbers.** A sequence hands out numbers when rows
+/// are inserted, not when transactions commit: a transaction holding number 100 can commit after
+/// one holding 101, and a reader that remembers "I have read up to 101" never sees 100. So a
+/// reader's position is the server's snapshot at its last read (`pg_current_snapshot()`: every
+/// transaction it saw as committed), and the next read returns the rows of exactly those
+/// transactions that were not visible in it then and are committed now. Each history row carries
+/// its transaction's id (`pg_current_xact_id()`), indexed, and only ids at or above the old
+/// snapshot's `xmin` can qualify, so a read costs the changes since, not the history's length.
+///
+/// Pruning deletes the rows of old transactions and records the horizon; a reader whose position
+/// is older than the horizon may have missed rows and must refetch (``Read/isBehindPruning``).
+public enum PostgreSQLChangeFeed {
+    /// The history table and the notification channel.
+    public static let historyTable = "fetched_results_history"
+    public static let channel = "fetched_results"
+
+    /// Creates the history (once per database) and the triggers on `table`, whose `keyColumn`
+    /// (a bigint primary key) identifies rows. Idempotent.
+    public static func install(on table: String, keyColumn: String, in connection: PostgreSQLConnection) throws {
+        let history = quoted(historyTable), tableName = quoted(table)
+        try connection.execute("""
+            CREATE TABLE IF NOT EXISTS \(history) (
+                sequence bigserial PRIMARY KEY,
+                transaction xid8 NOT NULL DEFAULT pg_current_xact_id(),
+                table_name text NOT NULL,
+                row_id bigint)
+            """)
+        try connection.execute("CREATE INDEX IF NOT EXISTS \(quoted(historyTable + "_transaction")) ON \(history) (transaction)")
+        // One row: the oldest transaction whose history is still complete.
+        try connection.execute("CREATE TABLE IF NOT EXISTS \(quoted(historyTable + "_pruned")) (before xid8 NOT NULL)")
+        try connection.execute("""
+            INSERT INTO \(quoted(historyTable + "_pruned")) (before)
+            SELECT '0'::xid8 WHERE NOT EXISTS (SELECT 1 FROM \(quoted(historyTable + "_pruned")))
+            """)
+        // A row's id before and after the change; an id that changes leaves both.
+        try connection.execute("""
+            CREATE OR REPLACE FUNCTION fetched_results_record_row() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE old_id bigint; new_id bigint;
+            BEGIN
+                IF TG_OP <> 'INSERT' THEN old_id := (to_jsonb(OLD) ->> TG_ARGV[0])::bigint; END IF;
+                IF TG_OP <> 'DELETE' THEN new_id := (to_jsonb(NEW) ->> TG_ARGV[0])::bigint; END IF;
+                IF old_id IS NOT NULL THEN
+                    INSERT INTO \(history) (table_name, row_id) VALUES (TG_TABLE_NAME, old_id);
+                END IF;
+                IF new_id IS NOT NULL AND new_id IS DISTINCT FROM old_id THEN
+                    INSERT INTO \(history) (table_name, row_id) VALUES (TG_TABLE_NAME, new_id);
+                END IF;
+                RETURN NULL;
+            END $$
+            """)
+        // TRUNCATE names no rows: a NULL row id tells readers to refetch.
+        try connection.execute("""
+            CREATE OR REPLACE FUNCTION fetched_results_record_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                INSERT INTO \(history) (table_name, row_id) VALUES (TG_TABLE_NAME, NULL);
+                RETURN NULL;
+            END $$
+            """)
+        try connection.execute("""
+            CREATE OR REPLACE FUNCTION fetched_results_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify('\(channel)', TG_TABLE_NAME);
+                RETURN NULL;
+            END $$
+            """)
+        let prefix = "fetched_results_" + table
+        try connection.execute("DROP TRIGGER IF EXISTS \(quoted(prefix + "_rows")) ON \(tableName)")
+        try connection.execute("DROP TRIGGER IF EXISTS \(quoted(prefix + "_truncate")) ON \(tableName)")
+        try connection.execute("DROP TRIGGER IF EXISTS \(quoted(prefix + "_notify")) ON \(tableName)")
+        try connection.execute("""
+            CREATE TRIGGER \(quoted(prefix + "_rows")) AFTER INSERT OR UPDATE OR DELETE ON \(tableName)
+            FOR EACH ROW EXECUTE FUNCTION fetched_results_record_row(\(literal(keyColumn)))
+            """)
+        try connection.execute("""
+            CREATE TRIGGER \(quoted(prefix + "_truncate")) AFTER TRUNCATE ON \(tableName)
+            FOR EACH STATEMENT EXECUTE FUNCTION fetched_results_record_truncate()
+            """)
+        try connection.execute("""
+            CREATE TRIGGER \(quoted(prefix + "_notify")) AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(tableName)
+            FOR EACH STATEMENT EXECUTE FUNCTION fetched_results_notify()
+            """)
+    }
+
+    /// A reader's place in the history: the server snapshot of its last read, as text
+    /// (`xmin:xmax:in-progress ids`).
+    public struct Position: Sendable, Equatable, CustomStringConvertible {
+        public let snapshot: String
+        public var description: String { snapshot }
+    }
+
+    /// What a read found since a position.
+    public struct Read: Sendable {
+        /// The new position: read from here next time.
+        public let position: Position
+        /// Changed row ids by table, each once.
+        public let rowIDs: [String: Set<Int64>]
+        /// Tables that were truncated (refetch them).
+        public let truncatedTables: Set<String>
+        /// The history was pruned past the old position: changes may be missing, refetch.
+        public let isBehindPruning: Bool
+    }
+
+    /// Where a reader starts: now. Take it in the same transaction as the first fetch (see
+    /// ``currentPosition(in:)``), so that nothing falls between the fetch and the position.
+    public static func currentPosition(in connection: PostgreSQLConnection) throws -> Position {
+        Position(snapshot: try connection.execute("SELECT pg_current_snapshot()::text").scalar ?? "")
+    }
+
+    /// The changes committed since `position`, in one repeatable-read transaction so that the
+    /// new position is exactly the snapshot the rows were read in.
+    public static func changes(since position: Position, in connection: PostgreSQLConnection) throws -> Read {
+        try connection.transaction(isolation: "REPEATABLE READ") {
+            let now = try currentPosition(in: connection)
+            let pruned = try connection.execute(
+                "SELECT pg_snapshot_xmin($1::pg_snapshot) < (SELECT max(before) FROM \(quoted(historyTable + "_pruned")))",
+                [position.snapshot]).scalar == "t"
+            let rows = try connection.execute("""
+                SELECT table_name, row_id FROM \(quoted(historyTable))
+                WHERE transaction >= pg_snapshot_xmin($1::pg_snapshot)
+                  AND NOT pg_visible_in_snapshot(transaction, $1::pg_snapshot)
+                """, [position.snapshot]).rows
+            var rowIDs: [String: Set<Int64>] = [:]
+            var truncated: Set<String> = []
+            for row in rows {
+                let table = row[0] ?? ""
+                if let id = row[1].flatMap(Int64.init) { rowIDs[table, default: []].insert(id) } else { truncated.insert(table) }
+            }
+            return Read(position: now, rowIDs: rowIDs, truncatedTables: truncated, isBehindPruning: pruned)
+        }
+    }
+
+    /// Deletes the history of transactions that finished before `position` was taken and
+    /// records the horizon. Readers at or after `position` lose nothing; older ones will be
+    /// told to refetch.
+    public static func prune(before position: Position, in connection: PostgreSQLConnection) throws {
+        try connection.transaction {
+            try connection.execute("UPDATE \(quoted(historyTable + "_pruned")) SET before = greatest(before, pg_snapshot_xmin($1::pg_snapshot))",
+                                   [position.snapshot])
+            try connection.execute("DELETE FROM \(quoted(historyTable)) WHERE transaction < pg_snapshot_xmin($1::pg_snapshot)",
+                                   [position.snapshot])
+        }
+    }
+
+    /// An identifier in double quotes, for names that are not values (tables, triggers).
+    static func quoted(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// A string literal, for trigger arguments (which cannot be parameters).
+    static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+}

@@ -1,0 +1,149 @@
+import CLibpq
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One connection to a PostgreSQL server through libpq, the reference client that `psql` uses:
+/// connection strings and URIs, the `PG*` environment variables, `~/.pgpass`, service files and
+/// `sslmode` behave exactly as users know them from `psql`.
+///
+/// Every value travels as a parameter (`PQexecParams`, text format), never inside the SQL
+/// text. The connection's socket (``socket``) fits a `poll` loop: it becomes readable when a
+/// notification (`NOTIFY`) arrives. Not thread-safe: use a connection from one thread at a time.
+public final class PostgreSQLConnection {
+    private let connection: OpaquePointer
+
+    /// Connects; `conninfo` is anything `psql` accepts (`postgresql://user@host/db?sslmode=…`,
+    /// or `host=… dbname=…`), with the `PG*` variables filling in what it leaves out.
+    public init(_ conninfo: String) throws {
+        guard let connection = PQconnectdb(conninfo) else { throw PostgreSQLError.connectionFailed("out of memory") }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.text(PQerrorMessage(connection))
+            PQfinish(connection)
+            throw PostgreSQLError.connectionFailed(message)
+        }
+        self.connection = connection
+    }
+
+    deinit { PQfinish(connection) }
+
+    /// Runs one statement with its parameters (`$1`, `$2`… in the SQL; nil is NULL) and returns
+    /// its rows as text, as the server formats them.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgreSQLRows {
+        let values = parameters.map { $0.map { strdup($0) } ?? nil }
+        defer { values.forEach { free($0) } }
+        let result = values.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { pointers in
+                PQexecParams(connection, sql, Int32(parameters.count), nil, pointers.baseAddress, nil, nil, 0)
+            }
+        }
+        guard let result else { throw PostgreSQLError.connectionLost(Self.text(PQerrorMessage(connection))) }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
+            return PostgreSQLRows(result)
+        default:
+            if PQstatus(connection) != CONNECTION_OK {
+                throw PostgreSQLError.connectionLost(Self.text(PQerrorMessage(connection)))
+            }
+            throw PostgreSQLError.statementFailed(
+                sqlState: Self.text(PQresultErrorField(result, Int32(UInt8(ascii: "C")))),
+                message: Self.text(PQresultErrorField(result, Int32(UInt8(ascii: "M")))))
+        }
+    }
+
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    public func transaction<T>(isolation: String = "READ COMMITTED", _ body: () throws -> T) throws -> T {
+        try execute("BEGIN ISOLATION LEVEL " + isolation)
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            if PQstatus(connection) == CONNECTION_OK { _ = try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// The descriptor a `poll` loop waits on: readable when the server sent something, such
+    /// as a notification. Then call ``notifications()``.
+    public var socket: Int32 { PQsocket(connection) }
+
+    /// The notifications that have arrived (reads what the socket holds, without waiting).
+    public func notifications() throws -> [PostgreSQLNotification] {
+        guard PQconsumeInput(connection) == 1 else {
+            throw PostgreSQLError.connectionLost(Self.text(PQerrorMessage(connection)))
+        }
+        var received: [PostgreSQLNotification] = []
+        while let notify = PQnotifies(connection) {
+            received.append(PostgreSQLNotification(
+                channel: Self.text(notify.pointee.relname), payload: Self.text(notify.pointee.extra),
+                processID: notify.pointee.be_pid))
+            PQfreemem(notify)
+        }
+        return received
+    }
+
+    /// The server process serving this connection (for `pg_terminate_backend`, and to tell
+    /// one's own notifications from others').
+    public var serverProcessID: Int32 { PQbackendPID(connection) }
+
+    static func text(_ pointer: UnsafePointer<CChar>?) -> String {
+        pointer.map { String(cString: $0).trimmingCharacters(in: .newlines) } ?? ""
+    }
+
+    static func text(_ pointer: UnsafeMutablePointer<CChar>?) -> String {
+        text(UnsafePointer(pointer))
+    }
+}
+
+/// The rows a statement returned, as text (nil for NULL), and how many rows it changed.
+public struct PostgreSQLRows: Sendable {
+    public let columns: [String]
+    public let rows: [[String?]]
+    /// Rows inserted, updated or deleted by the statement (0 for others).
+    public let affectedRows: Int
+
+    init(_ result: OpaquePointer) {
+        let fields = Int(PQnfields(result)), count = Int(PQntuples(result))
+        columns = (0..<fields).map { PostgreSQLConnection.text(PQfname(result, Int32($0))) }
+        rows = (0..<count).map { row in
+            (0..<fields).map { field in
+                PQgetisnull(result, Int32(row), Int32(field)) == 1
+                    ? nil : String(cString: PQgetvalue(result, Int32(row), Int32(field)))
+            }
+        }
+        affectedRows = Int(String(cString: PQcmdTuples(result))) ?? 0
+    }
+
+    /// The first column of the first row, if any.
+    public var scalar: String? { rows.first?.first ?? nil }
+}
+
+/// A `NOTIFY` received on a channel this connection `LISTEN`s to.
+public struct PostgreSQLNotification: Sendable, Equatable {
+    public let channel: String
+    public let payload: String
+    /// The server process that sent it.
+    public let processID: Int32
+}
+
+/// What went wrong talking to PostgreSQL, with the server's or libpq's own words.
+public enum PostgreSQLError: Error, CustomStringConvertible, Equatable {
+    /// The connection could not be made (libpq's reason: host, password, certificate…).
+    case connectionFailed(String)
+    /// The connection broke (the server went away, or the connection was terminated).
+    case connectionLost(String)
+    /// The server refused a statement; `sqlState` is its five-character code.
+    case statementFailed(sqlState: String, message: String)
+
+    public var description: String {
+        switch self {
+        case let .connectionFailed(message): return "cannot connect to PostgreSQL: \(message)"
+        case let .connectionLost(message): return "the connection to PostgreSQL was lost: \(message)"
+        case let .statementFailed(state, message): return "PostgreSQL refused the statement (\(state)): \(message)"
+        }
+    }
+}

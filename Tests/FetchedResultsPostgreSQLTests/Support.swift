@@ -1,0 +1,25 @@
+import FetchedResultsPostgreSQL
+import Foundation
+import TestSupport
+import Testing
+
+/// Every test that talks to the server, one at a time: snapshots' `xmin` is cluster-wide, so a
+/// transaction another test holds open would change what pruning may delete.
+@Suite(.serialized) enum PostgreSQLServerTests {}
+
+/// A new, empty database in the test run's throw-away cluster, and its connection string.
+func freshDatabase() throws -> String {
+    let cluster = try TemporaryCluster.shared.get()
+    let name = "test_" + UUID().uuidString.prefix(8).lowercased()
+    try PostgreSQLConnection(cluster.connectionString).execute("CREATE DATABASE \(name)")
+    return "host=\(cluster.socketFolder) port=\(cluster.port) dbname=\(name) user=postgres"
+}
+
+/// A database with `item(id bigserial PRIMARY KEY, name text)` and the change feed on it.
+func itemDatabase() throws -> (conninfo: String, connection: PostgreSQLConnection) {
+    let conninfo = try freshDatabase()
+    let connection = try PostgreSQLConnection(conninfo)
+    try connection.execute("CREATE TABLE item (id bigserial PRIMARY KEY, name text NOT NULL)")
+    try PostgreSQLChangeFeed.install(on: "item", keyColumn: "id", in: connection)
+    return (conninfo, connection)
+}

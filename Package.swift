@@ -16,10 +16,13 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        // The results controller: knows SQLite (through GRDB), nothing of curses or teams.
+        // What every store's results controller shares and no database knows: sort keys as
+        // bytes, the chunked ordered keys, the cache file format.
+        .target(name: "FetchedResultsCore"),
+        // The results controller on SQLite (through GRDB); knows nothing of curses or teams.
         .target(
             name: "FetchedResults",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["FetchedResultsCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // libncursesw, with a shim for the wide-character API and the C macros Swift cannot see.
         .systemLibrary(
@@ -31,7 +34,7 @@ let package = Package(
         // libpq, PostgreSQL's reference client (Debian's libpq-dev).
         .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // The PostgreSQL store: a libpq connection and the gap-safe change feed.
-        .target(name: "FetchedResultsPostgreSQL", dependencies: ["CLibpq"]),
+        .target(name: "FetchedResultsPostgreSQL", dependencies: ["FetchedResultsCore", "CLibpq"]),
         // The terminal layer: knows text and terminals, nothing of teams or SQL.
         .target(name: "TerminalUI", dependencies: ["CNcursesw"]),
         // The app: teams, the store, the seed; wires the controller and the terminal layer.
@@ -62,10 +65,10 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "FetchedResultsTests",
-            dependencies: ["FetchedResults", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["FetchedResults", "FetchedResultsCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"]),
-        .testTarget(name: "FetchedResultsPostgreSQLTests", dependencies: ["FetchedResultsPostgreSQL", "TestSupport"]),
+        .testTarget(name: "FetchedResultsPostgreSQLTests", dependencies: ["FetchedResultsPostgreSQL", "FetchedResultsCore", "TestSupport"]),
         .testTarget(
             name: "WorldCupKitTests",
             dependencies: ["WorldCupKit", "TerminalUI", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]

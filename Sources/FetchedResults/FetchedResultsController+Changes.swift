@@ -1,4 +1,5 @@
 import Foundation
+import FetchedResultsCore
 import GRDB
 
 extension FetchedResultsController {

@@ -1,3 +1,4 @@
+import FetchedResultsCore
 import GRDB
 
 /// The visible window of the ordered rows, cut into sections.

@@ -149,7 +149,9 @@ public enum PostgreSQLChangeFeed {
         }
     }
 
-    /// An identifier in double quotes, for names that are not values (tables, triggers).
+    /// An identifier in double quotes, for names that are not values (tables, columns).
+    public static func quotedName(_ identifier: String) -> String { quoted(identifier) }
+
     static func quoted(_ identifier: String) -> String {
         "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }

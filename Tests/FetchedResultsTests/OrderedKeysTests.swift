@@ -1,5 +1,6 @@
 import TestSupport
 @testable import FetchedResults
+import FetchedResultsCore
 import Foundation
 import GRDB
 import Testing
@@ -15,7 +16,7 @@ import Testing
     }
 
     static func less(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in SortKeyEncoding.compare(x, y) < 0 } }
+        a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in SortKey.compare(x, y) < 0 } }
     }
 
     @Test(arguments: [(dense: true, seed: UInt64(1)), (dense: false, seed: 2), (dense: true, seed: 3)])

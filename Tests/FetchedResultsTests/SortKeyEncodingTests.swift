@@ -1,5 +1,6 @@
 import TestSupport
 @testable import FetchedResults
+import FetchedResultsCore
 import Foundation
 import GRDB
 import Testing
@@ -43,7 +44,7 @@ import Testing
                 (id: row["id"] as Int64, key: encoding.key([row["x"], row["y"], row["z"]], rowID: row["id"]))
             }
             let sorted = keyed.sorted { a, b in
-                a.key.withUnsafeBufferPointer { x in b.key.withUnsafeBufferPointer { y in SortKeyEncoding.compare(x, y) < 0 } }
+                a.key.withUnsafeBufferPointer { x in b.key.withUnsafeBufferPointer { y in SortKey.compare(x, y) < 0 } }
             }
             #expect(sorted.map(\.id) == expected, "descending \(descending)")
         }

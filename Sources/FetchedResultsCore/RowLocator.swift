@@ -3,18 +3,18 @@
 /// Row ids are usually dense (1, 2, 3…), so the map is a flat array indexed by row id while the
 /// ids stay within a few times their count: 4 bytes a row, built in one pass. Ids spread wider
 /// than that switch it to a dictionary.
-struct RowLocator {
+package struct RowLocator {
     private static let absent = UInt32.max
 
     private var base: Int64 = 0
     private var slots: [UInt32] = []
     private var sparse: [Int64: UInt32]?
-    private(set) var count = 0
+    package private(set) var count = 0
 
-    init() {}
+    package init() {}
 
     /// A locator for the rows of `chunks`, each id mapped to its chunk's id, built in one pass.
-    init(chunks: [OrderedKeys.Chunk]) {
+    package init(chunks: [OrderedKeys.Chunk]) {
         var low = Int64.max, high = Int64.min, total = 0
         for chunk in chunks {
             for id in chunk.rowIDs {
@@ -53,7 +53,7 @@ struct RowLocator {
         return !overflow && index >= 0 && index < slots.count ? Int(index) : nil
     }
 
-    subscript(rowID: Int64) -> UInt32? {
+    package subscript(rowID: Int64) -> UInt32? {
         get {
             if let sparse { return sparse[rowID] }
             guard let index = slotIndex(rowID) else { return nil }

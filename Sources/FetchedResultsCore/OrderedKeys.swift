@@ -12,16 +12,16 @@ import Foundation
 /// cheap steps; c stays around n / 700.
 ///
 /// Invariants (checked by `_checkInvariants()`):
-/// - keys are strictly increasing across the whole list (byte order, see ``SortKeyEncoding``);
+/// - keys are strictly increasing across the whole list (byte order, see ``SortKey``);
 /// - no chunk is empty, and none holds more than ``maximumChunkCount`` rows;
 /// - a chunk's key i is its `prefix` followed by its stored bytes for i;
 /// - `chunkStarts[i]` is the number of rows in the chunks before chunk i;
 /// - the locator maps exactly the ids present to the chunk holding them.
-struct OrderedKeys {
-    static let maximumChunkCount = 1024
+package struct OrderedKeys {
+    package static let maximumChunkCount = 1024
 
-    struct Chunk {
-        var rowIDs: [Int64] = []
+    package struct Chunk {
+        package var rowIDs: [Int64] = []
         /// The end offset of each key's rest in `bytes`; rest i starts where rest i - 1 ends.
         var ends: [Int32] = []
         /// The keys after their shared prefix, one after the other.
@@ -31,7 +31,7 @@ struct OrderedKeys {
         /// Stable across inserts and splits, unlike the chunk's index; the locator stores it.
         let id: UInt32
 
-        var count: Int { rowIDs.count }
+        package var count: Int { rowIDs.count }
 
         func keyRange(_ index: Int) -> Range<Int> {
             (index == 0 ? 0 : Int(ends[index - 1]))..<Int(ends[index])
@@ -48,7 +48,7 @@ struct OrderedKeys {
             prefix + bytes[keyRange(index)]
         }
 
-        /// Orders key `index` against `key`, like ``SortKeyEncoding/compare(_:_:)``.
+        /// Orders key `index` against `key`, like ``SortKey/compare(_:_:)``.
         func compare(_ index: Int, with key: UnsafeBufferPointer<UInt8>) -> Int {
             prefix.withUnsafeBufferPointer { prefix in
                 let common = min(prefix.count, key.count)
@@ -59,7 +59,7 @@ struct OrderedKeys {
                 // `key` is a proper prefix of the shared prefix: the stored key is longer.
                 if key.count < prefix.count { return 1 }
                 return bytes.withUnsafeBufferPointer { bytes in
-                    SortKeyEncoding.compare(UnsafeBufferPointer(rebasing: bytes[keyRange(index)]),
+                    SortKey.compare(UnsafeBufferPointer(rebasing: bytes[keyRange(index)]),
                                             UnsafeBufferPointer(rebasing: key[prefix.count...]))
                 }
             }
@@ -113,17 +113,17 @@ struct OrderedKeys {
         }
     }
 
-    private(set) var chunks: [Chunk] = []
+    package private(set) var chunks: [Chunk] = []
     private var chunkStarts: [Int] = []
     private var chunkIndexByID: [UInt32: Int] = [:]
     private var locator = RowLocator()
     private var nextChunkID: UInt32 = 0
-    private(set) var count = 0
+    package private(set) var count = 0
 
-    init() {}
+    package init() {}
 
     /// Builds the list from chunks already in order (a fresh fetch, or a cache file).
-    init(sortedChunks: [Chunk]) {
+    package init(sortedChunks: [Chunk]) {
         chunks = sortedChunks.filter { $0.count > 0 }
         nextChunkID = (chunks.map(\.id).max() ?? 0) + 1
         reindexChunks(from: 0)
@@ -131,11 +131,13 @@ struct OrderedKeys {
     }
 
     /// Collects rows in order into chunks, for ``init(sortedChunks:)``.
-    struct Builder {
+    package struct Builder {
         private(set) var chunks: [Chunk] = []
         private var current = Chunk(id: 0)
 
-        mutating func append(rowID: Int64, key: [UInt8]) {
+        package init() {}
+
+        package mutating func append(rowID: Int64, key: [UInt8]) {
             if current.count == OrderedKeys.maximumChunkCount * 3 / 4 {
                 current.lengthenPrefix()
                 chunks.append(current)
@@ -144,7 +146,7 @@ struct OrderedKeys {
             key.withUnsafeBufferPointer { current.append(rowID: rowID, key: $0) }
         }
 
-        func finish() -> OrderedKeys {
+        package func finish() -> OrderedKeys {
             var last = current
             last.lengthenPrefix()
             return OrderedKeys(sortedChunks: chunks + [last])
@@ -153,35 +155,35 @@ struct OrderedKeys {
 
     // MARK: - Reading
 
-    func rowID(at position: Int) -> Int64 {
+    package func rowID(at position: Int) -> Int64 {
         let (chunk, index) = locate(position)
         return chunks[chunk].rowIDs[index]
     }
 
     /// The whole key at `position`.
-    func key(at position: Int) -> [UInt8] {
+    package func key(at position: Int) -> [UInt8] {
         let (chunk, index) = locate(position)
         return chunks[chunk].key(index)
     }
 
     /// The position of the row with this id, or nil when it is not in the list.
-    func position(of rowID: Int64) -> Int? {
+    package func position(of rowID: Int64) -> Int? {
         guard let chunkID = locator[rowID], let chunk = chunkIndexByID[chunkID],
               let index = chunks[chunk].rowIDs.firstIndex(of: rowID) else { return nil }
         return chunkStarts[chunk] + index
     }
 
-    func contains(_ rowID: Int64) -> Bool { locator[rowID] != nil }
+    package func contains(_ rowID: Int64) -> Bool { locator[rowID] != nil }
 
     /// The first position whose key sorts at or after `key`.
-    func insertionIndex(of key: UnsafeBufferPointer<UInt8>) -> Int {
+    package func insertionIndex(of key: UnsafeBufferPointer<UInt8>) -> Int {
         let (chunk, index) = insertionPlace(of: key)
         return chunk < chunks.count ? chunkStarts[chunk] + index : count
     }
 
     /// The first position in `range` whose key does not start with `prefix`; the rows from
     /// `range.lowerBound` up to it all start with it (one section).
-    func endOfRun(withPrefix prefix: [UInt8], in range: Range<Int>) -> Int {
+    package func endOfRun(withPrefix prefix: [UInt8], in range: Range<Int>) -> Int {
         var (low, high) = (range.lowerBound, range.upperBound)
         while low < high {
             let middle = (low + high) / 2
@@ -194,7 +196,7 @@ struct OrderedKeys {
     // MARK: - Changing
 
     /// Inserts a row whose id is not in the list yet.
-    mutating func insert(rowID: Int64, key: [UInt8]) {
+    package mutating func insert(rowID: Int64, key: [UInt8]) {
         key.withUnsafeBufferPointer { key in
             if chunks.isEmpty {
                 var first = Chunk(id: makeChunkID())
@@ -230,7 +232,7 @@ struct OrderedKeys {
 
     /// Removes a row; returns false when it was not in the list.
     @discardableResult
-    mutating func remove(rowID: Int64) -> Bool {
+    package mutating func remove(rowID: Int64) -> Bool {
         guard let chunkID = locator[rowID], let chunk = chunkIndexByID[chunkID],
               let index = chunks[chunk].rowIDs.firstIndex(of: rowID) else { return false }
         let range = chunks[chunk].keyRange(index)
@@ -320,7 +322,7 @@ struct OrderedKeys {
     }
 
     /// Checks the stated invariants; for tests and debug builds.
-    func _checkInvariants() {
+    package func _checkInvariants() {
         var start = 0
         var previous: [UInt8]?
         for (index, chunk) in chunks.enumerated() {
@@ -333,7 +335,7 @@ struct OrderedKeys {
                 precondition(locator[chunk.rowIDs[row]] == chunk.id, "the locator finds each row's chunk")
                 let key = chunk.key(row)
                 if let previous {
-                    let ordered = previous.withUnsafeBufferPointer { a in key.withUnsafeBufferPointer { b in SortKeyEncoding.compare(a, b) < 0 } }
+                    let ordered = previous.withUnsafeBufferPointer { a in key.withUnsafeBufferPointer { b in SortKey.compare(a, b) < 0 } }
                     precondition(ordered, "keys are strictly increasing")
                 }
                 previous = key

@@ -16,45 +16,49 @@ import Foundation
 /// and the header as JSON; then per chunk its row count, key bytes length and shared prefix
 /// length (4 bytes each), the row ids (8 bytes each), the key ends (4 bytes each), the shared
 /// prefix and the key bytes (see ``OrderedKeys/Chunk``).
-struct ResultsCacheFile {
-    static let magic = Array("FRCACHE\u{2}".utf8)
-    static let fileExtension = "frcache"
+package struct ResultsCacheFile {
+    package static let magic = Array("FRCACHE\u{2}".utf8)
+    package static let fileExtension = "frcache"
 
     /// What a cache must match to be used.
-    struct Validity: Codable, Equatable {
-        var fingerprint: String
+    package struct Validity: Codable, Equatable {
+        package var fingerprint: String
         /// A digest of the store's schema (every table, index and trigger definition).
-        var schema: String
-        var storeIdentity: String
+        package var schema: String
+        package var storeIdentity: String
+
+        package init(fingerprint: String, schema: String, storeIdentity: String) {
+            (self.fingerprint, self.schema, self.storeIdentity) = (fingerprint, schema, storeIdentity)
+        }
     }
 
-    struct Header: Codable {
-        var validity: Validity
+    package struct Header: Codable {
+        package var validity: Validity
         /// The store's change-history sequence number the ordering reflects.
-        var generation: Int64
-        var rowCount: Int
-        var chunkCount: Int
-        var payloadChecksum: UInt64
+        package var generation: Int64
+        package var rowCount: Int
+        package var chunkCount: Int
+        package var payloadChecksum: UInt64
         /// Section names by identity (hexadecimal), so a cached launch need not read them.
-        var sectionNames: [String: String]
+        package var sectionNames: [String: String]
     }
 
     /// `$XDG_CACHE_HOME/FetchedResults`, or `~/.cache/FetchedResults`.
-    static var defaultDirectory: URL {
+    package static var defaultDirectory: URL {
         let environment = ProcessInfo.processInfo.environment
         let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
         return base.appendingPathComponent("FetchedResults")
     }
 
-    static func url(name: String, in directory: URL) -> URL {
+    package static func url(name: String, in directory: URL) -> URL {
         let safe = String(name.map { $0 == "/" || $0 == "\0" ? "_" : $0 })
         return directory.appendingPathComponent(safe).appendingPathExtension(fileExtension)
     }
 
     // MARK: - Writing
 
-    static func write(_ keys: OrderedKeys, validity: Validity, generation: Int64, sectionNames: [[UInt8]: String], to url: URL) throws {
+    package static func write(_ keys: OrderedKeys, validity: Validity, generation: Int64, sectionNames: [[UInt8]: String], to url: URL) throws {
         var checksum = Checksum()
         for chunk in keys.chunks { forEachPart(of: chunk) { checksum.add($0) } }
         let header = Header(
@@ -104,7 +108,7 @@ struct ResultsCacheFile {
 
     /// The cache at `url` when it exists, is whole and undamaged, and matches `validity`;
     /// nil otherwise.
-    static func read(from url: URL, expecting validity: Validity) -> (header: Header, keys: OrderedKeys)? {
+    package static func read(from url: URL, expecting validity: Validity) -> (header: Header, keys: OrderedKeys)? {
         guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
         defer { try? handle.close() }
         func read(_ count: Int) -> Data? {
@@ -187,18 +191,18 @@ struct ResultsCacheFile {
     }
 
     /// Lower-case hexadecimal, for section identities in the JSON header.
-    static func hex(_ bytes: [UInt8]) -> String {
+    package static func hex(_ bytes: [UInt8]) -> String {
         bytes.map { String(format: "%02x", $0) }.joined()
     }
 
-    static func bytes(fromHex text: String) -> [UInt8]? {
+    package static func bytes(fromHex text: String) -> [UInt8]? {
         let digits = Array(text.utf8)
         guard digits.count % 2 == 0 else { return nil }
         return stride(from: 0, to: digits.count, by: 2).compactMap { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16) }
     }
 
     /// Removes the cache named `name`, or every cache in `directory` when `name` is nil.
-    static func delete(name: String?, in directory: URL) {
+    package static func delete(name: String?, in directory: URL) {
         if let name {
             try? FileManager.default.removeItem(at: url(name: name, in: directory))
             return
@@ -211,11 +215,13 @@ struct ResultsCacheFile {
 /// A fast 64-bit checksum (word-wise multiply-xor in four independent lanes, so the processor
 /// can overlap them): detects damaged or mixed-up cache files, not tampering. Every step is
 /// invertible, so changing any one word always changes the result.
-struct Checksum {
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+package struct Checksum {
+    package private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    package init() {}
     private static let prime: UInt64 = 0x0000_0100_0000_01b3
 
-    mutating func add(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func add(_ bytes: UnsafeRawBufferPointer) {
         var lanes = (value, value ^ 0x9E37_79B9_7F4A_7C15, value ^ 0xBF58_476D_1CE4_E5B9, value ^ 0x94D0_49BB_1331_11EB)
         let blocks = bytes.count / 32
         for block in 0..<blocks {

@@ -1,0 +1,137 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Foundation
+#endif
+
+/// Sort keys as bytes, for any store: a row's sort values become one byte string whose plain
+/// byte order (`memcmp`, shorter first) is exactly the order of the store's `ORDER BY`, row id
+/// last. Each store reads its own values and appends them with these functions.
+///
+/// Why bytes: a million keys held as values cost hundreds of bytes each, and comparing them
+/// means switching on types. Encoded keys are compact, live in a few large buffers, and compare
+/// with `memcmp`.
+///
+/// Each sort value is one self-delimiting component, in SQLite's order of storage classes
+/// (NULL < numbers < text < blobs; a PostgreSQL column has one type, and NULLs first):
+/// - NULL: `01`.
+/// - A number: `02`, the nearest double (8 bytes, sign-ordered), then the exact distance of an
+///   integer from that double (`02` when zero, else `01`/`03` and 8 bytes), so that integers
+///   and reals compare by value, exactly.
+/// - Text: `03`, the UTF-8 bytes (ASCII letters folded for a case-insensitive order), each
+///   `00` escaped as `00 FF`, then `00 00`. Escaping keeps shorter strings first and
+///   components prefix-free. Unfolded text orders by bytes: SQLite's `BINARY`, PostgreSQL's
+///   `COLLATE "C"`.
+/// - A blob: `04` and the bytes, escaped the same way.
+/// A descending component has all its bytes inverted (``invert(_:from:)``). The row id ends
+/// the key (``appendRowID(_:to:)``), so that no two keys are equal.
+package enum SortKey {
+    static let nullTag: UInt8 = 0x01, numberTag: UInt8 = 0x02, textTag: UInt8 = 0x03, blobTag: UInt8 = 0x04
+
+    package static func appendNull(to buffer: inout [UInt8]) {
+        buffer.append(nullTag)
+    }
+
+    package static func appendNumber(integer: Int64, to buffer: inout [UInt8]) {
+        let nearest = Double(integer)
+        // The distance from the double back to the integer, computed without overflow: the
+        // double can be 2^63, one past Int64.max.
+        let distance: Int64 = nearest >= 9223372036854775808.0
+            ? (integer - Int64.max) - 1
+            : integer - Int64(nearest)
+        appendNumber(nearest: nearest, distance: distance, to: &buffer)
+    }
+
+    package static func appendNumber(real: Double, to buffer: inout [UInt8]) {
+        appendNumber(nearest: real, distance: 0, to: &buffer)
+    }
+
+    package static func appendText(_ bytes: UnsafeBufferPointer<UInt8>, foldingCase: Bool, to buffer: inout [UInt8]) {
+        appendBytes(bytes, tag: textTag, fold: foldingCase, to: &buffer)
+    }
+
+    package static func appendBlob(_ bytes: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
+        appendBytes(bytes, tag: blobTag, fold: false, to: &buffer)
+    }
+
+    /// Turns the component written since `start` into its descending form.
+    package static func invert(_ buffer: inout [UInt8], from start: Int) {
+        for index in start..<buffer.count { buffer[index] = ~buffer[index] }
+    }
+
+    /// Ends a key with its row id.
+    package static func appendRowID(_ rowID: Int64, to buffer: inout [UInt8]) {
+        appendOrdered(UInt64(bitPattern: rowID), to: &buffer)
+    }
+
+    /// The length of the first component of `key`, whose order is `ascending`: the bytes that
+    /// say which section a row is in.
+    package static func firstComponentLength(of key: UnsafeBufferPointer<UInt8>, ascending: Bool) -> Int {
+        let flip: UInt8 = ascending ? 0 : 0xFF
+        switch key[0] ^ flip {
+        case nullTag:
+            return 1
+        case numberTag:
+            return key[9] ^ flip == 0x02 ? 10 : 18
+        default:
+            var index = 1
+            while true {
+                if key[index] ^ flip == 0 {
+                    if key[index + 1] ^ flip == 0 { return index + 2 }
+                    index += 2
+                } else {
+                    index += 1
+                }
+            }
+        }
+    }
+
+    /// The byte order of two keys: negative, zero or positive, like `memcmp`, shorter first.
+    package static func compare(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Int {
+        let common = min(lhs.count, rhs.count)
+        if common > 0 {
+            let order = memcmp(lhs.baseAddress!, rhs.baseAddress!, common)
+            if order != 0 { return Int(order) }
+        }
+        return lhs.count - rhs.count
+    }
+
+    // MARK: - Components
+
+    private static func appendNumber(nearest: Double, distance: Int64, to buffer: inout [UInt8]) {
+        buffer.append(numberTag)
+        let value = nearest == 0 ? 0.0 : nearest  // -0.0 and 0.0 are equal
+        let bits = value.bitPattern
+        appendBigEndian(bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63), to: &buffer)
+        if distance == 0 {
+            buffer.append(0x02)
+        } else {
+            buffer.append(distance < 0 ? 0x01 : 0x03)
+            appendOrdered(UInt64(bitPattern: distance), to: &buffer)
+        }
+    }
+
+    private static func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>, tag: UInt8, fold: Bool, to buffer: inout [UInt8]) {
+        buffer.append(tag)
+        buffer.reserveCapacity(buffer.count + bytes.count + 2)
+        for byte in bytes {
+            if byte == 0 {
+                buffer.append(0x00)
+                buffer.append(0xFF)
+            } else {
+                buffer.append(fold && byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte)
+            }
+        }
+        buffer.append(0x00)
+        buffer.append(0x00)
+    }
+
+    /// A signed integer, big-endian with its sign bit flipped, so byte order is numeric order.
+    private static func appendOrdered(_ bits: UInt64, to buffer: inout [UInt8]) {
+        appendBigEndian(bits ^ (1 << 63), to: &buffer)
+    }
+
+    private static func appendBigEndian(_ value: UInt64, to buffer: inout [UInt8]) {
+        for shift in stride(from: 56, through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+}

@@ -1,0 +1,72 @@
+import FetchedResultsCore
+
+/// One sort key on a PostgreSQL column, ordered exactly as the core's byte keys order it, so
+/// that the in-memory order equals the server's `ORDER BY`:
+/// - text compares byte by byte (`COLLATE "C"`), or with ASCII letters folded
+///   (`lower(x COLLATE "C")`, which folds ASCII only — SQLite's `NOCASE`);
+/// - NULLs come first in ascending order and last in descending order, as in SQLite
+///   (PostgreSQL's default is the opposite, so the SQL says `NULLS FIRST` / `NULLS LAST`);
+/// - integers and reals compare by value exactly, as the core encodes them.
+public struct PostgreSQLSortDescriptor: Sendable, Hashable {
+    /// The column's type, which says how its text form is read back.
+    public enum ValueType: Sendable, Hashable {
+        case integer, real, text, bytea
+    }
+
+    public var column: String
+    public var type: ValueType
+    public var ascending: Bool
+    /// Text ignoring the case of ASCII letters (SQLite's `NOCASE`); else byte order.
+    public var caseInsensitive: Bool
+
+    public init(column: String, type: ValueType, ascending: Bool = true, caseInsensitive: Bool = false) {
+        self.column = column
+        self.type = type
+        self.ascending = ascending
+        self.caseInsensitive = caseInsensitive
+    }
+
+    /// This key as an `ORDER BY` term.
+    public var orderingSQL: String {
+        let name = PostgreSQLChangeFeed.quoted(column)
+        let expression = switch type {
+        case .text: caseInsensitive ? "lower(\(name) COLLATE \"C\")" : "\(name) COLLATE \"C\""
+        case .integer, .real, .bytea: name
+        }
+        return expression + (ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST")
+    }
+
+    /// The `ORDER BY` clause of `descriptors`, the row id (`keyColumn`) last.
+    public static func orderingSQL(_ descriptors: [PostgreSQLSortDescriptor], keyColumn: String) -> String {
+        (descriptors.map(\.orderingSQL) + [PostgreSQLChangeFeed.quoted(keyColumn) + " ASC"]).joined(separator: ", ")
+    }
+
+    /// Appends one row's key, from its values as the server sent them in text form (nil for
+    /// NULL), to `buffer`.
+    public static func appendKey(_ values: [String?], rowID: Int64, descriptors: [PostgreSQLSortDescriptor], to buffer: inout [UInt8]) {
+        for (value, descriptor) in zip(values, descriptors) {
+            let start = buffer.count
+            switch (value, descriptor.type) {
+            case (nil, _):
+                SortKey.appendNull(to: &buffer)
+            case let (text?, .integer):
+                SortKey.appendNumber(integer: Int64(text) ?? 0, to: &buffer)
+            case let (text?, .real):
+                SortKey.appendNumber(real: Double(text) ?? .nan, to: &buffer)
+            case var (text?, .text):
+                text.withUTF8 { SortKey.appendText($0, foldingCase: descriptor.caseInsensitive, to: &buffer) }
+            case let (text?, .bytea):
+                hexBytes(text).withUnsafeBufferPointer { SortKey.appendBlob($0, to: &buffer) }
+            }
+            if !descriptor.ascending { SortKey.invert(&buffer, from: start) }
+        }
+        SortKey.appendRowID(rowID, to: &buffer)
+    }
+
+    /// `bytea` in the server's hex output form (`\x0aff…`) as bytes.
+    static func hexBytes(_ text: String) -> [UInt8] {
+        let digits = Array(text.utf8.dropFirst(2))
+        func value(_ digit: UInt8) -> UInt8 { digit <= 0x39 ? digit - 0x30 : (digit | 0x20) - 0x61 + 10 }
+        return stride(from: 0, to: digits.count - 1, by: 2).map { value(digits[$0]) << 4 | value(digits[$0 + 1]) }
+    }
+}

@@ -85,11 +85,15 @@ bench: deps
 	$$($(SWIFT) build -c release --show-bin-path)/worldcup-bench --worldcup $$($(SWIFT) build -c release --show-bin-path)/worldcup \
 		--sizes $(BENCH_SIZES) --iterations $(BENCH_ITERATIONS) --output BENCHMARKS.md --plot docs/per-change-cost.svg
 
-## docs: the FetchedResults DocC archive in .build/docs/FetchedResults.doccarchive (warnings fail it).
+## docs: the DocC archives of both stores' libraries in .build/docs/ (warnings fail them).
+DOC_TARGETS = FetchedResults FetchedResultsPostgreSQL
 docs:
-	@mkdir -p .build/docs && rm -rf .build/docs/FetchedResults.doccarchive
-	$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target FetchedResults \
-		--warnings-as-errors --output-path .build/docs/FetchedResults.doccarchive
+	@mkdir -p .build/docs
+	@for target in $(DOC_TARGETS); do \
+		rm -rf .build/docs/$$target.doccarchive; \
+		$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target $$target \
+			--warnings-as-errors --output-path .build/docs/$$target.doccarchive || exit 1; \
+	done
 
 clean:
 	rm -rf .build

@@ -58,11 +58,13 @@ let package = Package(
         // `make bench`: the controller and the scoreboard against the peers, side by side in one run.
         .executableTarget(
             name: "worldcup-bench",
-            dependencies: ["FetchedResults", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["FetchedResults", "FetchedResultsPostgreSQL", "ThrowawayPostgreSQL", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Benchmarks/WorldCupBench"
         ),
         // Helpers shared by the test targets (a seeded generator, temporary folders).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["FetchedResultsCore", "ThrowawayPostgreSQL"], path: "Tests/TestSupport"),
+        // A throw-away PostgreSQL server for the tests and the benchmarks.
+        .target(name: "ThrowawayPostgreSQL", path: "Tests/ThrowawayPostgreSQL"),
         .testTarget(
             name: "FetchedResultsTests",
             dependencies: ["FetchedResults", "FetchedResultsCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]

@@ -41,6 +41,8 @@ struct Report {
     var rows: [Row] = []
     /// CPU time an idle scoreboard used: (teams, seconds idle, milliseconds of CPU).
     var idle: (teams: Int, seconds: UInt32, milliseconds: Double)?
+    /// The PostgreSQL controller, size by size.
+    var postgreSQL: [PostgreSQLLatency.Result] = []
 
     func markdown(plotPath: String) -> String {
         var text = """
@@ -114,7 +116,44 @@ struct Report {
             text += "\nIdle: a scoreboard on \(Self.count(idle.teams)) teams used \(Self.ms(idle.milliseconds)) ms of CPU "
                 + "in \(idle.seconds) s (it sleeps until a key or a commit to the store).\n"
         }
+        text += postgreSQLSection()
         text += targets()
+        return text
+    }
+
+    /// The PostgreSQL controller's figures and its targets (issue 13).
+    private func postgreSQLSection() -> String {
+        guard !postgreSQL.isEmpty else { return "" }
+        var text = """
+
+            ## PostgreSQL: +1 win by another connection → change known (ms)
+
+            A throw-away PostgreSQL server on this machine (Unix socket), N teams made by the server, the
+            scoreboard's request on `PostgreSQLResultsController` (sections by zone, batches of 100).
+            *Bare commit*: the `UPDATE` alone, autocommit, from another connection. *Ours*: the commit, then
+            the controller's socket turns readable (`poll`: the trigger's `NOTIFY`), then
+            `processExternalChanges()` reads the feed and the touched row and delivers the callbacks.
+            *Refetch + diff*: the commit, then the ordered ids fetched again and diffed with the last ones.
+            *First fetch*: `performFetch()` (ids and sort keys; rows load by batch), and the peak resident
+            memory of the process during it. No persistent cache on PostgreSQL yet.
+
+            | teams | first fetch | peak memory | bare commit p50 / p99 | **ours** p50 / p99 | refetch + diff p50 / p99 | refetch ÷ ours (p50) | ours ÷ bare (p50) |
+            |---:|---:|---:|---:|---:|---:|---:|---:|
+
+            """
+        for row in postgreSQL {
+            text += "| \(Self.count(row.teams)) | \(Self.ms(row.firstFetchSeconds * 1000)) ms | \(row.firstFetchPeakMegabytes) MB | "
+                + "\(Self.pair(row.bare)) | **\(Self.pair(row.ours))** | \(Self.pair(row.refetch)) | "
+                + "\(Self.ratio(row.refetch.p50 / row.ours.p50)) | \(Self.ratio(row.ours.p50 / row.bare.p50)) |\n"
+        }
+        if let big = postgreSQL.max(by: { $0.teams < $1.teams }) {
+            func line(_ goal: String, _ measured: String, _ met: Bool) -> String {
+                "| \(goal) | \(measured) | \(met ? "met" : "**not met**") |\n"
+            }
+            text += "\n| target (issue 13), at \(Self.count(big.teams)) teams | measured | |\n|---|---|---|\n"
+            text += line("callbacks p50 ≤ 2 ms, p99 ≤ 10 ms", Self.pair(big.ours) + " ms", big.ours.p50 <= 2 && big.ours.p99 <= 10)
+            text += line("≥ 100× faster than refetch + diff", Self.ratio(big.refetch.p50 / big.ours.p50), big.refetch.p50 >= 100 * big.ours.p50)
+        }
         return text
     }
 

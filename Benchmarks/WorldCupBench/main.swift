@@ -3,9 +3,10 @@
 //
 // Usage: worldcup-bench --worldcup PATH [--sizes 32,10000,1000000] [--iterations 200]
 //                       [--keys 100] [--idle-seconds 60] [--output BENCHMARKS.md]
-//                       [--plot docs/per-change-cost.svg]
+//                       [--plot docs/per-change-cost.svg] [--stores sqlite,postgresql]
 import Foundation
 import GRDB
+import ThrowawayPostgreSQL
 
 var options: [String: String] = [:]
 var argumentIterator = CommandLine.arguments.dropFirst().makeIterator()
@@ -24,6 +25,8 @@ let sizes = (options["sizes"] ?? "32,10000,1000000").split(separator: ",").compa
 let iterations = Int(options["iterations"] ?? "") ?? 200
 let keys = Int(options["keys"] ?? "") ?? 100
 let idleSeconds = UInt32(options["idle-seconds"] ?? "") ?? 60
+// Which stores to measure (both by default; one alone when working on it).
+let stores = Set((options["stores"] ?? "sqlite,postgresql").split(separator: ",").map(String.init))
 let folder = NSTemporaryDirectory() + "worldcup-bench-\(getpid())"
 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -32,7 +35,7 @@ let app = AppRuns(worldcup: worldcup, folder: folder)
 var report = Report(machine: Machine.describe(), processStartMilliseconds: try app.processStartMilliseconds())
 print("process start (worldcup --version): \(String(format: "%.1f", report.processStartMilliseconds)) ms")
 
-for size in sizes {
+for size in sizes where stores.contains("sqlite") {
     let json = folder + "/teams-\(size).json", store = folder + "/store-\(size).sqlite", cacheHome = folder + "/cache-\(size)"
     print("== \(size) teams")
     try app.generate(teams: size, to: json)
@@ -55,6 +58,16 @@ for size in sizes {
         print(String(format: "idle: %.0f ms of CPU in %d s", report.idle!.milliseconds, idleSeconds))
     }
 }
+
+// PostgreSQL: the same request and the same +1 win on a throw-away local server.
+let cluster = try TemporaryCluster()
+for size in sizes where stores.contains("postgresql") {
+    let result = try PostgreSQLLatency(cluster: cluster, teams: size, iterations: iterations).run()
+    print(String(format: "PostgreSQL %d teams: first fetch %.2f s (peak %d MB); per change p50: bare %.3f, ours %.3f, refetch + diff %.3f ms",
+                 size, result.firstFetchSeconds, result.firstFetchPeakMegabytes, result.bare.p50, result.ours.p50, result.refetch.p50))
+    report.postgreSQL.append(result)
+}
+cluster.stop()
 
 let output = options["output"] ?? "BENCHMARKS.md"
 let plot = options["plot"] ?? "docs/per-change-cost.svg"

@@ -26,8 +26,8 @@ extension FetchedResultsController {
         continuation.onTermination = { _ in changeStream.terminate() }
         streams.append(changeStream)
         updateTracking()
-        if let keys, let layout {
-            continuation.yield(makeSnapshot(keys: keys, layout: layout, reloaded: []))
+        if let state {
+            continuation.yield(state.snapshot(reloaded: []))
         }
         return stream
     }

@@ -15,9 +15,10 @@ extension FetchedResultsController {
     /// committed since it was written are read from the store's change history and applied on
     /// top of it. Apps call this when idle and when they quit.
     public func saveCache() throws {
-        guard cacheIsStale, let url = cacheFile, let keys, let generation = lastSeenSequence else { return }
+        guard cacheIsStale, let url = cacheFile, let state, let generation = lastSeenSequence else { return }
         guard let validity = try database.read({ db in try self.cacheValidity(db) }) else { return }
-        try ResultsCacheFile.write(keys, validity: validity, generation: generation, sectionNames: sectionNames.mapValues(\.name), to: url)
+        try ResultsCacheFile.write(state.keys, validity: validity, generation: generation,
+                                   sectionNames: state.sectionNames.mapValues(\.name), to: url)
         cacheIsStale = false
     }
 
@@ -70,7 +71,7 @@ extension FetchedResultsController {
         var touched = changes.rowIDs[fetchRequest.table.lowercased()] ?? []
         touched.formUnion(try rowsReferring(to: changes.rowIDs, db))
 
-        var cachedRecords = RecordCache(batchSize: fetchRequest.fetchBatchSize)
+        var cachedRecords = RecordCache<Row>(batchSize: fetchRequest.fetchBatchSize)
         if !cachedRecords.isBatching {
             let rows = try Row.fetchAll(db, sql: selectSQL + " \(predicate.whereSQL)", arguments: predicate.arguments)
             cachedRecords.storeBatch(Dictionary(uniqueKeysWithValues: rows.map { ($0[$0.count - 1], $0) }))
@@ -81,15 +82,15 @@ extension FetchedResultsController {
         for (identity, name) in header.sectionNames {
             if let bytes = ResultsCacheFile.bytes(fromHex: identity) { names[bytes] = KnownSectionName(name: name, firstRowID: nil) }
         }
-        let cachedLayout = try makeLayout(keys: cachedKeys, names: &names, recheck: [], loaded: { cachedRecords[$0] }, db)
-        let previous = (keys, records, layout, sectionNames)
-        (keys, records, layout, sectionNames) = (cachedKeys, cachedRecords, cachedLayout, names)
+        let cachedState = try makeState(keys: cachedKeys, knownNames: names, recheck: [], loaded: { cachedRecords[$0] }, db)
+        let previous = (state, records)
+        (state, records) = (cachedState, cachedRecords)
         // The cache reflects the store at its generation; what was committed since is applied
         // now, without callbacks, as part of this fetch.
         do {
             if !touched.isEmpty { try apply(touched: touched, db: db, notify: false) }
         } catch {
-            (keys, records, layout, sectionNames) = previous
+            (state, records) = previous
             throw error
         }
         lastSeenSequence = changes.latest

@@ -130,96 +130,25 @@ extension FetchedResultsController {
     ///
     /// - Parameter notify: false while a fetch catches up, when there is nothing to tell yet.
     func apply(touched: Set<Int64>, db: Database, notify: Bool = true) throws {
-        guard var keys, let oldLayout = layout else { return }
+        // No copy of the state is held here: the keys are changed in place, not copied.
+        guard state != nil else { return }
         let fresh = try readRows(touched, db: db, predicate: true)
-        // Take the only reference, so that mutating does not copy the chunks (copy-on-write).
-        self.keys = nil
-        let windowed = fetchRequest.fetchLimit > 0 || fetchRequest.fetchOffset > 0
-
-        var candidates = touched
-        if windowed { candidates.formUnion(oldLayout.window.map { keys.rowID(at: $0) }) }
-        var oldPositions: [Int64: Int] = [:]
-        var oldKeys: [Int64: [UInt8]] = [:]
-        for id in candidates {
-            guard let position = keys.position(of: id) else { continue }
-            oldPositions[id] = oldLayout.visiblePosition(position)
-            if touched.contains(id) { oldKeys[id] = keys.key(at: position) }
-        }
-
-        var newKeys: [Int64: [UInt8]] = [:]
-        var sectionsUnchanged = true
-        var changedColumns: [Int64: Set<String>] = [:]
+        var rows: [Int64: ResultsState.TouchedRow] = [:]
         for id in touched {
             let newRow = fresh[id]
-            let newKey = newRow.map(key(of:))
-            newKeys[id] = newKey
-            if let newKey, let oldKey = oldKeys[id] {
-                changedColumns[id] = Self.changedColumns(records[id], newRow!)
-                // When no row entered or left and no first sort value changed (a +1 win, say),
-                // every section keeps its range.
-                if firstComponent(oldKey) != firstComponent(newKey) { sectionsUnchanged = false }
-                if newKey == oldKey { continue }
-            } else if newKey != nil || oldKeys[id] != nil {
-                sectionsUnchanged = false
-            }
-            if oldKeys[id] != nil { keys.remove(rowID: id) }
-            if let newKey { keys.insert(rowID: id, key: newKey) }
+            let wasPresent = newRow != nil && state!.keys.contains(id)
+            rows[id] = ResultsState.TouchedRow(
+                newKey: newRow.map(key(of:)), changedColumns: wasPresent ? Self.changedColumns(records[id], newRow!) : [])
         }
-        // A section is named after its first row: when that row changed or another took its
-        // place, the name is read again.
-        if sectionsUnchanged, sectionNameKeyPath != nil {
-            let startTouched = touched.contains { id in
-                oldPositions[id].map(oldLayout.isSectionStart) == true
-                    || keys.position(of: id).flatMap(oldLayout.visiblePosition).map(oldLayout.isSectionStart) == true
-            }
-            if startTouched { sectionsUnchanged = false }
-        }
-        let newLayout: ResultsLayout
-        if sectionsUnchanged {
-            newLayout = oldLayout
-        } else {
-            var names = sectionNames
-            do {
-                newLayout = try makeLayout(keys: keys, names: &names, recheck: touched, loaded: { fresh[$0] ?? self.records[$0] }, db)
-            } catch {
-                // Put every key back as it was, so the results stay the last good ones.
-                for id in touched where newKeys[id] != oldKeys[id] {
-                    if newKeys[id] != nil { keys.remove(rowID: id) }
-                    if let oldKey = oldKeys[id] { keys.insert(rowID: id, key: oldKey) }
-                }
-                self.keys = keys
-                throw error
-            }
-            sectionNames = names
+        let changes = try state!.apply(rows, flatDifference: wantsFlatDifference) { id in
+            try self.sectionName(ofRow: id, loaded: fresh[id] ?? self.records[id], db)
         }
         for id in touched {
             if let row = fresh[id] { records.update(id, with: row) } else { records.remove(id) }
         }
-        self.keys = keys
-        self.layout = newLayout
         cacheIsStale = true
-        if windowed { candidates.formUnion(newLayout.window.map { keys.rowID(at: $0) }) }
-
-        let placements = candidates.map { id in
-            CandidatePlacement(
-                rowID: id,
-                oldPosition: oldPositions[id],
-                newPosition: keys.position(of: id).flatMap(newLayout.visiblePosition),
-                changedColumns: changedColumns[id] ?? [])
-        }
-        #if DEBUG
-        keys._checkInvariants()
-        #endif
-
-        let changes = ChangeSetBuilder(
-            oldLayout: oldLayout, newLayout: newLayout, sameLayout: sectionsUnchanged, placements: placements)
-            .build(flatDifference: wantsFlatDifference)
         guard notify, !changes.isEmpty else { return }
         deliver(changes, db: db)
-    }
-
-    private func firstComponent(_ key: [UInt8]) -> ArraySlice<UInt8> {
-        key.withUnsafeBufferPointer { key[0..<encoding.firstComponentLength(of: $0)] }
     }
 
     /// Refetches everything and reports the difference: after pruned history, an unknown
@@ -227,44 +156,25 @@ extension FetchedResultsController {
     /// refetch fails.
     func refetchAndDiff(_ db: Database) throws {
         var fetched = try fetchAll(db)
-        guard let oldKeys = keys, let oldLayout = layout else {
+        guard let old = state else {
             install(fetched)
             needsRefetch = false
             return
         }
         let oldRecords = records
-        let newKeys = fetched.keys, newLayout = fetched.layout
         // Keep the rows that were loaded, read afresh, so their changes can be told apart.
         if fetched.records.isBatching {
-            let kept = oldRecords.rows.keys.filter { newKeys.contains($0) }
+            let kept = oldRecords.rows.keys.filter { fetched.state.keys.contains($0) }
             fetched.records.storeBatch(try readRows(kept, db: db, predicate: false))
         }
-        var oldByID: [Int64: (position: Int, key: [UInt8])] = [:]
-        for visible in 0..<oldLayout.count {
-            let position = oldLayout.window.lowerBound + visible
-            oldByID[oldKeys.rowID(at: position)] = (visible, oldKeys.key(at: position))
-        }
-        var placements: [CandidatePlacement] = []
-        for visible in 0..<newLayout.count {
-            let position = newLayout.window.lowerBound + visible
-            let rowID = newKeys.rowID(at: position)
-            let old = oldByID.removeValue(forKey: rowID)
-            var changed: Set<String> = []
-            if old != nil, let oldRow = oldRecords[rowID], let newRow = fetched.records[rowID] {
-                changed = Self.changedColumns(oldRow, newRow)
-            } else if let old, old.key != newKeys.key(at: position) {
-                // Not loaded before: only a changed key shows that the row changed.
-                changed = Set(try currentSchema(db).columns)
-            }
-            placements.append(CandidatePlacement(rowID: rowID, oldPosition: old?.position, newPosition: visible, changedColumns: changed))
-        }
-        for (rowID, old) in oldByID {
-            placements.append(CandidatePlacement(rowID: rowID, oldPosition: old.position, newPosition: nil, changedColumns: []))
+        let newRecords = fetched.records
+        let changes = try ResultsState.difference(from: old, to: fetched.state, flatDifference: wantsFlatDifference) { rowID, keyChanged in
+            if let oldRow = oldRecords[rowID], let newRow = newRecords[rowID] { return Self.changedColumns(oldRow, newRow) }
+            // Not loaded before: only a changed key shows that the row changed.
+            return keyChanged ? Set(try currentSchema(db).columns) : []
         }
         install(fetched)
         needsRefetch = false
-        let changes = ChangeSetBuilder(oldLayout: oldLayout, newLayout: newLayout, sameLayout: false, placements: placements)
-            .build(flatDifference: wantsFlatDifference)
         if !changes.isEmpty { deliver(changes, db: db) }
     }
 
@@ -285,10 +195,10 @@ extension FetchedResultsController {
     private var wantsFlatDifference: Bool { changeStyles.contains(.difference) }
 
     private func deliver(_ changes: ChangeSetBuilder.Result, db: Database) {
-        guard let keys, let layout else { return }
+        guard let state else { return }
         databaseInCallback = db
         defer { databaseInCallback = nil }
-        let snapshot = changeStyles.contains(.snapshot) || !streams.isEmpty ? makeSnapshot(keys: keys, layout: layout, reloaded: changes.reloadedRowIDs) : nil
+        let snapshot = changeStyles.contains(.snapshot) || !streams.isEmpty ? state.snapshot(reloaded: changes.reloadedRowIDs) : nil
         if let delegate {
             if changeStyles.contains(.changes) {
                 delegate.controllerWillChangeContent(self)
@@ -304,14 +214,6 @@ extension FetchedResultsController {
             }
         }
         if let snapshot { yieldToStreams(snapshot) }
-    }
-
-    func makeSnapshot(keys: OrderedKeys, layout: ResultsLayout, reloaded: Set<Int64>) -> ResultsSnapshot {
-        ResultsSnapshot(
-            sections: layout.sections.map { section in
-                (section.name, section.range.map { keys.rowID(at: layout.window.lowerBound + $0) })
-            },
-            reloadedRowIDs: reloaded)
     }
 
     /// Tells the delegate and the change sequences of an error.

@@ -3,20 +3,6 @@ import FetchedResultsCore
 import GRDB
 import Synchronization
 
-/// Which change callbacks a controller computes and delivers to its delegate.
-public struct ChangeStyles: OptionSet, Sendable {
-    /// The option bits.
-    public let rawValue: Int
-    /// Styles from their bits (use the named styles instead).
-    public init(rawValue: Int) { self.rawValue = rawValue }
-    /// Per-section and per-object callbacks with index paths (the classic table-view style).
-    public static let changes = ChangeStyles(rawValue: 1)
-    /// A snapshot of the whole new state (costs O(n) per transaction).
-    public static let snapshot = ChangeStyles(rawValue: 2)
-    /// A `CollectionDifference` of the flat list of row ids.
-    public static let difference = ChangeStyles(rawValue: 4)
-}
-
 /// Keeps the results of a fetch request in sections and in order, and tells its delegate how they
 /// change with every committed transaction — Core Data's `NSFetchedResultsController`, for SQLite.
 ///
@@ -72,12 +58,10 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
     /// How the last ``performFetch()`` got its ordering: for tests and benchmarks.
     public internal(set) var lastFetchSource: FetchSource?
 
-    var keys: OrderedKeys?
-    var layout: ResultsLayout?
-    var records: RecordCache
+    /// The ordered keys and their sections, nil before ``performFetch()``.
+    var state: ResultsState?
+    var records: RecordCache<Row>
     let encoding: SortKeyEncoding
-    /// Section names by section identity, with the row they were read from.
-    var sectionNames: [[UInt8]: KnownSectionName] = [:]
     /// The key paths across relationships the request uses, resolved by ``performFetch()``.
     var relationshipKeyPaths: [RelationshipKeyPath] = []
     /// The predicate, built by ``performFetch()``.
@@ -120,7 +104,7 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
         self.sectionNameKeyPath = sectionNameKeyPath
         self.cacheName = cacheName
         self.cacheDirectory = cacheDirectory ?? ResultsCacheFile.defaultDirectory
-        self.records = RecordCache(batchSize: fetchRequest.fetchBatchSize)
+        self.records = RecordCache<Row>(batchSize: fetchRequest.fetchBatchSize)
         self.encoding = SortKeyEncoding(descriptors: fetchRequest.sortDescriptors)
     }
 
@@ -131,6 +115,15 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
 
     /// Whether commits are followed: a delegate is set or a change sequence is iterated.
     var isTracking: Bool { delegate != nil || !streams.isEmpty }
+
+    var keys: OrderedKeys? { state?.keys }
+    var layout: ResultsLayout? { state?.layout }
+
+    /// How the request cuts its rows into visible sections.
+    var shape: ResultsShape {
+        ResultsShape(fetchOffset: fetchRequest.fetchOffset, fetchLimit: fetchRequest.fetchLimit,
+                     isSectioned: sectionNameKeyPath != nil, firstKeyAscending: fetchRequest.sortDescriptors.first?.ascending ?? true)
+    }
 
     // MARK: - Fetching
 
@@ -233,18 +226,14 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
     /// Everything a fetch produces, installed at once so that a failure leaves the previous
     /// results in place.
     struct Fetched {
-        var keys: OrderedKeys
-        var records: RecordCache
-        var layout: ResultsLayout
-        var sectionNames: [[UInt8]: KnownSectionName]
+        var state: ResultsState
+        var records: RecordCache<Row>
         var lastSeenSequence: Int64?
     }
 
     func install(_ fetched: Fetched) {
-        keys = fetched.keys
+        state = fetched.state
         records = fetched.records
-        layout = fetched.layout
-        sectionNames = fetched.sectionNames
         lastSeenSequence = fetched.lastSeenSequence
         lastFetchSource = .store
         cacheIsStale = true
@@ -253,7 +242,7 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
     /// Fetches the ordering (and, without batching, every row) with one ordered query.
     func fetchAll(_ db: Database) throws -> Fetched {
         var builder = OrderedKeys.Builder()
-        var records = RecordCache(batchSize: fetchRequest.fetchBatchSize)
+        var records = RecordCache<Row>(batchSize: fetchRequest.fetchBatchSize)
         var loaded: [Int64: Row] = [:]
         var key: [UInt8] = []
         var values: [DatabaseValue] = []
@@ -285,33 +274,39 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
         let keys = builder.finish()
         records.storeBatch(loaded)
         // Every section name read afresh: rows may have changed in ways no event named.
-        var names: [[UInt8]: KnownSectionName] = [:]
-        let layout = try makeLayout(keys: keys, names: &names, recheck: nil, loaded: { records[$0] }, db)
+        let state = try makeState(keys: keys, loaded: { records[$0] }, db)
         let sequence = try ChangeHistory.isInstalled(db) ? ChangeHistory.latestSequence(db) : nil
-        return Fetched(keys: keys, records: records, layout: layout, sectionNames: names, lastSeenSequence: sequence)
+        return Fetched(state: state, records: records, lastSeenSequence: sequence)
     }
 
     /// Cuts `keys` into sections, each named after the first sort value of its first row.
     ///
     /// - Parameters:
-    ///   - names: known names, reused for a section whose first row is the one they were read
-    ///     from and is not in `recheck` (nil: read every name); updated with what is read.
+    ///   - knownNames, recheck: see ``ResultsState``'s initialiser (default: read every name).
     ///   - loaded: a full row already in memory, if any.
-    func makeLayout(
-        keys: OrderedKeys, names: inout [[UInt8]: KnownSectionName], recheck: Set<Int64>?, loaded: (Int64) -> Row?,
+    func makeState(
+        keys: OrderedKeys, knownNames: [[UInt8]: KnownSectionName] = [:], recheck: Set<Int64>? = nil, loaded: (Int64) -> Row?,
         _ db: Database
-    ) throws -> ResultsLayout {
-        try ResultsLayout(keys: keys, request: fetchRequest, encoding: sectionNameKeyPath == nil ? nil : encoding) { identity, position in
-            let firstRowID = keys.rowID(at: position)
-            if let recheck, let known = names[identity], !recheck.contains(firstRowID),
-               known.firstRowID == firstRowID || known.firstRowID == nil {
-                names[identity] = KnownSectionName(name: known.name, firstRowID: firstRowID)
-                return known.name
-            }
-            let value = try loaded(firstRowID).map { sortValues(of: $0)[0] } ?? readSectionValue(of: firstRowID, db)
-            let name = value.map(ResultsLayout.name) ?? ""
-            names[identity] = KnownSectionName(name: name, firstRowID: firstRowID)
-            return name
+    ) throws -> ResultsState {
+        try ResultsState(keys: keys, shape: shape, knownNames: knownNames, recheck: recheck) { rowID in
+            try sectionName(ofRow: rowID, loaded: loaded(rowID), db)
+        }
+    }
+
+    /// The name of the section a row starts: its first sort value as text ("" for NULL).
+    func sectionName(ofRow rowID: Int64, loaded: Row?, _ db: Database) throws -> String {
+        let value = try loaded.map { sortValues(of: $0)[0] } ?? readSectionValue(of: rowID, db)
+        return value.map(Self.sectionName(of:)) ?? ""
+    }
+
+    /// A section value as text: the section's name.
+    static func sectionName(of value: DatabaseValue) -> String {
+        switch value.storage {
+        case .null: return ""
+        case let .string(text): return text
+        case let .int64(number): return String(number)
+        case let .double(number): return String(number)
+        case let .blob(data): return String(decoding: data, as: UTF8.self)
         }
     }
 
@@ -378,8 +373,8 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
     /// reads every row from the store, and stops the program if that read fails; prefer
     /// ``objectIfPresent(at:)``, which throws.
     public var fetchedObjects: [Record]? {
-        guard let layout else { return nil }
-        return (0..<layout.count).map { record(atVisible: $0) }
+        guard let state else { return nil }
+        return (0..<state.count).map { record(atVisible: $0) }
     }
 
     /// The sections, or nil before ``performFetch()``. Each section's objects are read like
@@ -438,17 +433,15 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
 
     /// The row id of the object at an index path.
     public func rowID(at indexPath: IndexPath) -> Int64 {
-        guard let keys, let layout, let position = layout.visiblePosition(of: indexPath) else {
+        guard let rowID = state?.rowID(at: indexPath) else {
             preconditionFailure("index path \(indexPath) is outside the fetched results")
         }
-        return keys.rowID(at: layout.window.lowerBound + position)
+        return rowID
     }
 
     /// The index path of the object with this row id, or nil when it is not in the results.
     public func indexPath(forRowID rowID: Int64) -> IndexPath? {
-        guard let keys, let layout, let position = keys.position(of: rowID),
-              let visible = layout.visiblePosition(position) else { return nil }
-        return layout.indexPath(ofVisible: visible)
+        state?.indexPath(forRowID: rowID)
     }
 
     /// The number of full rows held in memory: every row without a batch size, at most a few
@@ -468,12 +461,12 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
 
     /// The full row at a visible position, loading its batch when needed.
     private func row(atVisible position: Int) throws -> Row? {
-        guard let keys, let layout else { return nil }
-        let rowID = keys.rowID(at: layout.window.lowerBound + position)
+        guard let state else { return nil }
+        let rowID = state.rowID(atVisible: position)
         if let row = records[rowID] { return row }
         let batchSize = max(1, records.batchSize)
         let first = position / batchSize * batchSize
-        let ids = (first..<min(first + batchSize, layout.count)).map { keys.rowID(at: layout.window.lowerBound + $0) }
+        let ids = (first..<min(first + batchSize, state.count)).map(state.rowID(atVisible:))
         let loaded: [Int64: Row]
         if let db = databaseInCallback {
             loaded = try readRows(ids, db: db, predicate: false)
@@ -515,25 +508,14 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
 
     /// The distinct index titles of the sections, in section order.
     open var sectionIndexTitles: [String] {
-        var seen: Set<String> = []
-        return (layout?.sections ?? []).compactMap { sectionIndexTitle(forSectionName: $0.name) }
-            .filter { seen.insert($0).inserted }
+        state?.sectionIndexTitles(sectionIndexTitle(forSectionName:)) ?? []
     }
 
     /// The section for an index title: the first section whose title it is (or, failing that,
     /// the section at `index`).
     open func section(forSectionIndexTitle title: String, at index: Int) -> Int {
-        let sections = layout?.sections ?? []
-        return sections.firstIndex { sectionIndexTitle(forSectionName: $0.name) == title }
-            ?? min(max(0, index), max(0, sections.count - 1))
+        state?.section(forSectionIndexTitle: title, at: index, sectionIndexTitle(forSectionName:)) ?? 0
     }
-}
-
-/// A section's name and the row it was read from (nil when it came from a cache file, which was
-/// exact when written).
-struct KnownSectionName {
-    var name: String
-    var firstRowID: Int64?
 }
 
 /// Where a controller's ordering came from at its last fetch.

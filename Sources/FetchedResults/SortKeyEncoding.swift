@@ -32,9 +32,4 @@ struct SortKeyEncoding: Sendable {
         append(values, rowID: rowID, to: &key)
         return key
     }
-
-    /// The length of the first component of `key`: the bytes that say which section a row is in.
-    func firstComponentLength(of key: UnsafeBufferPointer<UInt8>) -> Int {
-        SortKey.firstComponentLength(of: key, ascending: descriptors[0].ascending)
-    }
 }

@@ -117,24 +117,44 @@ public enum PostgreSQLChangeFeed {
     /// The changes committed since `position`, in one repeatable-read transaction so that the
     /// new position is exactly the snapshot the rows were read in.
     public static func changes(since position: Position, in connection: PostgreSQLConnection) throws -> Read {
-        try connection.transaction(isolation: "REPEATABLE READ") {
-            let now = try currentPosition(in: connection)
-            let pruned = try connection.execute(
-                "SELECT pg_snapshot_xmin($1::pg_snapshot) < (SELECT max(before) FROM \(quoted(historyTable + "_pruned")))",
-                [position.snapshot]).scalar == "t"
-            let rows = try connection.execute("""
-                SELECT table_name, row_id FROM \(quoted(historyTable))
-                WHERE transaction >= pg_snapshot_xmin($1::pg_snapshot)
-                  AND NOT pg_visible_in_snapshot(transaction, $1::pg_snapshot)
-                """, [position.snapshot]).rows
-            var rowIDs: [String: Set<Int64>] = [:]
-            var truncated: Set<String> = []
-            for row in rows {
-                let table = row[0] ?? ""
-                if let id = row[1].flatMap(Int64.init) { rowIDs[table, default: []].insert(id) } else { truncated.insert(table) }
-            }
-            return Read(position: now, rowIDs: rowIDs, truncatedTables: truncated, isBehindPruning: pruned)
+        try connection.transaction(isolation: "REPEATABLE READ") { try read(since: position, in: connection) }
+    }
+
+    /// The changes committed since `position`, read inside the caller's repeatable-read
+    /// transaction: the new position is that transaction's snapshot, so rows the caller reads
+    /// in the same transaction are exactly as of the new position.
+    public static func read(since position: Position, in connection: PostgreSQLConnection) throws -> Read {
+        let result = try connection.execute("""
+            \(changesCTE(positionParameter: "$1"))
+            SELECT state.snapshot, state.pruned, changes.table_name, changes.row_id
+            FROM feed_state AS state LEFT JOIN feed_changes AS changes ON true
+            """, [position.snapshot])
+        var rowIDs: [String: Set<Int64>] = [:]
+        var truncated: Set<String> = []
+        for row in result.rows {
+            guard let table = row[2] else { continue }
+            if let id = row[3].flatMap(Int64.init) { rowIDs[table, default: []].insert(id) } else { truncated.insert(table) }
         }
+        return Read(position: Position(snapshot: result.rows.first?[0] ?? ""), rowIDs: rowIDs, truncatedTables: truncated,
+                    isBehindPruning: result.rows.first?[1] == "t")
+    }
+
+    /// A `WITH` clause for reading the changes since the position in parameter
+    /// `positionParameter` in one statement, with whatever else the statement joins to them:
+    /// `feed_state(snapshot, pruned)` is one row (the statement's snapshot, the new position;
+    /// whether the history was pruned past the old one), and `feed_changes(table_name, row_id)`
+    /// the rows changed since, each once (a NULL row id: the table was truncated).
+    static func changesCTE(positionParameter position: String) -> String {
+        """
+        WITH feed_changes AS (
+            SELECT DISTINCT table_name, row_id FROM \(quoted(historyTable))
+            WHERE transaction >= pg_snapshot_xmin(\(position)::pg_snapshot)
+              AND NOT pg_visible_in_snapshot(transaction, \(position)::pg_snapshot)
+        ), feed_state AS (
+            SELECT pg_current_snapshot()::text AS snapshot,
+                   pg_snapshot_xmin(\(position)::pg_snapshot) < (SELECT max(before) FROM \(quoted(historyTable + "_pruned"))) AS pruned
+        )
+        """
     }
 
     /// Deletes the history of transactions that finished before `position` was taken and

@@ -23,6 +23,9 @@ public final class PostgreSQLConnection {
             PQfinish(connection)
             throw PostgreSQLError.connectionFailed(message)
         }
+        // libpq prints the server's notices ("… does not exist, skipping") on stderr, over a
+        // curses screen; they are informational, so they are dropped.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         self.connection = connection
     }
 
@@ -32,6 +35,27 @@ public final class PostgreSQLConnection {
     /// its rows as text, as the server formats them.
     @discardableResult
     public func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgreSQLRows {
+        try withResult(sql, parameters) { PostgreSQLRows($0) }
+    }
+
+    /// Inside a transaction: runs a query through a cursor, `fetchSize` rows at a time, and hands
+    /// the rows to `body` one by one as the server's bytes (no Swift string per value), so that
+    /// memory holds one batch of rows however many the query returns.
+    public func forEachRow(
+        throughCursor sql: String, _ parameters: [String?] = [], fetchSize: Int = 10_000, _ body: (PostgreSQLRawRow) throws -> Void
+    ) throws {
+        try execute("DECLARE fetched_results_rows NO SCROLL CURSOR FOR " + sql, parameters)
+        var fetched = fetchSize
+        while fetched == fetchSize {
+            fetched = try withResult("FETCH \(fetchSize) FROM fetched_results_rows", []) { result in
+                for row in 0..<PQntuples(result) { try body(PostgreSQLRawRow(result: result, row: row)) }
+                return Int(PQntuples(result))
+            }
+        }
+        try execute("CLOSE fetched_results_rows")
+    }
+
+    private func withResult<T>(_ sql: String, _ parameters: [String?], _ body: (OpaquePointer) throws -> T) throws -> T {
         let values = parameters.map { $0.map { strdup($0) } ?? nil }
         defer { values.forEach { free($0) } }
         let result = values.withUnsafeBufferPointer { buffer in
@@ -43,7 +67,7 @@ public final class PostgreSQLConnection {
         defer { PQclear(result) }
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
-            return PostgreSQLRows(result)
+            return try body(result)
         default:
             if PQstatus(connection) != CONNECTION_OK {
                 throw PostgreSQLError.connectionLost(Self.text(PQerrorMessage(connection)))
@@ -108,7 +132,7 @@ public struct PostgreSQLRows: Sendable {
 
     init(_ result: OpaquePointer) {
         let fields = Int(PQnfields(result)), count = Int(PQntuples(result))
-        columns = (0..<fields).map { PostgreSQLConnection.text(PQfname(result, Int32($0))) }
+        columns = Self.columns(of: result)
         rows = (0..<count).map { row in
             (0..<fields).map { field in
                 PQgetisnull(result, Int32(row), Int32(field)) == 1
@@ -120,6 +144,45 @@ public struct PostgreSQLRows: Sendable {
 
     /// The first column of the first row, if any.
     public var scalar: String? { rows.first?.first ?? nil }
+
+    static func columns(of result: OpaquePointer) -> [String] {
+        (0..<PQnfields(result)).map { PostgreSQLConnection.text(PQfname(result, $0)) }
+    }
+}
+
+/// One row of a result, read in place: each field's text as the server sent it, valid only
+/// inside ``PostgreSQLConnection/forEachRow(throughCursor:_:fetchSize:_:)``'s closure.
+public struct PostgreSQLRawRow {
+    let result: OpaquePointer
+    let row: Int32
+
+    /// The field's text as a NUL-terminated C string, or nil for NULL.
+    public func cString(_ field: Int) -> UnsafePointer<CChar>? {
+        PQgetisnull(result, row, Int32(field)) == 1 ? nil : UnsafePointer(PQgetvalue(result, row, Int32(field)))
+    }
+
+    /// The field's bytes (without the NUL), or nil for NULL.
+    public func bytes(_ field: Int) -> UnsafeBufferPointer<UInt8>? {
+        cString(field).map { pointer in
+            pointer.withMemoryRebound(to: UInt8.self, capacity: 1) {
+                UnsafeBufferPointer(start: $0, count: Int(PQgetlength(result, row, Int32(field))))
+            }
+        }
+    }
+
+    /// The field's length in bytes (0 for NULL).
+    public func length(_ field: Int) -> Int { Int(PQgetlength(result, row, Int32(field))) }
+
+    /// The field as a string, or nil for NULL.
+    public func text(_ field: Int) -> String? { bytes(field).map { String(decoding: $0, as: UTF8.self) } }
+
+    /// The column names of the result.
+    public var columns: [String] { PostgreSQLRows.columns(of: result) }
+
+    /// The whole row as text values.
+    public var fullRow: PostgreSQLRow {
+        PostgreSQLRow(columns: columns, values: (0..<Int(PQnfields(result))).map(text))
+    }
 }
 
 /// A `NOTIFY` received on a channel this connection `LISTEN`s to.

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FetchedResultsCore
 
 /// One sort key on a PostgreSQL column, ordered exactly as the core's byte keys order it, so
@@ -45,22 +48,37 @@ public struct PostgreSQLSortDescriptor: Sendable, Hashable {
     /// NULL), to `buffer`.
     public static func appendKey(_ values: [String?], rowID: Int64, descriptors: [PostgreSQLSortDescriptor], to buffer: inout [UInt8]) {
         for (value, descriptor) in zip(values, descriptors) {
-            let start = buffer.count
-            switch (value, descriptor.type) {
-            case (nil, _):
-                SortKey.appendNull(to: &buffer)
-            case let (text?, .integer):
-                SortKey.appendNumber(integer: Int64(text) ?? 0, to: &buffer)
-            case let (text?, .real):
-                SortKey.appendNumber(real: Double(text) ?? .nan, to: &buffer)
-            case var (text?, .text):
-                text.withUTF8 { SortKey.appendText($0, foldingCase: descriptor.caseInsensitive, to: &buffer) }
-            case let (text?, .bytea):
-                hexBytes(text).withUnsafeBufferPointer { SortKey.appendBlob($0, to: &buffer) }
+            if let value {
+                value.withCString { descriptor.appendValue($0, length: value.utf8.count, to: &buffer) }
+            } else {
+                descriptor.appendValue(nil, length: 0, to: &buffer)
             }
-            if !descriptor.ascending { SortKey.invert(&buffer, from: start) }
         }
         SortKey.appendRowID(rowID, to: &buffer)
+    }
+
+    /// Appends one value of this key, in the server's text form as a C string of `length`
+    /// bytes (nil for NULL), to `buffer`.
+    public func appendValue(_ text: UnsafePointer<CChar>?, length: Int, to buffer: inout [UInt8]) {
+        let start = buffer.count
+        if let text {
+            switch type {
+            case .integer:
+                SortKey.appendNumber(integer: Int64(strtoll(text, nil, 10)), to: &buffer)
+            case .real:
+                // strtod reads the server's "Infinity", "-Infinity" and "NaN" too.
+                SortKey.appendNumber(real: strtod(text, nil), to: &buffer)
+            case .text:
+                text.withMemoryRebound(to: UInt8.self, capacity: length) {
+                    SortKey.appendText(UnsafeBufferPointer(start: $0, count: length), foldingCase: caseInsensitive, to: &buffer)
+                }
+            case .bytea:
+                Self.hexBytes(String(cString: text)).withUnsafeBufferPointer { SortKey.appendBlob($0, to: &buffer) }
+            }
+        } else {
+            SortKey.appendNull(to: &buffer)
+        }
+        if !ascending { SortKey.invert(&buffer, from: start) }
     }
 
     /// `bytea` in the server's hex output form (`\x0aff…`) as bytes.

@@ -55,5 +55,23 @@ extension PostgreSQLServerTests {
             #expect(received.map(\.processID) == [sender.serverProcessID])
             #expect(try listener.notifications().isEmpty)
         }
+
+        /// A server started while another test had a pipe open must not hold that pipe: the
+        /// reader would never see its end (this once hung a `sqlite3` shell test for good).
+        @Test func aRestartedServerHoldsNoDescriptorOfTheTests() throws {
+            var ends: [Int32] = [0, 0]
+            try #require(pipe(&ends) == 0)
+            defer { close(ends[0]); close(ends[1]) }
+            let cluster = try TemporaryCluster.shared.get()
+            try cluster.restart()
+            let pipeInode = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(ends[1])")
+            let postmaster = try String(contentsOfFile: cluster.dataFolder + "/postmaster.pid", encoding: .utf8)
+                .split(separator: "\n").first.map(String.init) ?? ""
+            let held = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(postmaster)/fd").compactMap {
+                try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(postmaster)/fd/\($0)")
+            }
+            #expect(!held.isEmpty, "the postmaster's descriptors were read")
+            #expect(!held.contains(pipeInode), "the postmaster holds \(pipeInode)")
+        }
     }
 }

@@ -63,7 +63,8 @@ import Testing
             let encoding = SortKeyEncoding(descriptors: [ColumnSortDescriptor(key: "x", ascending: ascending, collation: .nocase)])
             let components = values.map { value in
                 let key = encoding.key([value, .null], rowID: 1)
-                return key.withUnsafeBufferPointer { Array(key[0..<encoding.firstComponentLength(of: $0)]) }
+                let shape = ResultsShape(fetchOffset: 0, fetchLimit: 0, isSectioned: true, firstKeyAscending: ascending)
+                return Array(shape.firstComponent(of: key))
             }
             for _ in 0..<2000 {
                 let (i, j) = (Int.random(in: 0..<values.count, using: &random), Int.random(in: 0..<values.count, using: &random))

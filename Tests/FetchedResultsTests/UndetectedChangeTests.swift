@@ -1,3 +1,4 @@
+import TestSupport
 import FetchedResults
 import Foundation
 import GRDB

@@ -1,3 +1,4 @@
+@_exported import ThrowawayPostgreSQL
 import Foundation
 
 /// A small deterministic random generator, so a failing randomised test can be replayed from

@@ -26,13 +26,12 @@ public final class TemporaryCluster: @unchecked Sendable {
         let bin = try Self.binaryFolder()
         try Self.run(bin + "/initdb", ["-D", dataFolder, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"],
                      asPostgres: asRoot)
-        let options = "-k \(socketFolder) -p \(port) -c listen_addresses='' -c fsync=off -c max_connections=50"
-        try Self.run(bin + "/pg_ctl", ["-D", dataFolder, "-o", options, "-l", folder + "/server.log", "-w", "start"], asPostgres: asRoot)
+        try Self.run(bin + "/pg_ctl", ["-D", dataFolder, "-o", serverOptions, "-l", folder + "/server.log", "-w", "start"], asPostgres: asRoot)
         // Stops the server if this process ends without calling stop() (a crash, a kill).
         // SIGQUIT to the postmaster is an immediate shutdown, and works as root (pg_ctl does not).
         let watchdog = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; "
-            + "kill -QUIT \\$(head -1 '\(dataFolder)/postmaster.pid') 2>/dev/null; sleep 2; rm -rf '\(folder)'"
-        _ = system("nohup sh -c \"\(watchdog)\" >/dev/null 2>&1 &")
+            + "kill -QUIT $(head -1 '\(dataFolder)/postmaster.pid') 2>/dev/null; sleep 2; rm -rf '\(folder)'"
+        _ = try Self.spawn(["/bin/sh", "-c", watchdog], output: "/dev/null")
     }
 
     deinit { stop() }
@@ -44,13 +43,31 @@ public final class TemporaryCluster: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: folder)
     }
 
+    /// A Unix socket in the cluster's folder only; no durability (a test's data is thrown away).
+    var serverOptions: String { "-k \(socketFolder) -p \(port) -c listen_addresses='' -c fsync=off -c max_connections=50" }
+
     /// Restarts the server (`pg_ctl restart -m fast`): connections are cut, data kept.
     public func restart() throws {
-        let bin = try Self.binaryFolder()
-        let options = "-k \(socketFolder) -p \(port) -c listen_addresses='' -c fsync=off -c max_connections=50"
-        try Self.run(bin + "/pg_ctl", ["-D", dataFolder, "-o", options, "-l", folder + "/server.log", "-m", "fast", "-w", "restart"],
+        try pgCtl(["-o", serverOptions, "-m", "fast", "restart"])
+    }
+
+    /// Stops the server (`-m fast`), keeping its data, until ``startServer()``.
+    public func stopServer() throws {
+        try pgCtl(["-m", "fast", "stop"])
+    }
+
+    /// Starts the server stopped by ``stopServer()``.
+    public func startServer() throws {
+        try pgCtl(["-o", serverOptions, "start"])
+    }
+
+    private func pgCtl(_ arguments: [String]) throws {
+        try Self.run(try Self.binaryFolder() + "/pg_ctl", ["-D", dataFolder, "-l", folder + "/server.log", "-w"] + arguments,
                      asPostgres: getuid() == 0)
     }
+
+    /// The path of one of the server's programs (`psql`, `pg_ctl`…).
+    public static func program(_ name: String) throws -> String { try binaryFolder() + "/" + name }
 
     /// Debian keeps the server's programs in /usr/lib/postgresql/VERSION/bin, off the PATH.
     static func binaryFolder() throws -> String {
@@ -60,19 +77,48 @@ public final class TemporaryCluster: @unchecked Sendable {
         throw ClusterError("PostgreSQL's server programs are not installed (looked in \(root)/*/bin): run make deps, or apt-get install postgresql")
     }
 
-    /// Runs a server program through the shell (`system`), not `Process`: the server it may
-    /// start as a daemon would otherwise keep `Process`'s exit-watching descriptor open.
+    /// Runs a server program and waits for it.
     static func run(_ program: String, _ arguments: [String], asPostgres: Bool = false) throws {
         let words = (asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--", program] : [program]) + arguments
         let log = NSTemporaryDirectory() + "worldcup-pg-run-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: log) }
-        let command = words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        let status = system(command + " </dev/null >'\(log)' 2>&1")
+        let pid = try spawn(words, output: log)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         guard status == 0 else {
             let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             throw ClusterError("\((program as NSString).lastPathComponent) failed (\(status)): \(output)")
         }
     }
+
+    /// Starts a program with stdin from /dev/null, stdout and stderr to `output`, and every
+    /// descriptor above stderr closed: a server it starts as a daemon (or the watchdog) would
+    /// otherwise hold, for its whole life, whatever this process had open at that moment — the
+    /// write end of another test's pipe, whose reader then never sees its end.
+    static func spawn(_ words: [String], output: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        guard addCloseFrom(&actions, 3) == 0 else { throw ClusterError("cannot close descriptors for \(words[0])") }
+        let argv = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, words[0], &actions, nil, argv, environ)
+        guard spawned == 0 else { throw ClusterError("cannot start \(words[0]): error \(spawned)") }
+        return pid
+    }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
+    /// module does not declare.
+    private static let addCloseFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+            fatalError("glibc 2.34 or later is needed (posix_spawn_file_actions_addclosefrom_np)")
+        }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 
     public struct ClusterError: Error, CustomStringConvertible {
         public let description: String

@@ -1,34 +1,32 @@
-import GRDB
-
 /// The full rows a controller holds in memory.
 ///
 /// Without a batch size it holds every fetched row. With one (Core Data's `fetchBatchSize`) it
 /// holds at most ``batchesKept`` batches: rows are loaded a batch at a time as they are asked
 /// for, and the least recently loaded batch is dropped first. A row that changes is kept
 /// current only if it is loaded; otherwise it is read when next asked for.
-struct RecordCache {
+package struct RecordCache<Row> {
     /// Batches kept in memory when batching.
-    static let batchesKept = 8
+    package static var batchesKept: Int { 8 }
 
     /// 0: every row is held.
-    let batchSize: Int
-    private(set) var rows: [Int64: Row] = [:]
+    package let batchSize: Int
+    package private(set) var rows: [Int64: Row] = [:]
     /// Batching only: for each held row, the serial of the batch that last loaded it.
     private var batchOfRow: [Int64: Int] = [:]
     /// Batching only: the serials and rows of the batches held, oldest first.
     private var batches: [(serial: Int, rowIDs: [Int64])] = []
     private var nextSerial = 0
 
-    init(batchSize: Int) {
+    package init(batchSize: Int) {
         self.batchSize = max(0, batchSize)
     }
 
-    var isBatching: Bool { batchSize > 0 }
+    package var isBatching: Bool { batchSize > 0 }
 
-    subscript(rowID: Int64) -> Row? { rows[rowID] }
+    package subscript(rowID: Int64) -> Row? { rows[rowID] }
 
     /// Stores rows read together; when batching, may drop the oldest batch.
-    mutating func storeBatch(_ loaded: [Int64: Row]) {
+    package mutating func storeBatch(_ loaded: [Int64: Row]) {
         for (rowID, row) in loaded { rows[rowID] = row }
         guard isBatching else { return }
         let serial = nextSerial
@@ -45,16 +43,16 @@ struct RecordCache {
     }
 
     /// A row changed: keep it when every row is held or when it is loaded.
-    mutating func update(_ rowID: Int64, with row: Row) {
+    package mutating func update(_ rowID: Int64, with row: Row) {
         if !isBatching || rows[rowID] != nil { rows[rowID] = row }
     }
 
-    mutating func remove(_ rowID: Int64) {
+    package mutating func remove(_ rowID: Int64) {
         rows[rowID] = nil
         batchOfRow[rowID] = nil
     }
 
-    mutating func removeAll() {
+    package mutating func removeAll() {
         rows = [:]
         batchOfRow = [:]
         batches = []

@@ -1,13 +1,18 @@
-import GRDB
-
 /// Where one candidate row was before a transaction and is after it.
-struct CandidatePlacement {
-    let rowID: Int64
+package struct CandidatePlacement {
+    package let rowID: Int64
     /// Visible position before (nil: was not visible).
-    let oldPosition: Int?
+    package let oldPosition: Int?
     /// Visible position after (nil: is not visible).
-    let newPosition: Int?
-    let changedColumns: Set<String>
+    package let newPosition: Int?
+    package let changedColumns: Set<String>
+
+    package init(rowID: Int64, oldPosition: Int?, newPosition: Int?, changedColumns: Set<String>) {
+        self.rowID = rowID
+        self.oldPosition = oldPosition
+        self.newPosition = newPosition
+        self.changedColumns = changedColumns
+    }
 }
 
 /// Turns the before/after placement of a transaction's candidate rows into a change set that
@@ -20,25 +25,33 @@ struct CandidatePlacement {
 /// other candidates of that gap (a longest increasing subsequence keeps the most of them still).
 /// A row that must move but whose old and new paths are equal is reported as a delete and an
 /// insert at that path, because a table view rejects a move to the same path.
-struct ChangeSetBuilder {
+package struct ChangeSetBuilder {
     let oldLayout: ResultsLayout
     let newLayout: ResultsLayout
     /// True when the new layout is the old one (no section or range changed).
     let sameLayout: Bool
     let placements: [CandidatePlacement]
 
-    struct Result {
-        var sectionChanges: [SectionChange] = []
-        var objectChanges: [ObjectChange] = []
-        var flatDifference: [CollectionDifference<Int64>.Change] = []
-        var reloadedRowIDs: Set<Int64> = []
+    package init(oldLayout: ResultsLayout, newLayout: ResultsLayout, sameLayout: Bool, placements: [CandidatePlacement]) {
+        self.oldLayout = oldLayout
+        self.newLayout = newLayout
+        self.sameLayout = sameLayout
+        self.placements = placements
+    }
 
-        var isEmpty: Bool { sectionChanges.isEmpty && objectChanges.isEmpty }
+    /// One transaction's changes, in the order a table view applies them.
+    package struct Result {
+        package var sectionChanges: [SectionChange] = []
+        package var objectChanges: [ObjectChange] = []
+        package var flatDifference: [CollectionDifference<Int64>.Change] = []
+        package var reloadedRowIDs: Set<Int64> = []
+
+        package var isEmpty: Bool { sectionChanges.isEmpty && objectChanges.isEmpty }
     }
 
     /// - Parameter flatDifference: also compute the flat list's changes (for the
     ///   `CollectionDifference` style).
-    func build(flatDifference: Bool) -> Result {
+    package func build(flatDifference: Bool) -> Result {
         var result = Result()
         let sections = sameLayout ? .identity : SectionCorrespondence(old: oldLayout, new: newLayout)
         for (index, section) in oldLayout.sections.enumerated() where sections.newIndex(ofOld: index) == nil {
@@ -159,7 +172,7 @@ struct ChangeSetBuilder {
     }
 
     /// Indices (into `values`) of one longest strictly increasing subsequence. O(m log m).
-    static func longestIncreasingSubsequence(_ values: [Int]) -> Set<Int> {
+    package static func longestIncreasingSubsequence(_ values: [Int]) -> Set<Int> {
         var tails: [Int] = []  // indices into values
         var previous = [Int](repeating: -1, count: values.count)
         for (index, value) in values.enumerated() {

@@ -1,0 +1,120 @@
+import FetchedResultsPostgreSQL
+import Foundation
+import ThrowawayPostgreSQL
+
+/// The PostgreSQL controller on a throw-away local server (Unix socket): N teams made by the
+/// server (`generate_series`), the scoreboard's request (zone, wins descending, name; sections
+/// by zone; batches of 100), and one +1 win at a time committed by another connection:
+/// - the bare commit (nothing observes it);
+/// - ours: commit → the `NOTIFY` makes the controller's socket readable (`poll`) → the look
+///   re-reads the touched row → change callbacks delivered;
+/// - refetch + diff: commit → the ordered ids fetched again → `difference(from:)`.
+/// Also the first fetch: its time, and the process's peak resident memory during it (the
+/// peak is reset first through `/proc/self/clear_refs`).
+struct PostgreSQLLatency {
+    struct Result {
+        let teams: Int
+        var firstFetchSeconds: Double
+        var firstFetchPeakMegabytes: Int
+        var bare, ours, refetch: Percentiles
+    }
+
+    let cluster: TemporaryCluster
+    let teams: Int
+    let iterations: Int
+
+    private struct Team: PostgreSQLRecord {
+        var name: String
+        init(row: PostgreSQLRow) throws { name = row["teamName"] ?? "" }
+    }
+
+    private final class CountingDelegate: PostgreSQLResultsControllerDelegate {
+        var changes = 0
+        func controller(_ controller: AnyPostgreSQLResultsController, didChange object: ObjectChange) { changes += 1 }
+        func controller(_ controller: AnyPostgreSQLResultsController, didFailWith error: any Error) { fatalError("\(error)") }
+    }
+
+    /// The scoreboard's order, as the controller asks for it and as the index keeps it.
+    static let order = #"lower("qualifyingZone" COLLATE "C") NULLS FIRST, wins DESC NULLS LAST, lower("teamName" COLLATE "C") NULLS FIRST, id"#
+    static let orderedIDsSQL = "SELECT id FROM team ORDER BY " + order
+
+    func run() throws -> Result {
+        let database = "bench_\(teams)"
+        try PostgreSQLConnection(cluster.connectionString).execute("CREATE DATABASE \(database)")
+        let conninfo = "host=\(cluster.socketFolder) port=\(cluster.port) dbname=\(database) user=postgres"
+        let writer = try PostgreSQLConnection(conninfo)
+        try writer.execute("""
+            CREATE TABLE team (id bigint PRIMARY KEY, "teamName" text NOT NULL, "qualifyingZone" text NOT NULL,
+                               wins bigint NOT NULL, "imageName" text)
+            """)
+        try writer.execute("""
+            INSERT INTO team SELECT i, 'Team ' || md5(i::text), 'Zone ' || lpad((i % 36)::text, 2, '0'), (i::bigint * 7919) % 50, NULL
+            FROM generate_series(1, $1::int) AS i
+            """, [String(teams)])
+        // Covering: the first fetch reads ids and sort values from the index alone.
+        try writer.execute(#"CREATE INDEX team_standings ON team (\#(Self.order)) INCLUDE ("qualifyingZone", "teamName")"#)
+        try writer.execute("VACUUM ANALYZE team")
+        try PostgreSQLChangeFeed.install(on: "team", keyColumn: "id", in: writer)
+
+        let peerIterations = max(10, min(iterations, 20_000_000 / max(teams, 1)))
+        func win() throws {
+            try writer.execute("UPDATE team SET wins = wins + 1 WHERE id = $1", [String(Int.random(in: 1...teams))])
+        }
+        func measure(_ rounds: Int, _ body: () throws -> Void) throws -> Percentiles {
+            var samples: [Double] = []
+            for _ in 0..<rounds {
+                let start = Clock.now()
+                try body()
+                samples.append(Clock.milliseconds(since: start))
+            }
+            return Percentiles(samples)
+        }
+
+        let bare = try measure(iterations, win)
+
+        let request = PostgreSQLFetchRequest(table: "team", sortDescriptors: [
+            PostgreSQLSortDescriptor(column: "qualifyingZone", type: .text, caseInsensitive: true),
+            PostgreSQLSortDescriptor(column: "wins", type: .integer, ascending: false),
+            PostgreSQLSortDescriptor(column: "teamName", type: .text, caseInsensitive: true),
+        ], fetchBatchSize: 100)
+        let controller = PostgreSQLResultsController<Team>(fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "qualifyingZone")
+        let delegate = CountingDelegate()
+        controller.delegate = delegate
+        PeakMemory.reset()
+        let fetchStart = Clock.now()
+        try controller.performFetch()
+        let firstFetchSeconds = Clock.milliseconds(since: fetchStart) / 1000
+        let firstFetchPeak = PeakMemory.megabytes()
+
+        let ours = try measure(iterations) {
+            try win()
+            var descriptor = pollfd(fd: controller.socket ?? -1, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 5000) == 1 else { throw BenchError("no notification within 5 s") }
+            try controller.processExternalChanges()
+        }
+        precondition(delegate.changes >= iterations, "every win produced a callback")
+
+        var previous = try writer.execute(Self.orderedIDsSQL).rows.map { Int64($0[0]!)! }
+        let refetch = try measure(peerIterations) {
+            try win()
+            let ids = try writer.execute(Self.orderedIDsSQL).rows.map { Int64($0[0]!)! }
+            _ = ids.difference(from: previous)
+            previous = ids
+        }
+        return Result(teams: teams, firstFetchSeconds: firstFetchSeconds, firstFetchPeakMegabytes: firstFetchPeak,
+                      bare: bare, ours: ours, refetch: refetch)
+    }
+}
+
+/// The process's peak resident memory (VmHWM), which Linux resets on request.
+enum PeakMemory {
+    static func reset() {
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+
+    static func megabytes() -> Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
+    }
+}

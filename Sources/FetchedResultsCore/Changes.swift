@@ -1,0 +1,136 @@
+// The change types every results controller reports, whichever store it follows: table-view
+// batch updates with index paths (Core Data's), and snapshots.
+
+/// The kind of a change (Core Data's `NSFetchedResultsChangeType`).
+public enum ChangeType: Sendable, Hashable {
+    case insert, delete, move, update
+}
+
+/// One object's change in a committed transaction, with table-view batch-update paths:
+/// `indexPath` against the old state (delete, move, update), `newIndexPath` against the new
+/// state (insert, move, update).
+///
+/// An object has one change per batch, with one exception: when its order relative to other
+/// rows changed but its index path did not (rows were inserted and deleted around it), it is
+/// reported as a `delete` and an `insert` at that same path, because table views reject a
+/// move whose source and destination are equal.
+public struct ObjectChange: Sendable, Hashable {
+    /// What happened to the object.
+    public var type: ChangeType
+    /// The object's row id, which identifies it across changes.
+    public var rowID: Int64
+    /// Where the object was before the transaction (nil for an insert).
+    public var indexPath: IndexPath?
+    /// Where the object is after the transaction (nil for a delete).
+    public var newIndexPath: IndexPath?
+    /// The columns whose values changed (for updates and moves), so a view can redraw one cell.
+    public var changedColumns: Set<String>
+
+    /// A change as the controller reports it (tests and replays build their own).
+    public init(type: ChangeType, rowID: Int64, indexPath: IndexPath?, newIndexPath: IndexPath?, changedColumns: Set<String> = []) {
+        self.type = type
+        self.rowID = rowID
+        self.indexPath = indexPath
+        self.newIndexPath = newIndexPath
+        self.changedColumns = changedColumns
+    }
+}
+
+/// One section's insertion, deletion or renaming; the index is against the old state for
+/// deletes, and against the new state for inserts and updates.
+///
+/// An `update` says that a section kept its rows' identity but changed its name: a section is
+/// named after its first row, so under `NOCASE` a section of "kappa" and "Kappa" rows is
+/// renamed when the other spelling comes first. Redraw its header; its rows get their own
+/// changes.
+public struct SectionChange: Sendable, Hashable {
+    /// Inserted, deleted or renamed (`update`).
+    public var type: ChangeType
+    /// The section's index: in the old state for a delete, in the new one otherwise.
+    public var index: Int
+    /// The section's name (its new name for an update).
+    public var name: String
+
+    /// A section change as the controller reports it.
+    public init(type: ChangeType, index: Int, name: String) {
+        self.type = type
+        self.index = index
+        self.name = name
+    }
+}
+
+/// The identifiers of the results in order, diffable-data-source style: section names and
+/// row ids, plus the ids whose content changed and need reloading.
+public struct ResultsSnapshot: Sendable, Equatable {
+    /// Each section's name and its rows' ids, in order.
+    public var sections: [(name: String, rowIDs: [Int64])]
+    /// The rows whose content changed in the transaction (to reload, not move).
+    public var reloadedRowIDs: Set<Int64>
+
+    /// The section names, in order.
+    public var sectionNames: [String] { sections.map(\.name) }
+    /// Every row id, section after section.
+    public var rowIDs: [Int64] { sections.flatMap(\.rowIDs) }
+
+    public static func == (lhs: ResultsSnapshot, rhs: ResultsSnapshot) -> Bool {
+        lhs.sectionNames == rhs.sectionNames && lhs.sections.map(\.rowIDs) == rhs.sections.map(\.rowIDs)
+            && lhs.reloadedRowIDs == rhs.reloadedRowIDs
+    }
+}
+
+
+/// A position in sectioned results: a section and a row inside it.
+public struct IndexPath: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The section's index.
+    public var section: Int
+    /// The row's index inside its section.
+    public var row: Int
+
+    /// The path of `row` in `section` (the order of UIKit's `IndexPath(row:section:)`).
+    public init(row: Int, section: Int) {
+        self.section = section
+        self.row = row
+    }
+
+    public static func < (lhs: IndexPath, rhs: IndexPath) -> Bool {
+        (lhs.section, lhs.row) < (rhs.section, rhs.row)
+    }
+
+    public var description: String { "[\(section), \(row)]" }
+}
+
+/// Which change callbacks a controller computes and delivers to its delegate.
+public struct ChangeStyles: OptionSet, Sendable {
+    /// The option bits.
+    public let rawValue: Int
+    /// Styles from their bits (use the named styles instead).
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// Per-section and per-object callbacks with index paths (the classic table-view style).
+    public static let changes = ChangeStyles(rawValue: 1)
+    /// A snapshot of the whole new state (costs O(n) per transaction).
+    public static let snapshot = ChangeStyles(rawValue: 2)
+    /// A `CollectionDifference` of the flat list of row ids.
+    public static let difference = ChangeStyles(rawValue: 4)
+}
+
+/// One section of the fetched results (Core Data's `NSFetchedResultsSectionInfo`).
+public struct SectionInfo<Record> {
+    /// The section key's value, as text ("" for NULL).
+    public let name: String
+    /// The title shown in a section index, from
+    /// the controller's `sectionIndexTitle(forSectionName:)`.
+    public let indexTitle: String?
+    /// The objects of this section, in order.
+    public let objects: [Record]
+
+    /// How many objects the section holds.
+    public var numberOfObjects: Int { objects.count }
+
+    package init(name: String, indexTitle: String?, objects: [Record]) {
+        self.name = name
+        self.indexTitle = indexTitle
+        self.objects = objects
+    }
+}
+
+extension SectionInfo: Sendable where Record: Sendable {}

@@ -1,0 +1,270 @@
+@_exported import FetchedResultsCore
+
+extension PostgreSQLResultsController {
+    // MARK: - Following the server
+
+    /// Applies what was committed since the last look — by any connection, process or
+    /// machine — and tells the delegate; returns whether anything touching the table was
+    /// committed. Reads the notifications that woke the caller, then the change feed from the
+    /// controller's position, and the touched rows, all in one repeatable-read transaction.
+    ///
+    /// A lost connection is not thrown: the delegate hears it, ``connectionState`` says
+    /// `reconnecting`, and later calls reconnect with back-off (see ``reconnectDeadline``) and
+    /// catch up in one change set.
+    ///
+    /// - Throws: any other error (a dropped table, a refused query), which the delegate has
+    ///   heard too; the results stay the last good ones, and the next call refetches.
+    @discardableResult
+    public func processExternalChanges() throws -> Bool {
+        guard isTracking, state != nil else { return false }
+        guard let connection = try? connect() else { return false }
+        do {
+            _ = try connection.notifications()
+            // With batches, rows and section names may be read after the changes (by the look
+            // or by the delegate): one repeatable-read transaction keeps them all at the new
+            // position. Without, the one statement that reads the changes and rows is exact.
+            if records.isBatching || needsRefetch {
+                return try connection.transaction(isolation: "REPEATABLE READ") { try catchUp(connection, inTransaction: true) }
+            }
+            return try catchUp(connection, inTransaction: false)
+        } catch let error as PostgreSQLError where error.isConnectionLost {
+            lose(connection, error)
+            return false
+        } catch {
+            needsRefetch = true
+            report(error)
+            throw error
+        }
+    }
+
+    /// Runs `body` in a transaction on the controller's own connection, then delivers the
+    /// changes it (and anyone else) committed before returning, as a GRDB write delivers the
+    /// SQLite controller's callbacks.
+    ///
+    /// - Throws: the error of `body` or of the transaction (nothing was committed then,
+    ///   unless the connection broke while the commit was on its way: the server may or may
+    ///   not have committed it).
+    @discardableResult
+    public func write<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        let connection = try connect()
+        let value: T
+        do {
+            value = try connection.transaction { try body(connection) }
+        } catch let error as PostgreSQLError where error.isConnectionLost {
+            lose(connection, error)
+            throw error
+        }
+        try processExternalChanges()
+        return value
+    }
+
+    /// Reads the changes since the position with the touched rows, and applies them; after
+    /// pruned history or a truncation, refetches in a repeatable-read transaction.
+    private func catchUp(_ connection: PostgreSQLConnection, inTransaction: Bool) throws -> Bool {
+        guard let position else { return false }
+        if !needsRefetch {
+            let read = try readChanges(since: position, connection)
+            if !read.mustRefetch {
+                if !read.touched.isEmpty { try apply(touched: read.touched, fresh: read.rows, connection) }
+                self.position = read.position
+                return !read.touched.isEmpty
+            }
+        }
+        // History this controller had not read is gone: only a full comparison is exact.
+        if inTransaction {
+            try refetchAndDiff(connection)
+        } else {
+            try connection.transaction(isolation: "REPEATABLE READ") { try refetchAndDiff(connection) }
+        }
+        return true
+    }
+
+    /// What one look read: the new position, the touched row ids, and the touched rows that
+    /// still match the request.
+    private struct ChangesRead {
+        var position: PostgreSQLChangeFeed.Position
+        var mustRefetch = false
+        var touched: Set<Int64> = []
+        var rows: [Int64: PostgreSQLRow] = [:]
+    }
+
+    /// The changes to the table since `position` and the touched rows, in one statement (one
+    /// round trip, one snapshot).
+    private func readChanges(since position: PostgreSQLChangeFeed.Position, _ connection: PostgreSQLConnection) throws -> ChangesRead {
+        let request = fetchRequest
+        let positionParameter = "$\(request.arguments.count + 1)", tableParameter = "$\(request.arguments.count + 2)"
+        let predicate = request.predicate.map { " AND (\($0))" } ?? ""
+        let result = try connection.execute("""
+            \(PostgreSQLChangeFeed.changesCTE(positionParameter: positionParameter))
+            SELECT state.snapshot, state.pruned, changes.table_name IS NOT NULL AND changes.row_id IS NULL, changes.row_id, row.*
+            FROM feed_state AS state
+            LEFT JOIN feed_changes AS changes ON changes.table_name = \(tableParameter)
+            LEFT JOIN \(request.quotedTable) AS row ON row.\(request.quotedKey) = changes.row_id\(predicate)
+            """, request.arguments + [position.snapshot, request.table])
+        var read = ChangesRead(position: PostgreSQLChangeFeed.Position(snapshot: result.rows.first?[0] ?? ""))
+        read.mustRefetch = result.rows.contains { $0[1] == "t" || $0[2] == "t" }
+        let columns = Array(result.columns.dropFirst(4))
+        let keyIndex = 4 + (columns.firstIndex(of: request.keyColumn) ?? 0)
+        for values in result.rows {
+            guard let id = values[3].flatMap(Int64.init) else { continue }
+            read.touched.insert(id)
+            if values[keyIndex] != nil { read.rows[id] = PostgreSQLRow(columns: columns, values: Array(values.dropFirst(4))) }
+        }
+        return read
+    }
+
+    /// Moves the touched rows to their new places (`fresh`: those that still match); nothing
+    /// changes when reading a section name fails.
+    private func apply(touched: Set<Int64>, fresh: [Int64: PostgreSQLRow], _ connection: PostgreSQLConnection) throws {
+        var rows: [Int64: ResultsState.TouchedRow] = [:]
+        for id in touched {
+            let newRow = fresh[id]
+            let wasPresent = newRow != nil && state!.keys.contains(id)
+            rows[id] = ResultsState.TouchedRow(
+                newKey: newRow.map(key(of:)), changedColumns: wasPresent ? Self.changedColumns(records[id], newRow!) : [])
+        }
+        // No copy of the state is held here: the keys are changed in place, not copied.
+        let changes = try state!.apply(rows, flatDifference: changeStyles.contains(.difference)) { id in
+            try self.sectionName(ofRow: id, loaded: fresh[id] ?? self.records[id], connection)
+        }
+        for id in touched {
+            if let row = fresh[id] { records.update(id, with: row) } else { records.remove(id) }
+        }
+        if !changes.isEmpty { deliver(changes) }
+    }
+
+    /// Refetches everything and reports the difference (after pruned history, a truncation,
+    /// an error). Nothing changes when the refetch fails.
+    private func refetchAndDiff(_ connection: PostgreSQLConnection) throws {
+        var fetched = try fetchAll(connection)
+        guard let old = state else { return install(fetched) }
+        let oldRecords = records
+        if fetched.records.isBatching {
+            let kept = oldRecords.rows.keys.filter { fetched.state.keys.contains($0) }
+            fetched.records.storeBatch(try readRows(kept, matching: false, connection))
+        }
+        let newRecords = fetched.records
+        let changes = ResultsState.difference(from: old, to: fetched.state, flatDifference: changeStyles.contains(.difference)) { rowID, keyChanged in
+            if let oldRow = oldRecords[rowID], let newRow = newRecords[rowID] { return Self.changedColumns(oldRow, newRow) }
+            // Not loaded before: only a changed key shows that the row changed.
+            return keyChanged ? Set(newRecords[rowID]?.columns ?? [fetchRequest.keyColumn]) : []
+        }
+        install(fetched)
+        if !changes.isEmpty { deliver(changes) }
+    }
+
+    /// The columns whose values differ; every column when the old row was not loaded.
+    static func changedColumns(_ old: PostgreSQLRow?, _ new: PostgreSQLRow) -> Set<String> {
+        guard let old, old.columns == new.columns else { return Set(new.columns) }
+        return Set(new.columns.indices.filter { old.values[$0] != new.values[$0] }.map { new.columns[$0] })
+    }
+
+    private func deliver(_ changes: ChangeSetBuilder.Result) {
+        guard let delegate, let state else { return }
+        if changeStyles.contains(.changes) {
+            delegate.controllerWillChangeContent(self)
+            for change in changes.sectionChanges { delegate.controller(self, didChange: change) }
+            for change in changes.objectChanges { delegate.controller(self, didChange: change) }
+            delegate.controllerDidChangeContent(self)
+        }
+        if changeStyles.contains(.snapshot) {
+            delegate.controller(self, didChangeContentWith: state.snapshot(reloaded: changes.reloadedRowIDs))
+        }
+        if changeStyles.contains(.difference), let difference = CollectionDifference(changes.flatDifference) {
+            delegate.controller(self, didChangeContentWith: difference)
+        }
+    }
+
+    func report(_ error: any Error) {
+        delegate?.controller(self, didFailWith: error)
+    }
+
+    // MARK: - Connection
+
+    /// The open connection, or a new one (listening when tracking); while reconnecting, an
+    /// attempt is made only when the back-off allows.
+    func connect() throws -> PostgreSQLConnection {
+        let connection = try openConnection()
+        if isTracking, !isListening {
+            try connection.execute("LISTEN " + PostgreSQLChangeFeed.quoted(PostgreSQLChangeFeed.channel))
+            isListening = true
+        }
+        return connection
+    }
+
+    private func openConnection() throws -> PostgreSQLConnection {
+        if let connection { return connection }
+        try reconnection.checkAttemptIsDue()
+        do {
+            let connection = try PostgreSQLConnection(conninfo)
+            self.connection = connection
+            isListening = false
+            let wasReconnecting = connectionState != .connected
+            reconnection.succeeded()
+            connectionState = .connected
+            if wasReconnecting { delegate?.controller(self, didChangeConnectionState: .connected) }
+            return connection
+        } catch {
+            guard state != nil else { throw error }
+            reconnection.failed()
+            connectionState = .reconnecting(attempts: reconnection.failures, lastError: "\(error)")
+            delegate?.controller(self, didChangeConnectionState: connectionState)
+            throw error
+        }
+    }
+
+    /// The connection broke: keep the results, say so, reconnect later.
+    func lose(_ connection: PostgreSQLConnection, _ error: PostgreSQLError) {
+        guard self.connection === connection else { return }
+        self.connection = nil
+        reconnection.lost()
+        connectionState = .reconnecting(attempts: 0, lastError: error.description)
+        report(error)
+        delegate?.controller(self, didChangeConnectionState: connectionState)
+    }
+}
+
+/// When to try reconnecting: at once after a loss, then after 50 ms, doubling up to 2 s.
+struct ReconnectionSchedule {
+    private(set) var failures = 0
+    private(set) var nextAttempt: ContinuousClock.Instant?
+
+    static let firstDelay = Duration.milliseconds(50)
+    static let longestDelay = Duration.seconds(2)
+
+    /// Throws when the next attempt is not due yet.
+    func checkAttemptIsDue() throws {
+        if let nextAttempt, ContinuousClock.now < nextAttempt {
+            throw PostgreSQLError.connectionLost("waiting before reconnecting")
+        }
+    }
+
+    mutating func lost() {
+        failures = 0
+        nextAttempt = nil
+    }
+
+    mutating func failed() {
+        failures += 1
+        let delay = min(Self.firstDelay * (1 << min(failures - 1, 16)), Self.longestDelay)
+        nextAttempt = ContinuousClock.now + delay
+    }
+
+    mutating func succeeded() {
+        failures = 0
+        nextAttempt = nil
+    }
+}
+
+extension PostgreSQLError {
+    /// Whether the connection itself broke (as opposed to a refused statement).
+    var isConnectionLost: Bool {
+        if case .connectionLost = self { return true }
+        if case let .statementFailed(state, _) = self {
+            // Class 08: connection exception; 57P01–57P03: the server is shutting down or
+            // terminated this session (pg_terminate_backend).
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+        }
+        return false
+    }
+}

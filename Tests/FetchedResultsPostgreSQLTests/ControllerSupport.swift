@@ -1,0 +1,155 @@
+import FetchedResultsPostgreSQL
+import Foundation
+import TestSupport
+
+/// The randomised tests' table on PostgreSQL: sections (`grp`), sort keys, a predicate column
+/// and a unique column, as in the SQLite controller's tests.
+let standingsTableSQL = """
+    CREATE TABLE item (id bigint PRIMARY KEY, grp text, score bigint, name text NOT NULL,
+                       note text NOT NULL DEFAULT '', visible integer NOT NULL DEFAULT 1, code text UNIQUE)
+    """
+
+/// A fresh database with the `item` table above and its change feed.
+func standingsDatabase() throws -> (conninfo: String, connection: PostgreSQLConnection) {
+    let conninfo = try freshDatabase()
+    let connection = try PostgreSQLConnection(conninfo)
+    try connection.execute(standingsTableSQL)
+    try PostgreSQLChangeFeed.install(on: "item", keyColumn: "id", in: connection)
+    return (conninfo, connection)
+}
+
+/// One row of `item`, decoded from the server's text.
+struct StandingsItem: PostgreSQLRecord, Equatable, Sendable {
+    var id: Int64
+    var grp: String?
+    var score: Int64?
+    var name: String
+    var note: String
+    var visible: Int
+    var code: String?
+
+    struct Undecodable: Error { let row: PostgreSQLRow }
+
+    init(row: PostgreSQLRow) throws {
+        guard let id = row["id"].flatMap(Int64.init), let name = row["name"], let note = row["note"],
+              let visible = row["visible"].flatMap(Int.init) else { throw Undecodable(row: row) }
+        (self.id, self.name, self.note, self.visible) = (id, name, note, visible)
+        grp = row["grp"]
+        score = row["score"].flatMap(Int64.init)
+        code = row["code"]
+    }
+}
+
+typealias StandingsState = SectionedState<StandingsItem>
+
+/// The oracle: the server's own `SELECT … ORDER BY`, written out by hand (not through the
+/// library's sort descriptors), grouped as NOCASE groups.
+func serverState(_ connection: PostgreSQLConnection, orderBy: String, limit: Int = 0, offset: Int = 0, sectioned: Bool) throws -> StandingsState {
+    let window = (limit > 0 ? " LIMIT \(limit)" : "") + (offset > 0 ? " OFFSET \(offset)" : "")
+    let rows = try connection.execute("SELECT * FROM item WHERE visible = 1 ORDER BY \(orderBy)\(window)")
+    let items = try rows.rows.map { try StandingsItem(row: PostgreSQLRow(columns: rows.columns, values: $0)) }
+    return StandingsState(ordered: items.map { ($0.id, $0.grp, $0) }, sectioned: sectioned)
+}
+
+/// What the controller holds, in the oracle's shape.
+func controllerState(_ controller: PostgreSQLResultsController<StandingsItem>) -> StandingsState {
+    StandingsState(sections: controller.sections!.map { ($0.name, $0.objects.map(\.id)) },
+                   content: Dictionary(uniqueKeysWithValues: controller.fetchedObjects!.map { ($0.id, $0) }))
+}
+
+/// Records a PostgreSQL controller's callbacks and connection states.
+final class PostgreSQLRecorder: CallbackLog, PostgreSQLResultsControllerDelegate {
+    var connectionStates: [PostgreSQLConnectionState] = []
+
+    func controllerWillChangeContent(_ controller: AnyPostgreSQLResultsController) { beginBatch() }
+    func controller(_ controller: AnyPostgreSQLResultsController, didChange section: SectionChange) { record(section) }
+    func controller(_ controller: AnyPostgreSQLResultsController, didChange object: ObjectChange) { record(object) }
+    func controllerDidChangeContent(_ controller: AnyPostgreSQLResultsController) { endBatch() }
+    func controller(_ controller: AnyPostgreSQLResultsController, didChangeContentWith snapshot: ResultsSnapshot) {
+        snapshots.append(snapshot)
+    }
+    func controller(_ controller: AnyPostgreSQLResultsController, didChangeContentWith difference: CollectionDifference<Int64>) {
+        differences.append(difference)
+    }
+    func controller(_ controller: AnyPostgreSQLResultsController, didChangeConnectionState state: PostgreSQLConnectionState) {
+        connectionStates.append(state)
+    }
+    func controller(_ controller: AnyPostgreSQLResultsController, didFailWith error: any Error) { errors.append(error) }
+}
+
+/// Random transactions on `item` in PostgreSQL's SQL: inserts, deletes, updates of the section,
+/// sort and plain columns, predicate entry and exit, no-op updates, re-keyed rows, a unique
+/// code moved from row to row or taken by a new row (the old holder deleted), now and then a
+/// `TRUNCATE`, and rollbacks. Literal values, so that `psql` in another process can run them.
+enum PostgreSQLWorkload {
+    static let groups: [String?] = ["Africa", "africa", "Asia", "Europe", "Internets", "日本", "Zone", nil]
+    static let names = ["alpha", "Alpha", "beta", "Émile", "émile", "zeta", "Z", "a", "日本", "ß", "", "Ωmega"]
+    static let codes = ["c1", "c2", "c3", "c4"]
+
+    struct Transaction {
+        var statements: [String]
+        var rollback: Bool
+
+        /// The transaction as one `psql -c` script.
+        var script: String { (["BEGIN"] + statements + [rollback ? "ROLLBACK" : "COMMIT"]).joined(separator: ";\n") + ";" }
+    }
+
+    static func literal(_ value: String?) -> String {
+        value.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "NULL"
+    }
+
+    static func transaction(itemIDs: [Int64], random: inout SplitMix64) -> Transaction {
+        let rollback = Int.random(in: 0..<10, using: &random) == 0
+        if Int.random(in: 0..<400, using: &random) == 0 { return Transaction(statements: ["TRUNCATE item"], rollback: rollback) }
+        var ids = itemIDs
+        var nextID = (ids.max() ?? 0) + 1
+        var statements: [String] = []
+        for _ in 0..<Int.random(in: 1...4, using: &random) {
+            let target = ids.randomElement(using: &random)
+            switch (Int.random(in: 0..<14, using: &random), target) {
+            case (0...2, _), (_, nil):
+                let score = Int.random(in: 0..<8, using: &random) == 0 ? nil : Int.random(in: 0...5, using: &random)
+                let values = [String(nextID), literal(groups.randomElement(using: &random)!), score.map(String.init) ?? "NULL",
+                              literal(names.randomElement(using: &random)!), "''", Int.random(in: 0..<5, using: &random) == 0 ? "0" : "1"]
+                statements.append("INSERT INTO item (id, grp, score, name, note, visible) VALUES (\(values.joined(separator: ", ")))")
+                ids.append(nextID)
+                nextID += 1
+            case (3, let id?):
+                statements.append("DELETE FROM item WHERE id = \(id)")
+                ids.removeAll { $0 == id }
+            case (4, let id?):
+                statements.append("UPDATE item SET score = coalesce(score, 0) + 1 WHERE id = \(id)")
+            case (5, let id?):
+                statements.append("UPDATE item SET grp = \(literal(groups.randomElement(using: &random)!)) WHERE id = \(id)")
+            case (6, let id?):
+                statements.append("UPDATE item SET name = \(literal(names.randomElement(using: &random)!)) WHERE id = \(id)")
+            case (7, let id?):
+                statements.append("UPDATE item SET note = note || 'x' WHERE id = \(id)")
+            case (8, let id?):
+                statements.append("UPDATE item SET visible = 1 - visible WHERE id = \(id)")
+            case (9, let id?):
+                // A new key for the row: the feed names the old id and the new one.
+                statements.append("UPDATE item SET id = \(nextID) WHERE id = \(id)")
+                ids.removeAll { $0 == id }
+                ids.append(nextID)
+                nextID += 1
+            case (10, let id?):
+                let code = literal(codes.randomElement(using: &random)!)
+                statements.append("UPDATE item SET code = NULL WHERE code = \(code)")
+                statements.append("UPDATE item SET code = \(code) WHERE id = \(id)")
+            case (11, _):
+                // The new row takes the code; the row that held it goes.
+                let code = literal(codes.randomElement(using: &random)!)
+                statements.append("DELETE FROM item WHERE code = \(code)")
+                statements.append("INSERT INTO item (id, grp, score, name, code) VALUES (\(nextID), \(literal(groups.randomElement(using: &random)!)), "
+                                  + "\(Int.random(in: 0...5, using: &random)), \(literal(names.randomElement(using: &random)!)), \(code))")
+                ids.append(nextID)
+                nextID += 1
+            case (_, let id?):
+                // Touches the row without changing it: no callback by itself.
+                statements.append("UPDATE item SET score = score WHERE id = \(id)")
+            }
+        }
+        return Transaction(statements: statements, rollback: rollback)
+    }
+}

@@ -1,0 +1,185 @@
+import FetchedResultsPostgreSQL
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension PostgreSQLServerTests {
+    /// The controller's contract where the randomised oracle does not reach: a connection cut by
+    /// the server, a server away for a while, a notification waking a `poll` loop, and requests
+    /// it refuses with a reason.
+    @Suite struct PostgreSQLControllerTests {
+        static let byName = PostgreSQLFetchRequest(
+            table: "item", sortDescriptors: [PostgreSQLSortDescriptor(column: "name", type: .text, caseInsensitive: true)],
+            predicate: "visible = $1", arguments: ["1"])
+        static let orderBy = #"lower(name COLLATE "C") NULLS FIRST, id"#
+
+        func trackedController(_ conninfo: String) throws -> (PostgreSQLResultsController<StandingsItem>, PostgreSQLRecorder) {
+            let controller = PostgreSQLResultsController<StandingsItem>(fetchRequest: Self.byName, conninfo: conninfo)
+            let recorder = PostgreSQLRecorder()
+            controller.delegate = recorder
+            try controller.performFetch()
+            return (controller, recorder)
+        }
+
+        func insert(_ names: [String], from id: Int, on connection: PostgreSQLConnection) throws {
+            for (offset, name) in names.enumerated() {
+                try connection.execute("INSERT INTO item (id, name) VALUES ($1, $2)", [String(id + offset), name])
+            }
+        }
+
+        @Test func aTerminatedConnectionIsReportedThenCaughtUpInOneChangeSet() throws {
+            let (conninfo, writer) = try standingsDatabase()
+            try insert(["delta", "alpha"], from: 1, on: writer)
+            let (controller, recorder) = try trackedController(conninfo)
+            #expect(controller.fetchedObjects?.map(\.name) == ["alpha", "delta"])
+
+            let terminated = try writer.execute("""
+                SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                WHERE datname = current_database() AND pid <> pg_backend_pid()
+                """).scalar
+            #expect(terminated == "1", "the controller's connection was the only other one")
+            try insert(["charlie", "bravo"], from: 3, on: writer)
+            try writer.execute("DELETE FROM item WHERE name = 'delta'")
+
+            #expect(try controller.processExternalChanges() == false, "the look finds the connection gone")
+            guard case .reconnecting = controller.connectionState else {
+                Issue.record("expected reconnecting, got \(controller.connectionState)")
+                return
+            }
+            #expect(recorder.errors.count == 1, "the loss is reported once")
+            #expect(controller.fetchedObjects?.map(\.name) == ["alpha", "delta"], "the last results are kept")
+
+            try lookUntilConnected(controller)
+            #expect(controller.fetchedObjects?.map(\.name) == ["alpha", "bravo", "charlie"])
+            #expect(recorder.batches.count == 1, "one change set for everything missed")
+            #expect(recorder.connectionStates.last == .connected)
+            #expect(controllerState(controller) == (try serverState(writer, orderBy: Self.orderBy, sectioned: false)))
+        }
+
+        @Test func aServerAwayForSecondsIsWaitedForWithBackOff() throws {
+            let (conninfo, writer) = try standingsDatabase()
+            try insert(["alpha"], from: 1, on: writer)
+            let (controller, recorder) = try trackedController(conninfo)
+            let cluster = try TemporaryCluster.shared.get()
+            try cluster.stopServer()
+            var startedAgain = false
+            defer { if !startedAgain { try? cluster.startServer() } }
+
+            // Looks while the server is away: each is quick, none throws, attempts back off.
+            let away = ContinuousClock.now
+            var looks = 0
+            while ContinuousClock.now - away < .seconds(2) {
+                #expect(try controller.processExternalChanges() == false)
+                looks += 1
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            guard case let .reconnecting(attempts, lastError) = controller.connectionState else {
+                Issue.record("expected reconnecting, got \(controller.connectionState)")
+                return
+            }
+            #expect(attempts >= 3 && attempts < looks / 4, "\(attempts) attempts in \(looks) looks: back-off spaces them")
+            #expect(lastError.contains("connect"), "libpq's reason: \(lastError)")
+            #expect(controller.fetchedObjects?.map(\.name) == ["alpha"])
+
+            try cluster.startServer()
+            startedAgain = true
+            let writerAgain = try PostgreSQLConnection(conninfo)
+            try insert(["bravo"], from: 2, on: writerAgain)
+            try lookUntilConnected(controller)
+            #expect(controller.fetchedObjects?.map(\.name) == ["alpha", "bravo"])
+            #expect(recorder.batches.count == 1)
+            _ = writer
+        }
+
+        @Test func aNotificationWakesAPollLoopOnTheControllersSocket() throws {
+            let (conninfo, writer) = try standingsDatabase()
+            let (controller, recorder) = try trackedController(conninfo)
+            let socket = try #require(controller.socket)
+            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            #expect(poll(&descriptor, 1, 50) == 0, "idle: nothing to read")
+            try insert(["alpha"], from: 1, on: writer)
+            #expect(poll(&descriptor, 1, 5000) == 1, "the commit's NOTIFY makes the socket readable")
+            #expect(try controller.processExternalChanges())
+            // The first row of an empty list comes with its section.
+            #expect(recorder.batches.first?.sections == [SectionChange(type: .insert, index: 0, name: "")])
+            #expect(controller.fetchedObjects?.map(\.name) == ["alpha"])
+            descriptor.revents = 0
+            #expect(poll(&descriptor, 1, 50) == 0, "the look read the notification")
+        }
+
+        @Test func requestsItCannotFollowAreRefusedWithAReason() throws {
+            let (conninfo, connection) = try standingsDatabase()
+            let unsorted = PostgreSQLResultsController<PostgreSQLRow>(
+                fetchRequest: PostgreSQLFetchRequest(table: "item", sortDescriptors: []), conninfo: conninfo)
+            #expect(throws: PostgreSQLResultsError.missingSortDescriptors(table: "item")) { try unsorted.performFetch() }
+
+            let mismatched = PostgreSQLResultsController<PostgreSQLRow>(fetchRequest: Self.byName, conninfo: conninfo, sectionNameKeyPath: "grp")
+            #expect(throws: PostgreSQLResultsError.sectionKeyPathMismatch(sectionNameKeyPath: "grp", firstSortKey: "name")) {
+                try mismatched.performFetch()
+            }
+
+            try connection.execute("CREATE TABLE plain (id bigint PRIMARY KEY, name text)")
+            let untracked = PostgreSQLResultsController<PostgreSQLRow>(
+                fetchRequest: PostgreSQLFetchRequest(table: "plain", sortDescriptors: Self.byName.sortDescriptors), conninfo: conninfo)
+            try untracked.performFetch()
+            let recorder = PostgreSQLRecorder()
+            untracked.delegate = recorder
+            #expect(throws: PostgreSQLResultsError.changeFeedMissing(table: "plain")) { try untracked.performFetch() }
+
+            let nowhere = PostgreSQLResultsController<PostgreSQLRow>(fetchRequest: Self.byName, conninfo: conninfo + "_missing")
+            let error = try #require(throws: PostgreSQLError.self) { try nowhere.performFetch() }
+            #expect("\(error)".contains("does not exist"), "libpq's reason: \(error)")
+        }
+
+        @Test func batchesReadRowsWhenAskedAndSectionsFollowTheirFirstRow() throws {
+            let (conninfo, writer) = try standingsDatabase()
+            for id in 1...50 {
+                try writer.execute("INSERT INTO item (id, grp, name) VALUES ($1, $2, $3)", [String(id), id % 2 == 0 ? "even" : "Odd", "n\(id)"])
+            }
+            let request = PostgreSQLFetchRequest(
+                table: "item",
+                sortDescriptors: [PostgreSQLSortDescriptor(column: "grp", type: .text, caseInsensitive: true),
+                                  PostgreSQLSortDescriptor(column: "name", type: .text)],
+                fetchBatchSize: 5)
+            let controller = PostgreSQLResultsController<StandingsItem>(fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")
+            let recorder = PostgreSQLRecorder()
+            controller.delegate = recorder
+            try controller.performFetch()
+            #expect(controller.loadedRowCount == 0, "a batched fetch reads keys only")
+            #expect((0..<controller.numberOfSections).map(controller.sectionName(at:)) == ["even", "Odd"])
+            #expect(controller.object(at: IndexPath(row: 0, section: 1)).name == "n1")
+            #expect(controller.loadedRowCount == 5)
+            #expect(controller.sectionIndexTitles == ["E", "O"])
+
+            // The first row of "Odd" now spells it "odd": the section is renamed, as a fresh fetch names it.
+            try writer.execute("UPDATE item SET grp = 'odd' WHERE id = 1")
+            try controller.processExternalChanges()
+            #expect(controller.sectionName(at: 1) == "odd")
+            #expect(recorder.batches.first?.sections == [SectionChange(type: .update, index: 1, name: "odd")])
+            let fresh = PostgreSQLResultsController<StandingsItem>(fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")
+            try fresh.performFetch()
+            #expect((0..<fresh.numberOfSections).map(fresh.sectionName(at:)) == ["even", "odd"])
+        }
+
+        /// More rows than one cursor batch (10,000): the order and sections still equal the server's.
+        @Test func aFetchLargerThanOneCursorBatchKeepsTheServersOrder() throws {
+            let (conninfo, writer) = try standingsDatabase()
+            try writer.execute("""
+                INSERT INTO item (id, grp, score, name)
+                SELECT i, (ARRAY['Africa', 'africa', 'Asia', NULL])[1 + i % 4], (i * 7) % 11, md5(i::text)
+                FROM generate_series(1, 25000) AS i
+                """)
+            let request = PostgreSQLFetchRequest(table: "item", sortDescriptors: PostgreSQLControllerOracleTests.standings,
+                                                 predicate: "visible = $1", arguments: ["1"])
+            let controller = PostgreSQLResultsController<StandingsItem>(fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")
+            try controller.performFetch()
+            let expected = try serverState(writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)
+            #expect(controllerState(controller) == expected)
+            #expect(controller.numberOfSections == 3, "NULL, then Africa/africa together, then Asia")
+        }
+    }
+}

@@ -27,3 +27,6 @@ public typealias ChangeStyles = FetchedResultsCore.ChangeStyles
 /// One section of the fetched results (Core Data's `NSFetchedResultsSectionInfo`): its name,
 /// index title and objects.
 public typealias SectionInfo<Record> = FetchedResultsCore.SectionInfo<Record>
+
+/// Where a controller's ordering came from at its last fetch: the store or the cache file.
+public typealias FetchSource = FetchedResultsCore.FetchSource

@@ -17,7 +17,7 @@ extension FetchedResultsController {
     public func saveCache() throws {
         guard cacheIsStale, let url = cacheFile, let state, let generation = lastSeenSequence else { return }
         guard let validity = try database.read({ db in try self.cacheValidity(db) }) else { return }
-        try ResultsCacheFile.write(state.keys, validity: validity, generation: generation,
+        try ResultsCacheFile.write(state.keys, validity: validity, generation: String(generation),
                                    sectionNames: state.sectionNames.mapValues(\.name), to: url)
         cacheIsStale = false
     }
@@ -65,8 +65,8 @@ extension FetchedResultsController {
         guard delegate != nil, let url = cacheFile, let validity = try cacheValidity(db),
               let (header, cachedKeys) = ResultsCacheFile.read(from: url, expecting: validity) else { return false }
         let latest = try ChangeHistory.latestSequence(db)
-        guard header.generation <= latest else { return false }
-        let changes = try ChangeHistory.changes(to: observedTables, after: header.generation, db)
+        guard let generation = Int64(header.generation), generation <= latest else { return false }
+        let changes = try ChangeHistory.changes(to: observedTables, after: generation, db)
         guard !changes.pruned else { return false }
         var touched = changes.rowIDs[fetchRequest.table.lowercased()] ?? []
         touched.formUnion(try rowsReferring(to: changes.rowIDs, db))

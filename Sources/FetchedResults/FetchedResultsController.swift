@@ -518,14 +518,6 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
     }
 }
 
-/// Where a controller's ordering came from at its last fetch.
-public enum FetchSource: Sendable, Equatable {
-    /// One ordered query over the whole table.
-    case store
-    /// The persistent cache file, brought up to date from the change history.
-    case cache
-}
-
 #if DEBUG
 /// Debug builds: the thread inside a controller's fetch or change application, so that a second
 /// thread entering at the same time stops the program with a message instead of racing.

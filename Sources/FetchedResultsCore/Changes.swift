@@ -134,3 +134,11 @@ public struct SectionInfo<Record> {
 }
 
 extension SectionInfo: Sendable where Record: Sendable {}
+
+/// Where a controller's ordering came from at its last fetch.
+public enum FetchSource: Sendable, Equatable {
+    /// One ordered query over the whole table.
+    case store
+    /// The persistent cache file, brought up to date from the store's change history.
+    case cache
+}

@@ -17,7 +17,7 @@ import Foundation
 /// length (4 bytes each), the row ids (8 bytes each), the key ends (4 bytes each), the shared
 /// prefix and the key bytes (see ``OrderedKeys/Chunk``).
 package struct ResultsCacheFile {
-    package static let magic = Array("FRCACHE\u{2}".utf8)
+    package static let magic = Array("FRCACHE\u{3}".utf8)
     package static let fileExtension = "frcache"
 
     /// What a cache must match to be used.
@@ -34,8 +34,9 @@ package struct ResultsCacheFile {
 
     package struct Header: Codable {
         package var validity: Validity
-        /// The store's change-history sequence number the ordering reflects.
-        package var generation: Int64
+        /// Where in the store's change history the ordering was exact, in the store's own terms
+        /// (SQLite: a history sequence number; PostgreSQL: a snapshot).
+        package var generation: String
         package var rowCount: Int
         package var chunkCount: Int
         package var payloadChecksum: UInt64
@@ -58,7 +59,7 @@ package struct ResultsCacheFile {
 
     // MARK: - Writing
 
-    package static func write(_ keys: OrderedKeys, validity: Validity, generation: Int64, sectionNames: [[UInt8]: String], to url: URL) throws {
+    package static func write(_ keys: OrderedKeys, validity: Validity, generation: String, sectionNames: [[UInt8]: String], to url: URL) throws {
         var checksum = Checksum()
         for chunk in keys.chunks { forEachPart(of: chunk) { checksum.add($0) } }
         let header = Header(

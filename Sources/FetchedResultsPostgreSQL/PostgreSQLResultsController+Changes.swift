@@ -20,13 +20,7 @@ extension PostgreSQLResultsController {
         guard let connection = try? connect() else { return false }
         do {
             _ = try connection.notifications()
-            // With batches, rows and section names may be read after the changes (by the look
-            // or by the delegate): one repeatable-read transaction keeps them all at the new
-            // position. Without, the one statement that reads the changes and rows is exact.
-            if records.isBatching || needsRefetch {
-                return try connection.transaction(isolation: "REPEATABLE READ") { try catchUp(connection, inTransaction: true) }
-            }
-            return try catchUp(connection, inTransaction: false)
+            return try catchUp(connection)
         } catch let error as PostgreSQLError where error.isConnectionLost {
             lose(connection, error)
             return false
@@ -58,24 +52,25 @@ extension PostgreSQLResultsController {
         return value
     }
 
-    /// Reads the changes since the position with the touched rows, and applies them; after
-    /// pruned history or a truncation, refetches in a repeatable-read transaction.
-    private func catchUp(_ connection: PostgreSQLConnection, inTransaction: Bool) throws -> Bool {
+    /// Reads the changes since the position with the touched rows in one statement, and
+    /// applies them; after pruned history or a truncation, refetches in a repeatable-read
+    /// transaction.
+    ///
+    /// With batches, a row or a section name not in memory is read after that statement, as it
+    /// is then, as the SQLite controller reads batches: a change it already shows is delivered
+    /// by the next look, which its commit's notification triggers.
+    private func catchUp(_ connection: PostgreSQLConnection) throws -> Bool {
         guard let position else { return false }
         if !needsRefetch {
             let read = try readChanges(since: position, connection)
             if !read.mustRefetch {
-                if !read.touched.isEmpty { try apply(touched: read.touched, fresh: read.rows, connection) }
+                if !read.touched.isEmpty { try apply(touched: read.touched, fresh: read.rows, connection, notify: true) }
                 self.position = read.position
                 return !read.touched.isEmpty
             }
         }
         // History this controller had not read is gone: only a full comparison is exact.
-        if inTransaction {
-            try refetchAndDiff(connection)
-        } else {
-            try connection.transaction(isolation: "REPEATABLE READ") { try refetchAndDiff(connection) }
-        }
+        try connection.transaction(isolation: "REPEATABLE READ") { try refetchAndDiff(connection) }
         return true
     }
 
@@ -115,7 +110,9 @@ extension PostgreSQLResultsController {
 
     /// Moves the touched rows to their new places (`fresh`: those that still match); nothing
     /// changes when reading a section name fails.
-    private func apply(touched: Set<Int64>, fresh: [Int64: PostgreSQLRow], _ connection: PostgreSQLConnection) throws {
+    ///
+    /// - Parameter notify: false while a fetch catches up, when there is nothing to tell yet.
+    func apply(touched: Set<Int64>, fresh: [Int64: PostgreSQLRow], _ connection: PostgreSQLConnection, notify: Bool) throws {
         var rows: [Int64: ResultsState.TouchedRow] = [:]
         for id in touched {
             let newRow = fresh[id]
@@ -130,7 +127,8 @@ extension PostgreSQLResultsController {
         for id in touched {
             if let row = fresh[id] { records.update(id, with: row) } else { records.remove(id) }
         }
-        if !changes.isEmpty { deliver(changes) }
+        cacheIsStale = true
+        if notify, !changes.isEmpty { deliver(changes) }
     }
 
     /// Refetches everything and reports the difference (after pruned history, a truncation,

@@ -1,4 +1,5 @@
 import FetchedResultsCore
+import struct Foundation.URL
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,9 +33,15 @@ import Glibc
 /// Not `Sendable`: use a controller from one isolation domain. Its callbacks run inside
 /// ``processExternalChanges()`` and ``write(_:)``.
 ///
+/// ## Cache
+///
+/// With a `cacheName`, ``saveCache()`` writes the ordering to a file (the SQLite controller's
+/// format) with its feed position; the next ``performFetch()`` with a delegate reads it and then
+/// only the rows the feed names since, instead of ordering the whole table on the server.
+///
 /// ## Not on PostgreSQL (yet)
 ///
-/// Key paths across relationships and the persistent cache are SQLite-only for now.
+/// Key paths across relationships are SQLite-only for now.
 open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLResultsController {
     /// What is fetched and in which order.
     public let fetchRequest: PostgreSQLFetchRequest
@@ -43,8 +50,14 @@ open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLR
     public let sectionNameKeyPath: String?
     /// How to reach the server, as `psql` reads it.
     public let conninfo: String
+    /// The name of the persistent cache file, or nil for none (see ``saveCache()``).
+    public let cacheName: String?
+    /// Where cache files live.
+    public let cacheDirectory: URL
     /// Which callbacks to compute; per-object changes by default.
     public var changeStyles: ChangeStyles = [.changes]
+    /// How the last ``performFetch()`` got its ordering: for tests and benchmarks.
+    public internal(set) var lastFetchSource: FetchSource?
 
     /// Setting a delegate turns change tracking on (at the next fetch or look); nil turns it off.
     public weak var delegate: (any PostgreSQLResultsControllerDelegate)?
@@ -62,16 +75,25 @@ open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLR
     /// An error left the results behind the server: the next look refetches.
     var needsRefetch = false
     var reconnection = ReconnectionSchedule()
+    /// Whether the results changed since the cache file was last written or read.
+    var cacheIsStale = false
 
     /// - Parameters:
     ///   - fetchRequest: what to fetch and in which order.
     ///   - conninfo: the server, as `psql` takes it (`postgresql://user@host/db`, `host=… dbname=…`).
     ///   - sectionNameKeyPath: the column whose values cut the results into sections (the first
     ///     sort descriptor's), or nil for one section.
-    public init(fetchRequest: PostgreSQLFetchRequest, conninfo: String, sectionNameKeyPath: String? = nil) {
+    ///   - cacheName: the name of a persistent cache (Core Data's `cacheName`), used when tracking.
+    ///   - cacheDirectory: where cache files live; by default `$XDG_CACHE_HOME/FetchedResults`.
+    public init(
+        fetchRequest: PostgreSQLFetchRequest, conninfo: String, sectionNameKeyPath: String? = nil,
+        cacheName: String? = nil, cacheDirectory: URL? = nil
+    ) {
         self.fetchRequest = fetchRequest
         self.conninfo = conninfo
         self.sectionNameKeyPath = sectionNameKeyPath
+        self.cacheName = cacheName
+        self.cacheDirectory = cacheDirectory ?? ResultsCacheFile.defaultDirectory
         self.records = RecordCache(batchSize: fetchRequest.fetchBatchSize)
     }
 
@@ -93,7 +115,9 @@ open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLR
     // MARK: - Fetching
 
     /// Connects when needed and fetches the results, with the history position they are exact
-    /// at, in one repeatable-read transaction; with a delegate, listens for changes.
+    /// at, in one repeatable-read transaction; with a delegate, listens for changes. With a
+    /// delegate, a cache name and a valid cache file, the ordering comes from the file and only
+    /// what the feed names since is read.
     ///
     /// - Throws: ``PostgreSQLResultsError`` for a request without sort descriptors, whose
     ///   section key path is not its first sort key, or, when tracking, on a table without its
@@ -102,8 +126,9 @@ open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLR
         try validate()
         let connection = try connect()
         if isTracking { try requireChangeFeed(connection) }
-        let fetched = try connection.transaction(isolation: "REPEATABLE READ READ ONLY") { try fetchAll(connection) }
-        install(fetched)
+        try connection.transaction(isolation: "REPEATABLE READ READ ONLY") {
+            if try !isTracking || !loadFromCache(connection) { install(try fetchAll(connection)) }
+        }
     }
 
     private func validate() throws {
@@ -136,6 +161,8 @@ open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLR
         records = fetched.records
         position = fetched.position
         needsRefetch = false
+        lastFetchSource = .store
+        cacheIsStale = true
     }
 
     /// Fetches the ordering (and, without batching, every row) with one ordered query, read

@@ -16,12 +16,17 @@ struct PostgreSQLLatency {
         let teams: Int
         var firstFetchSeconds: Double
         var firstFetchPeakMegabytes: Int
+        /// The same fetch by a second controller, from the cache the first one saved.
+        var cachedFetchSeconds: Double
+        var cachedFetchPeakMegabytes: Int
         var bare, ours, refetch: Percentiles
     }
 
     let cluster: TemporaryCluster
     let teams: Int
     let iterations: Int
+    /// Where the cache files go.
+    let folder: String
 
     private struct Team: PostgreSQLRecord {
         var name: String
@@ -77,14 +82,29 @@ struct PostgreSQLLatency {
             PostgreSQLSortDescriptor(column: "wins", type: .integer, ascending: false),
             PostgreSQLSortDescriptor(column: "teamName", type: .text, caseInsensitive: true),
         ], fetchBatchSize: 100)
-        let controller = PostgreSQLResultsController<Team>(fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "qualifyingZone")
+        let cacheDirectory = URL(fileURLWithPath: folder + "/pg-cache-\(teams)")
+        func makeController() -> PostgreSQLResultsController<Team> {
+            PostgreSQLResultsController<Team>(fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "qualifyingZone",
+                                              cacheName: "standings", cacheDirectory: cacheDirectory)
+        }
         let delegate = CountingDelegate()
-        controller.delegate = delegate
-        PeakMemory.reset()
-        let fetchStart = Clock.now()
-        try controller.performFetch()
-        let firstFetchSeconds = Clock.milliseconds(since: fetchStart) / 1000
-        let firstFetchPeak = PeakMemory.megabytes()
+        func timedFetch(_ controller: PostgreSQLResultsController<Team>) throws -> (seconds: Double, peak: Int) {
+            controller.delegate = delegate
+            PeakMemory.reset()
+            let start = Clock.now()
+            try controller.performFetch()
+            return (Clock.milliseconds(since: start) / 1000, PeakMemory.megabytes())
+        }
+        // The first controller is gone before the second fetches, as after a relaunch.
+        let uncached = try { () throws -> (seconds: Double, peak: Int) in
+            let first = makeController()
+            let measured = try timedFetch(first)
+            try first.saveCache()
+            return measured
+        }()
+        let controller = makeController()
+        let cached = try timedFetch(controller)
+        guard controller.lastFetchSource == .cache else { throw BenchError("the second fetch did not use the cache") }
 
         let ours = try measure(iterations) {
             try win()
@@ -101,7 +121,8 @@ struct PostgreSQLLatency {
             _ = ids.difference(from: previous)
             previous = ids
         }
-        return Result(teams: teams, firstFetchSeconds: firstFetchSeconds, firstFetchPeakMegabytes: firstFetchPeak,
+        return Result(teams: teams, firstFetchSeconds: uncached.seconds, firstFetchPeakMegabytes: uncached.peak,
+                      cachedFetchSeconds: cached.seconds, cachedFetchPeakMegabytes: cached.peak,
                       bare: bare, ours: ours, refetch: refetch)
     }
 }

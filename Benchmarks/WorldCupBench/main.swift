@@ -62,9 +62,10 @@ for size in sizes where stores.contains("sqlite") {
 // PostgreSQL: the same request and the same +1 win on a throw-away local server.
 let cluster = try TemporaryCluster()
 for size in sizes where stores.contains("postgresql") {
-    let result = try PostgreSQLLatency(cluster: cluster, teams: size, iterations: iterations).run()
-    print(String(format: "PostgreSQL %d teams: first fetch %.2f s (peak %d MB); per change p50: bare %.3f, ours %.3f, refetch + diff %.3f ms",
-                 size, result.firstFetchSeconds, result.firstFetchPeakMegabytes, result.bare.p50, result.ours.p50, result.refetch.p50))
+    let result = try PostgreSQLLatency(cluster: cluster, teams: size, iterations: iterations, folder: folder).run()
+    print(String(format: "PostgreSQL %d teams: first fetch %.3f s (peak %d MB), cached %.3f s (peak %d MB); per change p50: bare %.3f, ours %.3f, refetch + diff %.3f ms",
+                 size, result.firstFetchSeconds, result.firstFetchPeakMegabytes, result.cachedFetchSeconds, result.cachedFetchPeakMegabytes,
+                 result.bare.p50, result.ours.p50, result.refetch.p50))
     report.postgreSQL.append(result)
 }
 cluster.stop()

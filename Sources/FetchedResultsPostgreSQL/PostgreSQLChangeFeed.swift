@@ -126,8 +126,8 @@ public enum PostgreSQLChangeFeed {
     public static func read(since position: Position, in connection: PostgreSQLConnection) throws -> Read {
         let result = try connection.execute("""
             \(changesCTE(positionParameter: "$1"))
-            SELECT state.snapshot, state.pruned, changes.table_name, changes.row_id
-            FROM feed_state AS state LEFT JOIN feed_changes AS changes ON true
+            SELECT fetched_results_snapshot, fetched_results_pruned, fetched_results_table, fetched_results_row
+            FROM feed_state LEFT JOIN feed_changes ON true
             """, [position.snapshot])
         var rowIDs: [String: Set<Int64>] = [:]
         var truncated: Set<String> = []
@@ -141,20 +141,29 @@ public enum PostgreSQLChangeFeed {
 
     /// A `WITH` clause for reading the changes since the position in parameter
     /// `positionParameter` in one statement, with whatever else the statement joins to them:
-    /// `feed_state(snapshot, pruned)` is one row (the statement's snapshot, the new position;
-    /// whether the history was pruned past the old one), and `feed_changes(table_name, row_id)`
-    /// the rows changed since, each once (a NULL row id: the table was truncated).
+    /// `feed_state(fetched_results_snapshot, fetched_results_pruned)` is one row (the
+    /// statement's snapshot, the new position; whether the history was pruned past the old
+    /// one), and `feed_changes(fetched_results_table, fetched_results_row)` the rows changed
+    /// since, each once (a NULL row: the table was truncated). The long column names keep
+    /// clear of the columns of the tables a statement joins.
     static func changesCTE(positionParameter position: String) -> String {
         """
         WITH feed_changes AS (
-            SELECT DISTINCT table_name, row_id FROM \(quoted(historyTable))
+            SELECT DISTINCT table_name AS fetched_results_table, row_id AS fetched_results_row FROM \(quoted(historyTable))
             WHERE transaction >= pg_snapshot_xmin(\(position)::pg_snapshot)
               AND NOT pg_visible_in_snapshot(transaction, \(position)::pg_snapshot)
         ), feed_state AS (
-            SELECT pg_current_snapshot()::text AS snapshot,
-                   pg_snapshot_xmin(\(position)::pg_snapshot) < (SELECT max(before) FROM \(quoted(historyTable + "_pruned"))) AS pruned
+            SELECT pg_current_snapshot()::text AS fetched_results_snapshot,
+                   pg_snapshot_xmin(\(position)::pg_snapshot) < (SELECT max(before) FROM \(quoted(historyTable + "_pruned")))
+                       AS fetched_results_pruned
         )
         """
+    }
+
+    /// Text values as one PostgreSQL array parameter (`{"a","b"}`).
+    static func arrayParameter(_ values: [String]) -> String {
+        "{" + values.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+            .joined(separator: ",") + "}"
     }
 
     /// Deletes the history of transactions that finished before `position` was taken and

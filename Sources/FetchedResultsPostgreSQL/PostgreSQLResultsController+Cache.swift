@@ -56,6 +56,7 @@ extension PostgreSQLResultsController {
             "sections=\(sectionNameKeyPath ?? "")",
             "limit=\(request.fetchLimit)",
             "offset=\(request.fetchOffset)",
+            "relationships=\(related.map { "\($0.keyPath) \($0.relationship)" })",
         ].joined(separator: "; ")
     }
 
@@ -67,13 +68,13 @@ extension PostgreSQLResultsController {
               let (header, cachedKeys) = ResultsCacheFile.read(from: url, expecting: try cacheValidity(connection)),
               Self.isSnapshot(header.generation) else { return false }
         let read = try PostgreSQLChangeFeed.read(since: PostgreSQLChangeFeed.Position(snapshot: header.generation), in: connection)
-        guard !read.isBehindPruning, !read.truncatedTables.contains(fetchRequest.table) else { return false }
+        guard !read.isBehindPruning, read.truncatedTables.isDisjoint(with: observedTables) else { return false }
 
         var cachedRecords = RecordCache<PostgreSQLRow>(batchSize: fetchRequest.fetchBatchSize)
         if !cachedRecords.isBatching {
             var loaded: [Int64: PostgreSQLRow] = [:]
             var reader: RowReader?
-            try connection.forEachRow(throughCursor: "SELECT * FROM \(fetchRequest.quotedTable)\(fetchRequest.whereSQL)",
+            try connection.forEachRow(throughCursor: "SELECT \(fetchRequest.fullRowSQL(related: related)) FROM \(fetchRequest.fromSQL)\(fetchRequest.whereSQL)",
                                       fetchRequest.arguments) { row in
                 let rowReader = reader ?? RowReader(columns: row.columns, request: fetchRequest)
                 reader = rowReader
@@ -92,7 +93,7 @@ extension PostgreSQLResultsController {
         }
         let previous = (state, records)
         (state, records) = (cachedState, cachedRecords)
-        let touched = read.rowIDs[fetchRequest.table] ?? []
+        let touched = (read.rowIDs[fetchRequest.table] ?? []).union(try rowsReferring(to: read.rowIDs, connection))
         do {
             if !touched.isEmpty {
                 try apply(touched: touched, fresh: try readRows(touched, matching: true, connection), connection, notify: false)

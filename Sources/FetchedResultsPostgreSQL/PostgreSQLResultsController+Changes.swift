@@ -84,18 +84,34 @@ extension PostgreSQLResultsController {
     }
 
     /// The changes to the table since `position` and the touched rows, in one statement (one
-    /// round trip, one snapshot).
+    /// round trip, one snapshot). Touched: the rows the feed names, and the rows whose
+    /// relationships lead to related rows it names.
     private func readChanges(since position: PostgreSQLChangeFeed.Position, _ connection: PostgreSQLConnection) throws -> ChangesRead {
-        let request = fetchRequest
-        let positionParameter = "$\(request.arguments.count + 1)", tableParameter = "$\(request.arguments.count + 2)"
+        let request = fetchRequest, alias = PostgreSQLFetchRequest.rowAlias
+        let positionParameter = "$\(request.arguments.count + 1)", tablesParameter = "$\(request.arguments.count + 2)::text[]"
+        let referring = related.map(\.relationship).uniqued(by: \.foreignKey).map { relationship in
+            let destination = observedTables.firstIndex(of: relationship.destinationTable)! + 1
+            return """
+                UNION SELECT referring.\(request.quotedKey) FROM \(request.quotedTable) AS referring
+                JOIN feed_changes ON fetched_results_table = (\(tablesParameter))[\(destination)]
+                                 AND referring.\(PostgreSQLChangeFeed.quoted(relationship.foreignKey)) = fetched_results_row
+                """
+        }.joined(separator: "\n")
         let predicate = request.predicate.map { " AND (\($0))" } ?? ""
         let result = try connection.execute("""
-            \(PostgreSQLChangeFeed.changesCTE(positionParameter: positionParameter))
-            SELECT state.snapshot, state.pruned, changes.table_name IS NOT NULL AND changes.row_id IS NULL, changes.row_id, row.*
-            FROM feed_state AS state
-            LEFT JOIN feed_changes AS changes ON changes.table_name = \(tableParameter)
-            LEFT JOIN \(request.quotedTable) AS row ON row.\(request.quotedKey) = changes.row_id\(predicate)
-            """, request.arguments + [position.snapshot, request.table])
+            \(PostgreSQLChangeFeed.changesCTE(positionParameter: positionParameter)),
+            touched AS (
+                SELECT fetched_results_row AS fetched_results_touched FROM feed_changes
+                WHERE fetched_results_table = (\(tablesParameter))[1] AND fetched_results_row IS NOT NULL
+                \(referring)
+            )
+            SELECT fetched_results_snapshot, fetched_results_pruned,
+                   EXISTS (SELECT 1 FROM feed_changes WHERE fetched_results_row IS NULL AND fetched_results_table = ANY(\(tablesParameter))),
+                   fetched_results_touched, \(request.fullRowSQL(related: related))
+            FROM feed_state
+            LEFT JOIN touched ON true
+            LEFT JOIN \(request.fromSQL) ON \(alias).\(request.quotedKey) = fetched_results_touched\(predicate)
+            """, request.arguments + [position.snapshot, PostgreSQLChangeFeed.arrayParameter(observedTables)])
         var read = ChangesRead(position: PostgreSQLChangeFeed.Position(snapshot: result.rows.first?[0] ?? ""))
         read.mustRefetch = result.rows.contains { $0[1] == "t" || $0[2] == "t" }
         let columns = Array(result.columns.dropFirst(4))
@@ -106,6 +122,20 @@ extension PostgreSQLResultsController {
             if values[keyIndex] != nil { read.rows[id] = PostgreSQLRow(columns: columns, values: Array(values.dropFirst(4))) }
         }
         return read
+    }
+
+    /// The fetched rows whose relationships lead to any of the given changed rows, by table
+    /// (for catching up from a cache file).
+    func rowsReferring(to changed: [String: Set<Int64>], _ connection: PostgreSQLConnection) throws -> Set<Int64> {
+        var result: Set<Int64> = []
+        for relationship in related.map(\.relationship).uniqued(by: \.foreignKey) {
+            guard let ids = changed[relationship.destinationTable], !ids.isEmpty else { continue }
+            let rows = try connection.execute(
+                "SELECT \(fetchRequest.quotedKey) FROM \(fetchRequest.quotedTable) WHERE \(PostgreSQLChangeFeed.quoted(relationship.foreignKey)) = ANY($1::bigint[])",
+                ["{" + ids.map(String.init).joined(separator: ",") + "}"])
+            result.formUnion(rows.rows.compactMap { $0[0].flatMap(Int64.init) })
+        }
+        return result
     }
 
     /// Moves the touched rows to their new places (`fresh`: those that still match); nothing
@@ -264,5 +294,13 @@ extension PostgreSQLError {
             return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
         }
         return false
+    }
+}
+
+extension Sequence {
+    /// The elements in order, without a second one of the same `key`.
+    func uniqued<Key: Hashable>(by key: (Element) -> Key) -> [Element] {
+        var seen: Set<Key> = []
+        return filter { seen.insert(key($0)).inserted }
     }
 }

@@ -39,9 +39,13 @@ import Glibc
 /// format) with its feed position; the next ``performFetch()`` with a delegate reads it and then
 /// only the rows the feed names since, instead of ordering the whole table on the server.
 ///
-/// ## Not on PostgreSQL (yet)
+/// ## Relationships
 ///
-/// Key paths across relationships are SQLite-only for now.
+/// Sort keys, the section key path and ``PostgreSQLFetchRequest/relationshipKeyPathsForRefreshing``
+/// may cross declared to-one relationships (`zone.name`); a change to a related row is a change
+/// of the fetched rows that refer to it, found by their foreign key in the same statement that
+/// reads the feed. Unlike the SQLite controller's, relationships are not guessed from foreign
+/// keys.
 open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLResultsController {
     /// What is fetched and in which order.
     public let fetchRequest: PostgreSQLFetchRequest
@@ -75,6 +79,8 @@ open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLR
     /// An error left the results behind the server: the next look refetches.
     var needsRefetch = false
     var reconnection = ReconnectionSchedule()
+    /// The key paths across relationships the request uses, resolved by ``performFetch()``.
+    var related: [RelatedKeyPath] = []
     /// Whether the results changed since the cache file was last written or read.
     var cacheIsStale = false
 
@@ -138,14 +144,23 @@ open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLR
         if let sectionNameKeyPath, sectionNameKeyPath != first.column {
             throw PostgreSQLResultsError.sectionKeyPathMismatch(sectionNameKeyPath: sectionNameKeyPath, firstSortKey: first.column)
         }
+        related = try fetchRequest.relatedKeyPaths(sectionNameKeyPath: sectionNameKeyPath)
+    }
+
+    /// The fetched table and every related table the request reaches.
+    var observedTables: [String] {
+        var tables = [fetchRequest.table]
+        for table in related.map(\.relationship.destinationTable) where !tables.contains(table) { tables.append(table) }
+        return tables
     }
 
     private func requireChangeFeed(_ connection: PostgreSQLConnection) throws {
-        let trigger = "fetched_results_" + fetchRequest.table + "_rows"
-        let found = try connection.execute(
-            "SELECT count(*) FROM pg_trigger WHERE tgname = $1 AND tgrelid = to_regclass($2)",
-            [trigger, fetchRequest.quotedTable]).scalar
-        guard found == "1" else { throw PostgreSQLResultsError.changeFeedMissing(table: fetchRequest.table) }
+        for table in observedTables {
+            let found = try connection.execute(
+                "SELECT count(*) FROM pg_trigger WHERE tgname = $1 AND tgrelid = to_regclass($2)",
+                ["fetched_results_" + table + "_rows", PostgreSQLChangeFeed.quoted(table)]).scalar
+            guard found == "1" else { throw PostgreSQLResultsError.changeFeedMissing(table: table) }
+        }
     }
 
     /// Everything a fetch produces, installed at once so that a failure leaves the previous
@@ -172,8 +187,7 @@ open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLR
         let position = try PostgreSQLChangeFeed.currentPosition(in: connection)
         var records = RecordCache<PostgreSQLRow>(batchSize: fetchRequest.fetchBatchSize)
         // With batches, the key and sort columns only, read in place; else every column.
-        let keyColumns = [fetchRequest.keyColumn] + fetchRequest.sortDescriptors.map(\.column)
-        let columns = records.isBatching ? keyColumns.map(PostgreSQLChangeFeed.quoted).joined(separator: ", ") : "*"
+        let columns = records.isBatching ? fetchRequest.keysOnlySQL(related: related) : fetchRequest.fullRowSQL(related: related)
         var builder = OrderedKeys.Builder()
         var loaded: [Int64: PostgreSQLRow] = [:]
         // The names of the rows that start a section (or the window): the rest are not kept.
@@ -184,7 +198,7 @@ open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLR
         var index = 0
         let shape = self.shape
         try connection.forEachRow(
-            throughCursor: "SELECT \(columns) FROM \(fetchRequest.quotedTable)\(fetchRequest.whereSQL) ORDER BY \(fetchRequest.orderBySQL)",
+            throughCursor: "SELECT \(columns) FROM \(fetchRequest.fromSQL)\(fetchRequest.whereSQL) ORDER BY \(fetchRequest.orderBySQL(related: related))",
             fetchRequest.arguments
         ) { row in
             let rowReader = reader ?? RowReader(columns: row.columns, request: fetchRequest)
@@ -215,15 +229,15 @@ open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLR
         let column = fetchRequest.sortDescriptors[0].column
         if let loaded { return loaded[column] ?? "" }
         return try connection.execute(
-            "SELECT \(PostgreSQLChangeFeed.quoted(column)) FROM \(fetchRequest.quotedTable) WHERE \(fetchRequest.quotedKey) = $1",
-            [String(rowID)]).scalar ?? ""
+            "SELECT \(fetchRequest.expression(column, related: related)) FROM \(fetchRequest.fromSQL)\(fetchRequest.rowsAmongSQL(matching: false))",
+            fetchRequest.argumentsAmong([rowID], matching: false)).scalar ?? ""
     }
 
     /// Full rows by id; with `matching`, only those that still match the predicate.
     func readRows(_ rowIDs: some Collection<Int64>, matching: Bool, _ connection: PostgreSQLConnection) throws -> [Int64: PostgreSQLRow] {
         guard !rowIDs.isEmpty else { return [:] }
         let result = try connection.execute(
-            "SELECT * FROM \(fetchRequest.quotedTable)\(fetchRequest.rowsAmongSQL(matching: matching))",
+            "SELECT \(fetchRequest.fullRowSQL(related: related)) FROM \(fetchRequest.fromSQL)\(fetchRequest.rowsAmongSQL(matching: matching))",
             fetchRequest.argumentsAmong(rowIDs, matching: matching))
         let reader = RowReader(columns: result.columns, request: fetchRequest)
         var rows: [Int64: PostgreSQLRow] = [:]

@@ -63,8 +63,10 @@ public enum PostgreSQLResultsError: Error, CustomStringConvertible, Equatable {
     /// Sections are cut by the first sort key: the section key path must be its column.
     case sectionKeyPathMismatch(sectionNameKeyPath: String, firstSortKey: String)
     /// Tracking needs the table's change feed (its triggers), which only the table's owner can
-    /// install.
+    /// install; a related table needs its own.
     case changeFeedMissing(table: String)
+    /// A key path (`zone.name`) whose first part names no relationship of the request.
+    case unknownRelationship(keyPath: String, table: String)
 
     public var description: String {
         switch self {
@@ -72,6 +74,8 @@ public enum PostgreSQLResultsError: Error, CustomStringConvertible, Equatable {
             return "the fetch request on \(table) has no sort descriptor: give at least one, so the results have an order"
         case let .sectionKeyPathMismatch(path, first):
             return "sections by \(path) need \(path) as the first sort key, not \(first)"
+        case let .unknownRelationship(keyPath, table):
+            return "\(keyPath) crosses no relationship of \(table): declare it in the request's relationships"
         case let .changeFeedMissing(table):
             return "\(table) has no change feed: as its owner, call PostgreSQLChangeFeed.install(on: \"\(table)\", …) once"
         }

@@ -29,14 +29,16 @@ public struct PostgreSQLSortDescriptor: Sendable, Hashable {
         self.caseInsensitive = caseInsensitive
     }
 
-    /// This key as an `ORDER BY` term.
-    public var orderingSQL: String {
-        let name = PostgreSQLChangeFeed.quoted(column)
-        let expression = switch type {
-        case .text: caseInsensitive ? "lower(\(name) COLLATE \"C\")" : "\(name) COLLATE \"C\""
-        case .integer, .real, .bytea: name
+    /// This key as an `ORDER BY` term on its column.
+    public var orderingSQL: String { orderingSQL(on: PostgreSQLChangeFeed.quoted(column)) }
+
+    /// This key as an `ORDER BY` term on an SQL expression for its value.
+    func orderingSQL(on expression: String) -> String {
+        let ordered = switch type {
+        case .text: caseInsensitive ? "lower(\(expression) COLLATE \"C\")" : "\(expression) COLLATE \"C\""
+        case .integer, .real, .bytea: expression
         }
-        return expression + (ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST")
+        return ordered + (ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST")
     }
 
     /// The `ORDER BY` clause of `descriptors`, the row id (`keyColumn`) last.

@@ -9,8 +9,8 @@ import ThrowawayPostgreSQL
 /// - ours: commit → the `NOTIFY` makes the controller's socket readable (`poll`) → the look
 ///   re-reads the touched row → change callbacks delivered;
 /// - refetch + diff: commit → the ordered ids fetched again → `difference(from:)`.
-/// Also the first fetch: its time, and the process's peak resident memory during it (the
-/// peak is reset first through `/proc/self/clear_refs`).
+/// Also the first fetch: its time, and how much the process's resident memory grew at its peak
+/// during it (the peak is reset first through `/proc/self/clear_refs`).
 struct PostgreSQLLatency {
     struct Result {
         let teams: Int
@@ -91,9 +91,10 @@ struct PostgreSQLLatency {
         func timedFetch(_ controller: PostgreSQLResultsController<Team>) throws -> (seconds: Double, peak: Int) {
             controller.delegate = delegate
             PeakMemory.reset()
+            let before = PeakMemory.megabytes(of: "VmRSS")
             let start = Clock.now()
             try controller.performFetch()
-            return (Clock.milliseconds(since: start) / 1000, PeakMemory.megabytes())
+            return (Clock.milliseconds(since: start) / 1000, PeakMemory.megabytes(of: "VmHWM") - before)
         }
         // The first controller is gone before the second fetches, as after a relaunch.
         let uncached = try { () throws -> (seconds: Double, peak: Int) in
@@ -127,15 +128,25 @@ struct PostgreSQLLatency {
     }
 }
 
-/// The process's peak resident memory (VmHWM), which Linux resets on request.
+/// The process's resident memory: now (`VmRSS`) and at its peak (`VmHWM`), whose peak Linux
+/// resets to the current size on request.
 enum PeakMemory {
+    /// Gives freed memory back to the system first (glibc keeps it otherwise), so that memory an
+    /// earlier fetch freed is not reused unseen, then resets the peak.
     static func reset() {
+        mallocTrim(0)
         try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
     }
 
-    static func megabytes() -> Int {
+    /// glibc's `malloc_trim`, which Swift's Glibc module does not declare.
+    private static let mallocTrim: @convention(c) (Int) -> Int32 = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return { _ in 0 } }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
+    }()
+
+    static func megabytes(of field: String) -> Int {
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
         return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
     }
 }

@@ -135,12 +135,13 @@ struct Report {
             `processExternalChanges()` reads the feed and the touched row and delivers the callbacks.
             *Refetch + diff*: the commit, then the ordered ids fetched again and diffed with the last ones.
             *First fetch*: `performFetch()` (ids and sort keys through a cursor; rows load by batch), and
-            the peak resident memory of the process during it; *cached*: a second controller's fetch from
-            the cache file the first one saved (`saveCache()`), then what the feed names since.
+            how much the process's resident memory grew at its peak during it (the controller's own
+            memory, with libpq's); *cached*: a second controller's fetch from the cache file the first
+            one saved (`saveCache()`), then what the feed names since.
             The table has a covering index in the request's order (`INCLUDE` the text columns), which the
             first fetch and the refetch both use.
 
-            | teams | first fetch (peak memory) | cached fetch (peak memory) | bare commit p50 / p99 | **ours** p50 / p99 | refetch + diff p50 / p99 | refetch ÷ ours (p50) | ours ÷ bare (p50) |
+            | teams | first fetch (memory) | cached fetch (memory) | bare commit p50 / p99 | **ours** p50 / p99 | refetch + diff p50 / p99 | refetch ÷ ours (p50) | ours ÷ bare (p50) |
             |---:|---:|---:|---:|---:|---:|---:|---:|
 
             """

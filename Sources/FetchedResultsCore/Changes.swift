@@ -72,6 +72,7 @@ public struct ResultsSnapshot: Sendable, Equatable {
     /// Every row id, section after section.
     public var rowIDs: [Int64] { sections.flatMap(\.rowIDs) }
 
+    /// Equal names, row ids and reloaded ids.
     public static func == (lhs: ResultsSnapshot, rhs: ResultsSnapshot) -> Bool {
         lhs.sectionNames == rhs.sectionNames && lhs.sections.map(\.rowIDs) == rhs.sections.map(\.rowIDs)
             && lhs.reloadedRowIDs == rhs.reloadedRowIDs
@@ -92,10 +93,12 @@ public struct IndexPath: Hashable, Comparable, Sendable, CustomStringConvertible
         self.row = row
     }
 
+    /// Section first, then row.
     public static func < (lhs: IndexPath, rhs: IndexPath) -> Bool {
         (lhs.section, lhs.row) < (rhs.section, rhs.row)
     }
 
+    /// `[section, row]`.
     public var description: String { "[\(section), \(row)]" }
 }
 

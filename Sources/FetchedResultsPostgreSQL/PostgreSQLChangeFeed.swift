@@ -18,8 +18,9 @@ import Foundation
 /// Pruning deletes the rows of old transactions and records the horizon; a reader whose position
 /// is older than the horizon may have missed rows and must refetch (``Read/isBehindPruning``).
 public enum PostgreSQLChangeFeed {
-    /// The history table and the notification channel.
+    /// The history table, shared by every table with a feed in the database.
     public static let historyTable = "fetched_results_history"
+    /// The notification channel the triggers `NOTIFY` (the payload names the table).
     public static let channel = "fetched_results"
 
     /// Creates the history (once per database) and the triggers on `table`, whose `keyColumn`
@@ -92,7 +93,9 @@ public enum PostgreSQLChangeFeed {
     /// A reader's place in the history: the server snapshot of its last read, as text
     /// (`xmin:xmax:in-progress ids`).
     public struct Position: Sendable, Equatable, CustomStringConvertible {
+        /// The snapshot in the server's text form.
         public let snapshot: String
+        /// The snapshot, for logs.
         public var description: String { snapshot }
     }
 

@@ -125,7 +125,9 @@ public final class PostgreSQLConnection {
 
 /// The rows a statement returned, as text (nil for NULL), and how many rows it changed.
 public struct PostgreSQLRows: Sendable {
+    /// The column names, in order.
     public let columns: [String]
+    /// Each row's values as text, nil for NULL.
     public let rows: [[String?]]
     /// Rows inserted, updated or deleted by the statement (0 for others).
     public let affectedRows: Int
@@ -187,7 +189,9 @@ public struct PostgreSQLRawRow {
 
 /// A `NOTIFY` received on a channel this connection `LISTEN`s to.
 public struct PostgreSQLNotification: Sendable, Equatable {
+    /// The channel it was sent on.
     public let channel: String
+    /// The sender's text (the feed's triggers send the table's name).
     public let payload: String
     /// The server process that sent it.
     public let processID: Int32
@@ -202,6 +206,7 @@ public enum PostgreSQLError: Error, CustomStringConvertible, Equatable {
     /// The server refused a statement; `sqlState` is its five-character code.
     case statementFailed(sqlState: String, message: String)
 
+    /// The error in words, for a status line or stderr.
     public var description: String {
         switch self {
         case let .connectionFailed(message): return "cannot connect to PostgreSQL: \(message)"

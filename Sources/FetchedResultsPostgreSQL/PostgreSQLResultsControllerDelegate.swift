@@ -68,6 +68,7 @@ public enum PostgreSQLResultsError: Error, CustomStringConvertible, Equatable {
     /// A key path (`zone.name`) whose first part names no relationship of the request.
     case unknownRelationship(keyPath: String, table: String)
 
+    /// What is wrong and what to do, in words.
     public var description: String {
         switch self {
         case let .missingSortDescriptors(table):

@@ -16,12 +16,16 @@ public struct PostgreSQLSortDescriptor: Sendable, Hashable {
         case integer, real, text, bytea
     }
 
+    /// The column, or a key path across a to-one relationship (`zone.name`).
     public var column: String
+    /// How the column's text form is read.
     public var type: ValueType
+    /// Ascending (NULLs first) or descending (NULLs last).
     public var ascending: Bool
     /// Text ignoring the case of ASCII letters (SQLite's `NOCASE`); else byte order.
     public var caseInsensitive: Bool
 
+    /// A sort key on `column`, ascending and byte-ordered unless said.
     public init(column: String, type: ValueType, ascending: Bool = true, caseInsensitive: Bool = false) {
         self.column = column
         self.type = type

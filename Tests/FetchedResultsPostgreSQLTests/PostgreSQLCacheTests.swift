@@ -97,5 +97,23 @@ extension PostgreSQLServerTests {
             #expect(afterDamage.lastFetchSource == .store)
             #expect(controllerState(afterDamage) == (try serverState(writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
         }
+
+        /// A role that may only read the table and its feed (a viewer) keeps and uses a cache too.
+        @Test func aRoleThatOnlyReadsUsesTheCache() throws {
+            let (conninfo, writer) = try standingsDatabase()
+            try fill(writer, rows: 20)
+            let role = "reader_" + UUID().uuidString.prefix(8).lowercased()
+            try writer.execute("CREATE ROLE \(role) LOGIN")
+            try writer.execute("GRANT SELECT ON item, fetched_results_history, fetched_results_history_pruned TO \(role)")
+            let readerInfo = conninfo.replacingOccurrences(of: "user=postgres", with: "user=\(role)")
+            let folder = TemporaryDirectory()
+            let (first, _) = try launch(readerInfo, folder)
+            #expect(first.lastFetchSource == .store)
+            try first.saveCache()
+            try writer.execute("UPDATE item SET score = 50 WHERE id = 7")
+            let (second, _) = try launch(readerInfo, folder)
+            #expect(second.lastFetchSource == .cache)
+            #expect(controllerState(second) == (try serverState(writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
+        }
     }
 }

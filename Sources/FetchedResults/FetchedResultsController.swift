@@ -464,9 +464,7 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
         guard let state else { return nil }
         let rowID = state.rowID(atVisible: position)
         if let row = records[rowID] { return row }
-        let batchSize = max(1, records.batchSize)
-        let first = position / batchSize * batchSize
-        let ids = (first..<min(first + batchSize, state.count)).map(state.rowID(atVisible:))
+        let ids = state.batch(containing: position, batchSize: records.batchSize)
         let loaded: [Int64: Row]
         if let db = databaseInCallback {
             loaded = try readRows(ids, db: db, predicate: false)

@@ -229,6 +229,14 @@ package struct ResultsState {
         return layout.indexPath(ofVisible: visible)
     }
 
+    /// The row ids of the batch that holds a visible position: `batchSize` rows (at least one)
+    /// from a multiple of it, in order — what a batched controller reads at once.
+    package func batch(containing position: Int, batchSize: Int) -> [Int64] {
+        let size = max(1, batchSize)
+        let first = position / size * size
+        return (first..<min(first + size, count)).map(rowID(atVisible:))
+    }
+
     /// The visible row ids of a section, in order.
     package func rowIDs(inSection section: Int) -> [Int64] {
         layout.sections[section].range.map(rowID(atVisible:))

@@ -334,10 +334,7 @@ open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLR
         guard let state else { return nil }
         let rowID = state.rowID(atVisible: position)
         if let row = records[rowID] { return row }
-        let batchSize = max(1, records.batchSize)
-        let first = position / batchSize * batchSize
-        let ids = (first..<min(first + batchSize, state.count)).map(state.rowID(atVisible:))
-        let loaded = try readRows(ids, matching: false, try connect())
+        let loaded = try readRows(state.batch(containing: position, batchSize: records.batchSize), matching: false, try connect())
         records.storeBatch(loaded)
         return loaded[rowID]
     }

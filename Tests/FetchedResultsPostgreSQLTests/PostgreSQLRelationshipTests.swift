@@ -146,5 +146,38 @@ extension PostgreSQLServerTests {
             controller.delegate = recorder
             #expect(throws: PostgreSQLResultsError.changeFeedMissing(table: "zone")) { try controller.performFetch() }
         }
+
+        /// A cache over a relationship catches up with related rows changed while no controller ran.
+        @Test func aCacheCatchesUpWithChangedRelatedRows() throws {
+            let conninfo = try freshDatabase()
+            let writer = try PostgreSQLConnection(conninfo)
+            try writer.execute("CREATE TABLE zone (id bigint PRIMARY KEY, name text, code text NOT NULL DEFAULT 'c')")
+            try writer.execute("CREATE TABLE item (id bigint PRIMARY KEY, zone_id bigint, score bigint, name text NOT NULL, visible integer NOT NULL DEFAULT 1)")
+            try writer.execute("INSERT INTO zone (id, name) VALUES (1, 'Africa'), (2, 'Asia')")
+            try writer.execute("INSERT INTO item (id, zone_id, score, name) SELECT i, 1 + i % 2, i % 5, 'n' || i FROM generate_series(1, 40) AS i")
+            try PostgreSQLChangeFeed.install(on: "item", keyColumn: "id", in: writer)
+            try PostgreSQLChangeFeed.install(on: "zone", keyColumn: "id", in: writer)
+            let folder = TemporaryDirectory()
+            func launch() throws -> PostgreSQLResultsController<ZonedItem> {
+                let controller = PostgreSQLResultsController<ZonedItem>(
+                    fetchRequest: Self.request, conninfo: conninfo, sectionNameKeyPath: "zone.name", cacheName: "zoned",
+                    cacheDirectory: URL(fileURLWithPath: folder.path))
+                let recorder = PostgreSQLRecorder()
+                controller.delegate = recorder
+                try controller.performFetch()
+                return controller
+            }
+            try launch().saveCache()
+            // Only related rows change: the items that refer to them must move and be re-read.
+            try writer.execute("UPDATE zone SET name = 'Zulu' WHERE id = 1")
+            try writer.execute("UPDATE zone SET code = 'new' WHERE id = 2")
+            let later = try launch()
+            #expect(later.lastFetchSource == .cache)
+            let state = SectionedState<ZonedItem>(
+                sections: later.sections!.map { ($0.name, $0.objects.map(\.id)) },
+                content: Dictionary(uniqueKeysWithValues: later.fetchedObjects!.map { ($0.id, $0) }))
+            #expect(state == (try Self.oracle(writer)))
+            #expect(later.sectionName(at: 1) == "Zulu")
+        }
     }
 }

@@ -5,8 +5,9 @@ extension PostgreSQLResultsController {
 
     /// Applies what was committed since the last look — by any connection, process or
     /// machine — and tells the delegate; returns whether anything touching the table was
-    /// committed. Reads the notifications that woke the caller, then the change feed from the
-    /// controller's position, and the touched rows, all in one repeatable-read transaction.
+    /// committed. Reads the notifications that woke the caller, then, in one statement (one
+    /// round trip, one snapshot), the change feed from the controller's position and the
+    /// touched rows.
     ///
     /// A lost connection is not thrown: the delegate hears it, ``connectionState`` says
     /// `reconnecting`, and later calls reconnect with back-off (see ``reconnectDeadline``) and

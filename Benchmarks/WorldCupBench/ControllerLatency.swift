@@ -55,14 +55,7 @@ struct ControllerLatency {
             if writes % 100 == 0 { try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") } }
         }
         func measure(_ rounds: Int, _ body: () throws -> Void) throws -> Percentiles {
-            var samples: [Double] = []
-            for _ in 0..<rounds {
-                let start = Clock.now()
-                try body()
-                samples.append(Clock.milliseconds(since: start))
-                try checkpointNowAndThen()
-            }
-            return Percentiles(samples)
+            try Percentiles.measure(rounds, body, between: checkpointNowAndThen)
         }
 
         let bare = try measure(iterations, win)

@@ -21,6 +21,20 @@ struct Percentiles {
     }
 }
 
+extension Percentiles {
+    /// Times `body` `rounds` times; `between` runs after each round, outside the timed part.
+    static func measure(_ rounds: Int, _ body: () throws -> Void, between: () throws -> Void = {}) throws -> Percentiles {
+        var samples: [Double] = []
+        for _ in 0..<rounds {
+            let start = Clock.now()
+            try body()
+            samples.append(Clock.milliseconds(since: start))
+            try between()
+        }
+        return Percentiles(samples)
+    }
+}
+
 /// A finished child process: its status, wall time and peak memory.
 struct ChildRun {
     let status: Int32

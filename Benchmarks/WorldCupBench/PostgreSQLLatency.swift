@@ -65,17 +65,7 @@ struct PostgreSQLLatency {
         func win() throws {
             try writer.execute("UPDATE team SET wins = wins + 1 WHERE id = $1", [String(Int.random(in: 1...teams))])
         }
-        func measure(_ rounds: Int, _ body: () throws -> Void) throws -> Percentiles {
-            var samples: [Double] = []
-            for _ in 0..<rounds {
-                let start = Clock.now()
-                try body()
-                samples.append(Clock.milliseconds(since: start))
-            }
-            return Percentiles(samples)
-        }
-
-        let bare = try measure(iterations, win)
+        let bare = try Percentiles.measure(iterations, win)
 
         let request = PostgreSQLFetchRequest(table: "team", sortDescriptors: [
             PostgreSQLSortDescriptor(column: "qualifyingZone", type: .text, caseInsensitive: true),
@@ -107,7 +97,7 @@ struct PostgreSQLLatency {
         let cached = try timedFetch(controller)
         guard controller.lastFetchSource == .cache else { throw BenchError("the second fetch did not use the cache") }
 
-        let ours = try measure(iterations) {
+        let ours = try Percentiles.measure(iterations) {
             try win()
             var descriptor = pollfd(fd: controller.socket ?? -1, events: Int16(POLLIN), revents: 0)
             guard poll(&descriptor, 1, 5000) == 1 else { throw BenchError("no notification within 5 s") }
@@ -116,7 +106,7 @@ struct PostgreSQLLatency {
         precondition(delegate.changes >= iterations, "every win produced a callback")
 
         var previous = try writer.execute(Self.orderedIDsSQL).rows.map { Int64($0[0]!)! }
-        let refetch = try measure(peerIterations) {
+        let refetch = try Percentiles.measure(peerIterations) {
             try win()
             let ids = try writer.execute(Self.orderedIDsSQL).rows.map { Int64($0[0]!)! }
             _ = ids.difference(from: previous)

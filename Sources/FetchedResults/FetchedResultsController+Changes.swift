@@ -133,19 +133,11 @@ extension FetchedResultsController {
         // No copy of the state is held here: the keys are changed in place, not copied.
         guard state != nil else { return }
         let fresh = try readRows(touched, db: db, predicate: true)
-        var rows: [Int64: ResultsState.TouchedRow] = [:]
-        for id in touched {
-            let newRow = fresh[id]
-            let wasPresent = newRow != nil && state!.keys.contains(id)
-            rows[id] = ResultsState.TouchedRow(
-                newKey: newRow.map(key(of:)), changedColumns: wasPresent ? Self.changedColumns(records[id], newRow!) : [])
-        }
+        let rows = state!.touchedRows(touched, fresh: fresh, key: key(of:)) { Self.changedColumns(records[$0], $1) }
         let changes = try state!.apply(rows, flatDifference: wantsFlatDifference) { id in
             try self.sectionName(ofRow: id, loaded: fresh[id] ?? self.records[id], db)
         }
-        for id in touched {
-            if let row = fresh[id] { records.update(id, with: row) } else { records.remove(id) }
-        }
+        records.apply(touched: touched, fresh: fresh)
         cacheIsStale = true
         guard notify, !changes.isEmpty else { return }
         deliver(changes, db: db)

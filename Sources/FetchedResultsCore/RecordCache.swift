@@ -47,6 +47,14 @@ package struct RecordCache<Row> {
         if !isBatching || rows[rowID] != nil { rows[rowID] = row }
     }
 
+    /// A transaction's touched rows: those read afresh (`fresh`) are kept current, the others
+    /// are gone from the results.
+    package mutating func apply(touched: Set<Int64>, fresh: [Int64: Row]) {
+        for id in touched {
+            if let row = fresh[id] { update(id, with: row) } else { remove(id) }
+        }
+    }
+
     package mutating func remove(_ rowID: Int64) {
         rows[rowID] = nil
         batchOfRow[rowID] = nil

@@ -109,6 +109,21 @@ package struct ResultsState {
         }
     }
 
+    /// The touched rows as ``apply(_:flatDifference:sectionName:)`` takes them, from the rows
+    /// read after the transaction (`fresh`: those that still match the request): each one's new
+    /// key and, for a row that was already in the results, the columns that changed.
+    package func touchedRows<Row>(
+        _ touched: Set<Int64>, fresh: [Int64: Row], key: (Row) -> [UInt8], changedColumns: (Int64, Row) -> Set<String>
+    ) -> [Int64: TouchedRow] {
+        var rows: [Int64: TouchedRow] = [:]
+        for id in touched {
+            let newRow = fresh[id]
+            let wasPresent = newRow != nil && keys.contains(id)
+            rows[id] = TouchedRow(newKey: newRow.map(key), changedColumns: wasPresent ? changedColumns(id, newRow!) : [])
+        }
+        return rows
+    }
+
     /// Places the touched rows by their new keys and returns the change set; rows not touched
     /// did not change, so they keep their order. O(k log n) for k touched rows, plus the
     /// sections when their ranges changed. When naming a section throws, nothing changes.

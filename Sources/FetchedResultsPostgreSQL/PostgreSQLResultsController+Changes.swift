@@ -144,20 +144,12 @@ extension PostgreSQLResultsController {
     ///
     /// - Parameter notify: false while a fetch catches up, when there is nothing to tell yet.
     func apply(touched: Set<Int64>, fresh: [Int64: PostgreSQLRow], _ connection: PostgreSQLConnection, notify: Bool) throws {
-        var rows: [Int64: ResultsState.TouchedRow] = [:]
-        for id in touched {
-            let newRow = fresh[id]
-            let wasPresent = newRow != nil && state!.keys.contains(id)
-            rows[id] = ResultsState.TouchedRow(
-                newKey: newRow.map(key(of:)), changedColumns: wasPresent ? Self.changedColumns(records[id], newRow!) : [])
-        }
+        let rows = state!.touchedRows(touched, fresh: fresh, key: key(of:)) { Self.changedColumns(records[$0], $1) }
         // No copy of the state is held here: the keys are changed in place, not copied.
         let changes = try state!.apply(rows, flatDifference: changeStyles.contains(.difference)) { id in
             try self.sectionName(ofRow: id, loaded: fresh[id] ?? self.records[id], connection)
         }
-        for id in touched {
-            if let row = fresh[id] { records.update(id, with: row) } else { records.remove(id) }
-        }
+        records.apply(touched: touched, fresh: fresh)
         cacheIsStale = true
         if notify, !changes.isEmpty { deliver(changes) }
     }

@@ -42,6 +42,7 @@ let package = Package(
             name: "WorldCupKit",
             dependencies: [
                 "FetchedResults",
+                "FetchedResultsPostgreSQL",
                 "TerminalUI",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
@@ -62,7 +63,7 @@ let package = Package(
             path: "Benchmarks/WorldCupBench"
         ),
         // Helpers shared by the test targets (a seeded generator, temporary folders).
-        .target(name: "TestSupport", dependencies: ["FetchedResultsCore", "ThrowawayPostgreSQL"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["FetchedResultsCore", "FetchedResultsPostgreSQL", "ThrowawayPostgreSQL"], path: "Tests/TestSupport"),
         // A throw-away PostgreSQL server for the tests and the benchmarks.
         .target(name: "ThrowawayPostgreSQL", path: "Tests/ThrowawayPostgreSQL"),
         .testTarget(
@@ -73,15 +74,15 @@ let package = Package(
         .testTarget(name: "FetchedResultsPostgreSQLTests", dependencies: ["FetchedResultsPostgreSQL", "FetchedResultsCore", "TestSupport"]),
         .testTarget(
             name: "WorldCupKitTests",
-            dependencies: ["WorldCupKit", "TerminalUI", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["WorldCupKit", "TerminalUI", "TestSupport", "FetchedResultsPostgreSQL", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TerminalUI", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["TerminalUI", "TestSupport", "FetchedResultsPostgreSQL", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "CommandLineTests",
-            dependencies: ["TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["TestSupport", "FetchedResultsPostgreSQL", .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ],
     swiftLanguageModes: [.v6]

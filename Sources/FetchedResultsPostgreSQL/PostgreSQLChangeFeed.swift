@@ -163,12 +163,6 @@ public enum PostgreSQLChangeFeed {
         """
     }
 
-    /// Text values as one PostgreSQL array parameter (`{"a","b"}`).
-    static func arrayParameter(_ values: [String]) -> String {
-        "{" + values.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
-            .joined(separator: ",") + "}"
-    }
-
     /// Deletes the history of transactions that finished before `position` was taken and
     /// records the horizon. Readers at or after `position` lose nothing; older ones will be
     /// told to refetch.

@@ -16,8 +16,22 @@ public final class PostgreSQLConnection {
 
     /// Connects; `conninfo` is anything `psql` accepts (`postgresql://user@host/db?sslmode=…`,
     /// or `host=… dbname=…`), with the `PG*` variables filling in what it leaves out.
-    public init(_ conninfo: String) throws {
-        guard let connection = PQconnectdb(conninfo) else { throw PostgreSQLError.connectionFailed("out of memory") }
+    ///
+    /// - Parameter defaults: connection parameters (`connect_timeout`, `keepalives_idle`…) used
+    ///   when neither `conninfo` nor their `PG*` variable sets them: an application's choices
+    ///   that its user can still override as in `psql`.
+    public init(_ conninfo: String, defaults: [String: String] = [:]) throws {
+        // libpq reads the keywords in order and the expanded `dbname` (the conninfo) overrides
+        // what comes before it; a parameter with a `PG*` variable set is left to the variable.
+        let environment = ProcessInfo.processInfo.environment
+        let chosen = defaults.sorted { $0.key < $1.key }.filter { keyword, _ in
+            Self.environmentVariable(for: keyword).map { environment[$0] == nil } ?? true
+        }
+        let keywords = chosen.map(\.key) + ["dbname"], values = chosen.map(\.value) + [conninfo]
+        let made = Self.withCStrings(keywords) { keywordPointers in
+            Self.withCStrings(values) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
+        }
+        guard let connection = made else { throw PostgreSQLError.connectionFailed("out of memory") }
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = Self.text(PQerrorMessage(connection))
             PQfinish(connection)
@@ -30,6 +44,58 @@ public final class PostgreSQLConnection {
     }
 
     deinit { PQfinish(connection) }
+
+    /// The `PG*` variable that sets a connection parameter, as libpq documents them.
+    static func environmentVariable(for keyword: String) -> String? {
+        let known = ["connect_timeout": "PGCONNECT_TIMEOUT", "sslmode": "PGSSLMODE", "sslrootcert": "PGSSLROOTCERT",
+                     "application_name": "PGAPPNAME", "target_session_attrs": "PGTARGETSESSIONATTRS"]
+        return known[keyword]
+    }
+
+    /// Calls `body` with a NULL-terminated array of C strings.
+    private static func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {
+        let copies = strings.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let pointers = copies.map { UnsafePointer($0) } + [nil]
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+
+    /// `values` as a PostgreSQL array literal (`{"a","b",NULL}`), for one array parameter
+    /// (`$1::text[]`) instead of one parameter per value.
+    public static func arrayLiteral(_ values: [String?]) -> String {
+        "{" + values.map { value in
+            value.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" } ?? "NULL"
+        }.joined(separator: ",") + "}"
+    }
+
+    /// The parameters `conninfo` sets itself (not the `PG*` variables), as libpq parses it; nil
+    /// when it cannot be parsed (then connecting says why).
+    public static func parameters(of conninfo: String) -> [String: String]? {
+        guard let options = PQconninfoParse(conninfo, nil) else { return nil }
+        defer { PQconninfoFree(options) }
+        var values: [String: String] = [:]
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if let value = option.pointee.val { values[String(cString: keyword)] = String(cString: value) }
+            option += 1
+        }
+        return values
+    }
+
+    /// `conninfo` as people name a server, `user@host:port/database`, without its password or
+    /// other parameters (for messages and file names); nil when libpq cannot parse it.
+    public static func summary(of conninfo: String) -> String? {
+        guard let values = parameters(of: conninfo) else { return nil }
+        let environment = ProcessInfo.processInfo.environment
+        let user = values["user"] ?? environment["PGUSER"]
+        let host = values["host"] ?? environment["PGHOST"] ?? "localhost"
+        let port = values["port"] ?? environment["PGPORT"]
+        let database = values["dbname"] ?? environment["PGDATABASE"] ?? user
+        return (user.map { $0 + "@" } ?? "") + host + (port.map { ":" + $0 } ?? "") + (database.map { "/" + $0 } ?? "")
+    }
+
+    /// Whether the connection is still up, as far as libpq knows.
+    public var isConnected: Bool { PQstatus(connection) == CONNECTION_OK }
 
     /// Runs one statement with its parameters (`$1`, `$2`… in the SQL; nil is NULL) and returns
     /// its rows as text, as the server formats them.
@@ -213,5 +279,19 @@ public enum PostgreSQLError: Error, CustomStringConvertible, Equatable {
         case let .connectionLost(message): return "the connection to PostgreSQL was lost: \(message)"
         case let .statementFailed(state, message): return "PostgreSQL refused the statement (\(state)): \(message)"
         }
+    }
+}
+
+extension PostgreSQLError {
+    /// Whether the connection itself broke (as opposed to a refused statement): what was sent
+    /// may or may not have been done.
+    public var isConnectionLost: Bool {
+        if case .connectionLost = self { return true }
+        if case let .statementFailed(state, _) = self {
+            // Class 08: connection exception; 57P01–57P03: the server is shutting down or
+            // terminated this session (pg_terminate_backend).
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+        }
+        return false
     }
 }

@@ -112,7 +112,7 @@ extension PostgreSQLResultsController {
             FROM feed_state
             LEFT JOIN touched ON true
             LEFT JOIN \(request.fromSQL) ON \(alias).\(request.quotedKey) = fetched_results_touched\(predicate)
-            """, request.arguments + [position.snapshot, PostgreSQLChangeFeed.arrayParameter(observedTables)])
+            """, request.arguments + [position.snapshot, PostgreSQLConnection.arrayLiteral(observedTables)])
         var read = ChangesRead(position: PostgreSQLChangeFeed.Position(snapshot: result.rows.first?[0] ?? ""))
         read.mustRefetch = result.rows.contains { $0[1] == "t" || $0[2] == "t" }
         let columns = Array(result.columns.dropFirst(4))
@@ -217,7 +217,7 @@ extension PostgreSQLResultsController {
         if let connection { return connection }
         try reconnection.checkAttemptIsDue()
         do {
-            let connection = try PostgreSQLConnection(conninfo)
+            let connection = try PostgreSQLConnection(conninfo, defaults: connectionDefaults)
             self.connection = connection
             isListening = false
             let wasReconnecting = connectionState != .connected
@@ -274,19 +274,6 @@ struct ReconnectionSchedule {
     mutating func succeeded() {
         failures = 0
         nextAttempt = nil
-    }
-}
-
-extension PostgreSQLError {
-    /// Whether the connection itself broke (as opposed to a refused statement).
-    var isConnectionLost: Bool {
-        if case .connectionLost = self { return true }
-        if case let .statementFailed(state, _) = self {
-            // Class 08: connection exception; 57P01–57P03: the server is shutting down or
-            // terminated this session (pg_terminate_backend).
-            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
-        }
-        return false
     }
 }
 

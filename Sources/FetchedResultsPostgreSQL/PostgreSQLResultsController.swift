@@ -54,6 +54,9 @@ open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLR
     public let sectionNameKeyPath: String?
     /// How to reach the server, as `psql` reads it.
     public let conninfo: String
+    /// Connection parameters used when `conninfo` and the `PG*` variables leave them out (a
+    /// `connect_timeout`, keepalives): see ``PostgreSQLConnection/init(_:defaults:)``.
+    public var connectionDefaults: [String: String] = [:]
     /// The name of the persistent cache file, or nil for none (see ``saveCache()``).
     public let cacheName: String?
     /// Where cache files live.

@@ -20,6 +20,11 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     case storeFromNewerVersion(path: String)
     case storeCorrupt(path: String)
     case storeFailed(path: String, reason: String)
+    case serverUnreachable(server: String, reason: String)
+    case passwordInURI
+    case notPermitted(server: String, role: String, action: String)
+    case schemaNotInstalled(server: String, role: String)
+    case scoreInDoubt(server: String, reason: String)
 
     public var description: String {
         switch self {
@@ -62,6 +67,21 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
             return "the store \(path) is damaged (SQLite reports corruption). Nothing was changed; restore it from a backup or move it away to start afresh."
         case let .storeFailed(path, reason):
             return "the store \(path) could not be used: \(reason)."
+        case let .serverUnreachable(server, reason):
+            return "cannot reach the PostgreSQL server \(server): \(reason). Nothing was changed; check that the server runs, "
+                + "the --db URI, and the password (PGPASSWORD or ~/.pgpass), then try again."
+        case .passwordInURI:
+            return "the --db URI holds a password, which anyone on this machine can read in the process list. "
+                + "Leave it out of the URI and put it in PGPASSWORD or ~/.pgpass (as psql reads them)."
+        case let .notPermitted(server, role, action):
+            return "read-only: the PostgreSQL role \"\(role)\" may not \(action) on \(server). Nothing was changed; "
+                + "ask the database's owner for the grant (README, Shared scoreboard: roles)."
+        case let .schemaNotInstalled(server, role):
+            return "\(server) has no worldcup tables yet, and the role \"\(role)\" may not create them. "
+                + "Run any worldcup command once as the database's owner (README, Shared scoreboard)."
+        case let .scoreInDoubt(server, reason):
+            return "the connection to \(server) broke while the score was being committed, and the server did not come back "
+                + "in time to tell whether it counted (\(reason)). Once it is back, check with worldcup list before scoring again."
         }
     }
 }

@@ -5,7 +5,10 @@ import WorldCupKit
 
 /// `--db` and `--seed`, which every command accepts, and opening the store they name.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The store file.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp(
+        "The store: an SQLite file, or a shared PostgreSQL database as a libpq URI (postgresql://user@host/db?sslmode=verify-full). "
+            + "PG* variables and ~/.pgpass work as in psql; never put a password in the URI (ps shows it): use PGPASSWORD or ~/.pgpass.",
+        valueName: "path|uri"))
     var db: String?
 
     @Option(name: .long, help: ArgumentHelp(
@@ -14,7 +17,7 @@ struct StoreOptions: ParsableArguments {
     var seed: String?
 
     /// Opens the store and imports the seed if it has never been seeded.
-    func openSeededStore() throws -> TeamStore {
+    func openSeededStore() throws -> any ScoreStore {
         let store = try openStore()
         let environment = ProcessInfo.processInfo.environment
         try store.seedIfNeeded(progress: ImportProgressReporter.reporter(label: "Importing the seed")) {
@@ -26,8 +29,9 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// The store, created if needed, without the seed.
-    func openStore() throws -> TeamStore {
-        try TeamStore.open(
+    func openStore() throws -> any ScoreStore {
+        if let db, PostgreSQLTeamStore.isConnectionURI(db) { return try PostgreSQLTeamStore.open(conninfo: db) }
+        return try TeamStore.open(
             path: try db ?? StoreLocation.defaultDatabasePath(environment: ProcessInfo.processInfo.environment),
             createDirectory: db == nil)
     }
@@ -37,7 +41,7 @@ struct StoreOptions: ParsableArguments {
 enum ImportProgressReporter {
     static let minimumTeams = 10_000
 
-    static func reporter(label: String) -> TeamStore.Progress? {
+    static func reporter(label: String) -> ImportProgress? {
         guard TerminalLibrary.stderrIsTerminal else { return nil }
         return { done, total in
             guard total >= minimumTeams else { return }

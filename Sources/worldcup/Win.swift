@@ -21,7 +21,7 @@ extension WorldCup {
         func run() throws {
             try reportingErrors {
                 guard count >= 1 else { throw WorldCupError.invalidWinCount(count) }
-                let updated = try store.openSeededStore().addWins(to: team.joined(separator: " "), count: count)
+                let updated = try store.openSeededStore().addWins(to: team.joined(separator: " "), count: count, key: ScoreKey())
                 print(updated.wins)
             }
         }

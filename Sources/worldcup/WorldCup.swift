@@ -30,12 +30,13 @@ struct WorldCup: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "worldcup",
-        abstract: "The World Cup scoreboard: teams grouped by qualifying zone, wins kept in SQLite.",
+        abstract: "The World Cup scoreboard: teams grouped by qualifying zone, wins kept in SQLite or shared on PostgreSQL.",
         discussion: """
             With no subcommand, opens the scoreboard in the terminal: arrow keys (or j/k) move, \
             Enter, Space or a click adds a win, u undoes, ? shows the keys, q quits. The store lives in \
             $XDG_DATA_HOME/worldcup/worldcup.sqlite (or ~/.local/share/worldcup/) unless --db says \
-            otherwise; the first command to open a new store imports the seed (seed.json).
+            otherwise; the first command to open a new store imports the seed (seed.json). With \
+            --db postgresql://…, scoreboards on many machines keep one score together.
             """,
         version: "worldcup \(version) (SQLite \(LibraryVersions.sqlite), \(TerminalLibrary.version))",
         subcommands: [List.self, Win.self, Add.self, Import.self, Export.self, Generate.self]
@@ -69,8 +70,12 @@ struct WorldCup: ParsableCommand {
             let environment = ProcessInfo.processInfo.environment
             let colors = !noColor && (environment["NO_COLOR"] ?? "").isEmpty
             do {
+                let opened = try store.openSeededStore()
+                // A key press must not wait long for a server that went away: a score whose
+                // commit is in doubt is kept and sent again when the server is back.
+                (opened as? PostgreSQLTeamStore)?.doubtTimeout = .seconds(2)
                 try ScoreboardSession.run(
-                    store: try store.openSeededStore(), showsFlags: flags, colors: colors,
+                    store: opened, showsFlags: flags, colors: colors,
                     cacheDirectory: StoreLocation.defaultCacheDirectory(environment: environment), stats: sessionStats,
                     crashKey: testCrashKey?.first, commitLog: testCommitLog)
             } catch let error as TerminalError {

@@ -56,6 +56,25 @@ public final class TemporaryCluster: @unchecked Sendable {
         try pgCtl(["-m", "fast", "stop"])
     }
 
+    /// Kills the server as a crash would (`SIGKILL` to the postmaster), waits until its
+    /// processes are gone, and starts it again: it recovers from its log, as after a power cut.
+    public func killAndStart() throws {
+        let pidFile = try String(contentsOfFile: dataFolder + "/postmaster.pid", encoding: .utf8)
+        guard let pid = pid_t(pidFile.prefix { $0 != "\n" }) else { throw ClusterError("no postmaster pid in \(dataFolder)") }
+        kill(pid, SIGKILL)
+        for _ in 0..<500 where kill(pid, 0) == 0 { usleep(10_000) }
+        // The server's children leave when they notice their parent is gone; a new server
+        // refuses to start while they hold the old shared memory.
+        for attempt in 1...50 {
+            do {
+                try startServer()
+                return
+            } catch where attempt < 50 {
+                usleep(200_000)
+            }
+        }
+    }
+
     /// Starts the server stopped by ``stopServer()``.
     public func startServer() throws {
         try pgCtl(["-o", serverOptions, "start"])

@@ -1,36 +1,35 @@
 import FetchedResults
-import GRDB
 import TerminalUI
 
-/// Binds a results controller to a table view: each committed change set becomes one batch
+/// Binds the standings to a table view: each committed change set becomes one batch
 /// update of the view, which then redraws only the rows whose content or position changed.
 ///
 /// The cursor follows an object, not a position: after each batch it goes to wherever the
 /// object with `cursorRowID` now is.
-final class ResultsTableBinding<Record: FetchableRecord>: FetchedResultsControllerDelegate {
-    private unowned let controller: FetchedResultsController<Record>
+final class ResultsTableBinding: StandingsChangeReceiver {
+    private unowned let results: any StandingsResults
     private let tableView: TableView
     private var updates = TableUpdates()
     /// The row id of the object under the cursor.
     var cursorRowID: Int64?
     /// Called when the controller could not follow a commit (it keeps the last standings).
-    var didFail: (any Error) -> Void = { _ in }
+    var reportFailure: (any Error) -> Void = { _ in }
     /// Called after each batch with the row ids inserted, moved or updated in it, for what
     /// else shows the results (counts, highlights).
     var didChangeRows: ([Int64]) -> Void = { _ in }
     private var changedRowIDs: [Int64] = []
 
-    init(controller: FetchedResultsController<Record>, tableView: TableView) {
-        self.controller = controller
+    init(results: any StandingsResults, tableView: TableView) {
+        self.results = results
         self.tableView = tableView
     }
 
-    func controllerWillChangeContent(_ controller: AnyFetchedResultsController) {
+    func willChangeContent() {
         updates = TableUpdates()
         changedRowIDs = []
     }
 
-    func controller(_ controller: AnyFetchedResultsController, didChange section: SectionChange) {
+    func didChange(section: SectionChange) {
         switch section.type {
         case .insert: updates.insertedSections.append(section.index)
         case .delete: updates.deletedSections.append(section.index)
@@ -39,7 +38,7 @@ final class ResultsTableBinding<Record: FetchableRecord>: FetchedResultsControll
         }
     }
 
-    func controller(_ controller: AnyFetchedResultsController, didChange object: ObjectChange) {
+    func didChange(object: ObjectChange) {
         let from = object.indexPath.map(TableIndex.init)
         let to = object.newIndexPath.map(TableIndex.init)
         if object.type != .delete { changedRowIDs.append(object.rowID) }
@@ -51,14 +50,14 @@ final class ResultsTableBinding<Record: FetchableRecord>: FetchedResultsControll
         }
     }
 
-    func controllerDidChangeContent(_ controller: AnyFetchedResultsController) {
-        let cursor = cursorRowID.flatMap { self.controller.indexPath(forRowID: $0) }.map(TableIndex.init)
+    func didChangeContent() {
+        let cursor = cursorRowID.flatMap { results.indexPath(forRowID: $0) }.map(TableIndex.init)
         tableView.performBatchUpdates(updates, cursorAfter: cursor)
         didChangeRows(changedRowIDs)
     }
 
-    func controller(_ controller: AnyFetchedResultsController, didFailWith error: any Error) {
-        didFail(error)
+    func didFail(_ error: any Error) {
+        reportFailure(error)
     }
 }
 

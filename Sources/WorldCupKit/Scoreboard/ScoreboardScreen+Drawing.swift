@@ -60,6 +60,10 @@ extension ScoreboardScreen {
             return ("/" + prompt.query.text + found, [])
         }
         if let message { return (message, [.bold]) }
+        if let problem = controller.connectionProblem {
+            let inDoubt = scoresInDoubt.isEmpty ? "" : " · \(scoresInDoubt.count) in doubt, checked once back"
+            return (Self.sentence(problem) + " · standings as last known" + inDoubt, [.bold])
+        }
         return (hints, [.dim])
     }
 

@@ -114,7 +114,7 @@ struct TeamSearch {
 
     /// Where the matches are now (they move as wins change), in list order; matches that
     /// another writer deleted are left out.
-    func positions(in controller: FetchedResultsController<Team>) -> [(rowID: Int64, indexPath: FetchedResults.IndexPath)] {
+    func positions(in controller: any StandingsResults) -> [(rowID: Int64, indexPath: FetchedResults.IndexPath)] {
         matchIDs.compactMap { rowID in controller.indexPath(forRowID: rowID).map { (rowID, $0) } }
             .sorted { $0.indexPath < $1.indexPath }
     }

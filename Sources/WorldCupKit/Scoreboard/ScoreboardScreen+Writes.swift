@@ -12,31 +12,81 @@ extension ScoreboardScreen {
         case added(Team)
     }
 
+    /// A win or an undo whose commit reply was lost with the connection, kept with its key.
+    struct ScoreInDoubt {
+        var key: ScoreKey
+        var teamID: Int64
+        var name: String
+        var isUndo: Bool
+    }
+
     func addWinUnderCursor() {
-        guard let teamID = visibleCursorRowID else { return }
-        perform {
-            if let team = try store.addWin(teamID: teamID) {
-                undoStack.append(.win(teamID: teamID, name: team.teamName))
+        guard let teamID = visibleCursorRowID, isConnected(orSay: "Not counted") else { return }
+        let score = ScoreInDoubt(key: ScoreKey(), teamID: teamID, name: teamName(teamID), isUndo: false)
+        perform { try commit(score) }
+    }
+
+    /// Does a score with its key; a score whose outcome the lost connection left unknown is
+    /// kept, and done again with the same key when the store is back.
+    private func commit(_ score: ScoreInDoubt) throws {
+        do {
+            if score.isUndo {
+                switch try store.takeBackWin(teamID: score.teamID, key: score.key) {
+                case .undone: message = "Took back a win from \(score.name)."
+                case .teamGone: message = "\(score.name) is no longer in the store; nothing to undo."
+                case .changedByOthers: message = "Not undone: \(score.name) has no win left to take back (changed elsewhere)."
+                }
+            } else if let team = try store.addWin(teamID: score.teamID, key: score.key) {
+                undoStack.append(.win(teamID: score.teamID, name: team.teamName))
                 didCommitWin(team)
             }
+        } catch WorldCupError.scoreInDoubt {
+            scoresInDoubt.append(score)
+            message = "\(score.isUndo ? "Undo" : "Win") for \(score.name) in doubt: the connection broke during its commit."
+                + " It will be checked, and counted once, when the server is back."
         }
+    }
+
+    /// Once the store is back: does each score in doubt again with its key, which counts the
+    /// ones that did not count and leaves the others as they are.
+    func resolveScoresInDoubt() {
+        let pending = scoresInDoubt
+        scoresInDoubt = []
+        for score in pending {
+            perform { try commit(score) }
+            if !scoresInDoubt.contains(where: { $0.key == score.key }), !score.isUndo, message == nil {
+                message = "The win for \(score.name), in doubt while the server was away, is counted once."
+            }
+        }
+    }
+
+    /// Whether the store can take a write now; if not, says so on the status line, starting
+    /// with `refusal`. A write is refused rather than queued while the server is away: a queued
+    /// win is invisible to every other screen and lost with this one.
+    func isConnected(orSay refusal: String) -> Bool {
+        guard let problem = controller.connectionProblem else { return true }
+        message = "\(refusal): \(problem). The standings shown are the last known; try again once the server is back."
+        return false
+    }
+
+    private func teamName(_ teamID: Int64) -> String {
+        let team = controller.indexPath(forRowID: teamID).flatMap { try? controller.objectIfPresent(at: $0) }
+        return team?.teamName ?? "the team"
     }
 
     /// Takes back this scoreboard's last change, never what others did since: a change that
     /// someone else has built on is kept, and the status line says why.
     func undo() {
-        guard let entry = undoStack.popLast() else {
+        guard !undoStack.isEmpty else {
             message = "Nothing to undo."
             return
         }
+        guard isConnected(orSay: "Not undone") else { return }
+        let entry = undoStack.removeLast()
         perform {
             switch entry {
             case let .win(teamID, name):
-                switch try store.takeBackWin(teamID: teamID) {
-                case .undone: message = "Took back a win from \(name)."
-                case .teamGone: message = "\(name) is no longer in the store; nothing to undo."
-                case .changedByOthers: message = "Not undone: \(name) has no win left to take back (changed elsewhere)."
-                }
+                try commit(ScoreInDoubt(key: ScoreKey(), teamID: teamID, name: name, isUndo: true))
             case let .added(team):
                 switch try store.removeAddedTeam(team) {
                 case .undone: message = "Removed \(team.teamName)."
@@ -57,9 +107,16 @@ extension ScoreboardScreen {
         case .cancelled:
             mode = .list
         case let .submitted(name, zone):
+            guard isConnected(orSay: "Not added") else {
+                current.refuse(message ?? "")
+                message = nil
+                mode = .dialog(current)
+                return
+            }
             do {
                 let team = try store.addTeam(name: name, zone: zone)
                 writesSinceCheckpoint += 1
+                controller.followOwnWrite()
                 mode = .list
                 undoStack.append(.added(team))
                 message = "Added \(team.teamName)."
@@ -81,6 +138,7 @@ extension ScoreboardScreen {
         do {
             try write()
             writesSinceCheckpoint += 1
+            controller.followOwnWrite()
         } catch {
             message = Self.sentence("\(error)")
         }
@@ -90,14 +148,25 @@ extension ScoreboardScreen {
     /// returns whether anything changed. Their rows are highlighted for a moment.
     @discardableResult
     public func showExternalChanges() -> Bool {
+        var changed = true
+        let problemBefore = controller.connectionProblem
         isShowingExternalChanges = true
-        defer { isShowingExternalChanges = false }
         do {
-            return try controller.processExternalChanges()
+            changed = try controller.processExternalChanges()
         } catch {
             message = Self.sentence("\(error)")
-            return true
         }
+        isShowingExternalChanges = false
+        if controller.connectionProblem != problemBefore {
+            changed = true
+            if problemBefore != nil, controller.connectionProblem == nil { message = "Connected again; the standings are up to date." }
+        }
+        // Not inside the look: a write delivers its own change set.
+        if !scoresInDoubt.isEmpty, controller.connectionProblem == nil {
+            resolveScoresInDoubt()
+            changed = true
+        }
+        return changed
     }
 
     /// When the next highlight of another writer's change ends, if one is shown.
@@ -115,7 +184,7 @@ extension ScoreboardScreen {
     /// Runs a checkpoint when writes are waiting in the log (the idle tick calls this).
     public func checkpointIfNeeded() {
         guard writesSinceCheckpoint > 0 else { return }
-        store.checkpoint()
+        store.tidyWhileIdle()
         writesSinceCheckpoint = 0
     }
 

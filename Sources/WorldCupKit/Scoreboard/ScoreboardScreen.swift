@@ -12,13 +12,13 @@ import TerminalUI
 /// The parts live in their own files: keys and moves here, writes and undo in `+Writes`,
 /// search in `+Search`, drawing in `+Drawing`.
 public final class ScoreboardScreen: TableViewDataSource {
-    let store: TeamStore
+    let store: any ScoreStore
     let surface: any Surface
     let renderer: TeamRowRenderer
-    let controller: FetchedResultsController<Team>
+    let controller: any StandingsResults
     /// The list; exposed so tests can read what it redrew.
     public let tableView = TableView()
-    let binding: ResultsTableBinding<Team>
+    let binding: ResultsTableBinding
 
     /// After the hidden "shake" (S), + opens the Add Team dialog.
     public private(set) var isShaken = false
@@ -26,6 +26,9 @@ public final class ScoreboardScreen: TableViewDataSource {
     /// A transient message for the status line; the next key clears it.
     var message: String?
     var undoStack: [UndoEntry] = []
+    /// Scores whose commit reply was lost with the connection: done again, with their keys,
+    /// at the first look after the store is back (a key counts once however often it is sent).
+    var scoresInDoubt: [ScoreInDoubt] = []
     /// The search that `n` and `N` step through.
     var lastSearch: TeamSearch?
     /// Rows changed by other writers, shown highlighted for a moment.
@@ -62,13 +65,13 @@ public final class ScoreboardScreen: TableViewDataSource {
     }
 
     /// - Parameter cacheDirectory: where the standings' cache lives between launches, or nil.
-    public init(store: TeamStore, surface: any Surface, renderer: TeamRowRenderer, cacheDirectory: String? = nil) throws {
+    public init(store: any ScoreStore, surface: any Surface, renderer: TeamRowRenderer, cacheDirectory: String? = nil) throws {
         self.store = store
         self.surface = surface
         self.renderer = renderer
-        controller = store.standingsController(cacheDirectory: cacheDirectory)
-        binding = ResultsTableBinding(controller: controller, tableView: tableView)
-        controller.delegate = binding
+        controller = store.standingsResults(cacheDirectory: cacheDirectory)
+        binding = ResultsTableBinding(results: controller, tableView: tableView)
+        controller.receiver = binding
         try controller.performFetch()
         tableView.dataSource = self
         rankColumns = currentRankColumns
@@ -76,7 +79,7 @@ public final class ScoreboardScreen: TableViewDataSource {
         tableView.reloadData()
         followCursor()
         // The controller keeps the last standings and says why it could not follow a commit.
-        binding.didFail = { [unowned self] error in message = Self.sentence("\(error)") }
+        binding.reportFailure = { [unowned self] error in message = Self.sentence("\(error)") }
         binding.didChangeRows = { [unowned self] rowIDs in didChangeRows(rowIDs) }
     }
 

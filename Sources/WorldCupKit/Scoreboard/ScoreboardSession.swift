@@ -4,12 +4,6 @@ import TerminalUI
 
 /// Runs the scoreboard in the real terminal until the user quits.
 public enum ScoreboardSession {
-    /// How often an idle scoreboard looks for other processes' commits when it cannot be told
-    /// of them (no inotify).
-    static let pollMilliseconds: Int32 = 100
-    /// With a change signal, a look now and then all the same: a signal would miss a WAL file
-    /// that another program deleted and made anew.
-    static let safetyPollMilliseconds: Int32 = 5000
     /// How long keys and changes rest before the checkpoint and the cache save.
     static let rest = Duration.seconds(1)
 
@@ -19,7 +13,7 @@ public enum ScoreboardSession {
     ///   - commitLog: for testing crash consistency only: a file that gets one line per
     ///     committed win, written right after the commit.
     public static func run(
-        store: TeamStore, showsFlags: Bool, colors: Bool, cacheDirectory: String? = nil, stats: SessionStats? = nil,
+        store: any ScoreStore, showsFlags: Bool, colors: Bool, cacheDirectory: String? = nil, stats: SessionStats? = nil,
         crashKey: Character? = nil, commitLog: String? = nil
     ) throws {
         defer { stats?.write() }
@@ -39,24 +33,25 @@ public enum ScoreboardSession {
         }
         screen.render()
         stats?.firstFrameShown(fetchSource: screen.fetchSource)
-        // Sleeps until a key or a commit by anyone (the change signal); without a signal, looks
-        // for commits every poll interval. Once keys and changes have rested for a second, the
-        // checkpoint and the cache save run, and the scoreboard sleeps without a time limit
-        // but for the rare safety look.
-        let signal = StoreChangeSignal(databasePath: store.path)
+        // Sleeps until a key or a commit by anyone (the standings' change descriptor: inotify
+        // on SQLite, the server's socket on PostgreSQL); without one, looks for commits at the
+        // standings' timeout. Once keys and changes have rested for a second, the store's idle
+        // housekeeping and the cache save run, and the scoreboard sleeps until the next look
+        // the standings ask for (a rare safety look, or a reconnection attempt).
+        let results = screen.controller
         let clock = ContinuousClock()
         var restingSince: ContinuousClock.Instant? = clock.now
         while true {
-            var timeout = signal.map { $0.followUpTimeout() ?? Self.safetyPollMilliseconds } ?? Self.pollMilliseconds
+            var timeout = results.lookTimeoutMilliseconds
             for deadline in [restingSince.map { $0 + Self.rest }, screen.nextHighlightExpiry].compactMap({ $0 }) {
                 timeout = min(timeout, Int32(max(0, ((deadline - clock.now) / .milliseconds(1)).rounded(.up))))
             }
-            let wake = signal.map { terminal.waitForKey(timeoutMilliseconds: timeout, orReadable: $0.fileDescriptor) }
+            let wake = results.changeDescriptor.map { terminal.waitForKey(timeoutMilliseconds: timeout, orReadable: $0) }
                 ?? terminal.readKey(timeoutMilliseconds: timeout).map(CursesTerminal.Wake.key) ?? .timedOut
             let highlightsEnded = screen.expireHighlights()
             guard case .key(let key) = wake else {
                 if wake == .inputClosed { return }
-                signal?.drain()
+                results.didWake()
                 if screen.showExternalChanges() {
                     restingSince = clock.now
                     screen.render()

@@ -1,32 +1,55 @@
 import FetchedResults
-import Foundation
-import GRDB
 
-extension Team {
-    /// The tutorial's fetch request: every team, `[qualifyingZone ↑, wins ↓, teamName ↑]`, with
-    /// the same collations as the store's columns so the order equals `ORDER BY` exactly.
-    /// Teams are read a screenful at a time, so a store of a million teams costs only their
-    /// order in memory.
-    public static let standingsRequest = TableFetchRequest(Team.self, sortDescriptors: standingsOrder, fetchBatchSize: 100)
+/// The standings as the scoreboard reads and follows them: a results controller over the
+/// standings request, on whichever store holds the teams (see ``ScoreStore/standingsResults(cacheDirectory:)``).
+///
+/// The controllers of the two stores have the same sections, index paths and change sets (they
+/// share `FetchedResultsCore`); this is the part of them the scoreboard uses, and how its event
+/// loop learns that another writer committed.
+public protocol StandingsResults: AnyObject {
+    /// Receives each change set; weak, as a delegate is.
+    var receiver: (any StandingsChangeReceiver)? { get set }
+
+    /// Fetches the standings (from the cache when it is valid) and starts following commits.
+    func performFetch() throws
+    /// Applies what others committed since the last look; returns whether anything changed.
+    func processExternalChanges() throws -> Bool
+    /// After this program's own write: delivers its change set now, if the store did not yet.
+    func followOwnWrite()
+    /// Writes the cache if the standings changed since it was read or written.
+    func saveCache() throws
+    /// Whether the standings came from the cache or the store at the last fetch.
+    var lastFetchSource: FetchSource? { get }
+
+    var numberOfSections: Int { get }
+    func numberOfObjects(inSection section: Int) -> Int
+    func sectionName(at section: Int) -> String
+    /// The team at `indexPath`, read from the store if it is not in memory; nil when another
+    /// writer deleted it and the deletion has not been applied yet.
+    func objectIfPresent(at indexPath: FetchedResults.IndexPath) throws -> Team?
+    func rowID(at indexPath: FetchedResults.IndexPath) -> Int64
+    func indexPath(forRowID rowID: Int64) -> FetchedResults.IndexPath?
+    var sectionIndexTitles: [String] { get }
+    func section(forSectionIndexTitle title: String, at index: Int) -> Int
+
+    /// The descriptor that turns readable when another writer may have committed (nil: none
+    /// now, look at the timeout).
+    var changeDescriptor: Int32? { get }
+    /// How long an idle event loop may sleep before it must look again, in milliseconds.
+    var lookTimeoutMilliseconds: Int32 { get }
+    /// Called when ``changeDescriptor`` woke the loop, before the look.
+    func didWake()
+    /// Why the standings may be behind the store ("reconnecting…"), or nil while they follow it.
+    var connectionProblem: String? { get }
 }
 
-extension TeamStore {
-    /// A results controller over the standings, sectioned by qualifying zone.
-    ///
-    /// - Parameter cacheDirectory: where to keep the standings' cache between launches (one
-    ///   file per store), or nil for none.
-    public func standingsController(cacheDirectory: String? = nil) -> FetchedResultsController<Team> {
-        FetchedResultsController(
-            fetchRequest: Team.standingsRequest, database: pool, sectionNameKeyPath: Team.Columns.qualifyingZone.name,
-            cacheName: cacheDirectory.map { _ in standingsCacheName },
-            cacheDirectory: cacheDirectory.map { URL(fileURLWithPath: $0) })
-    }
-
-    /// One cache per store file: "standings-" and a hash of the store's full path.
-    var standingsCacheName: String {
-        let fullPath = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: stable across runs, unlike hashValue
-        for byte in fullPath.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        return "standings-" + String(hash, radix: 16)
-    }
+/// Receives the standings' change sets: a results controller delegate's callbacks, whatever
+/// the store.
+public protocol StandingsChangeReceiver: AnyObject {
+    func willChangeContent()
+    func didChange(section: SectionChange)
+    func didChange(object: ObjectChange)
+    func didChangeContent()
+    /// The standings could not follow a commit; they stay the last good ones.
+    func didFail(_ error: any Error)
 }

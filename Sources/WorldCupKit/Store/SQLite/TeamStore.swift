@@ -5,16 +5,15 @@ import GRDB
 /// The teams' SQLite store: opening, migrating, first-launch seeding, and every write.
 ///
 /// Every write is one transaction, so a failing write leaves the store as it was. Errors a user
-/// can cause come out as ``WorldCupError`` with a message that says what to do.
-public final class TeamStore: Sendable {
+/// can cause come out as ``WorldCupError`` with a message that says what to do. A commit's
+/// outcome is never in doubt here, so the ``ScoreKey``s of scores are not stored.
+public final class TeamStore: ScoreStore, Sendable {
     /// The store file's path, as the user gave it.
     public let path: String
+    public var displayName: String { path }
     /// The connection pool (WAL mode: readers never block the writer); not public, so that
     /// every write goes through the store's methods and their checks.
     let pool: DatabasePool
-
-    /// Called as an import proceeds with (rows written, rows in all).
-    public typealias Progress = @Sendable (Int, Int) -> Void
 
     private init(path: String, pool: DatabasePool) {
         self.path = path
@@ -130,7 +129,7 @@ public final class TeamStore: Sendable {
     /// for a store that was seeded long ago. The import and the marker are one transaction.
     @discardableResult
     public func seedIfNeeded(
-        progress: Progress? = nil,
+        progress: ImportProgress? = nil,
         loadSeed: () throws -> (entries: [SeedEntry], source: String)
     ) throws -> Int {
         if try isSeeded() { return 0 }
@@ -157,7 +156,7 @@ public final class TeamStore: Sendable {
     /// leaves that entry out (and keeps the team in the store as it is).
     @discardableResult
     public func importTeams(
-        _ entries: [SeedEntry], file: String, skippingExisting: Bool = false, progress: Progress? = nil
+        _ entries: [SeedEntry], file: String, skippingExisting: Bool = false, progress: ImportProgress? = nil
     ) throws -> (imported: Int, skipped: Int) {
         try StoreErrors.translating(path: path) {
             try pool.write { db in
@@ -170,7 +169,7 @@ public final class TeamStore: Sendable {
     /// Adds `count` wins to the team named `name` (ignoring case) atomically; returns the team
     /// with its new total.
     @discardableResult
-    public func addWins(to name: String, count: Int = 1) throws -> Team {
+    public func addWins(to name: String, count: Int = 1, key: ScoreKey = ScoreKey()) throws -> Team {
         guard count >= 1 else { throw WorldCupError.invalidWinCount(count) }
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         return try StoreErrors.translating(path: path) {
@@ -194,13 +193,8 @@ public final class TeamStore: Sendable {
     /// "internets" joins "Internets" instead of starting a look-alike section.
     @discardableResult
     public func addTeam(name: String, zone: String) throws -> Team {
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        let zone = zone.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty else { throw WorldCupError.emptyField(field: "team name") }
-        guard !zone.isEmpty else { throw WorldCupError.emptyField(field: "qualifying zone") }
-        let limit = SeedEntry.maximumTextLength
-        guard name.count <= limit else { throw WorldCupError.fieldTooLong(field: "team name", length: name.count, limit: limit) }
-        guard zone.count <= limit else { throw WorldCupError.fieldTooLong(field: "qualifying zone", length: zone.count, limit: limit) }
+        let fields = try NewTeamFields(name: name, zone: zone)
+        let name = fields.name, zone = fields.zone
         return try StoreErrors.translating(path: path) {
             try pool.write { db in
                 if let existing = try String.fetchOne(db, sql: "SELECT teamName FROM team WHERE teamName = ?", arguments: [name]) {
@@ -218,7 +212,7 @@ public final class TeamStore: Sendable {
 
     /// Adds one win to the team with this id; returns the team, or nil if it no longer exists.
     @discardableResult
-    public func addWin(teamID: Int64) throws -> Team? {
+    public func addWin(teamID: Int64, key: ScoreKey = ScoreKey()) throws -> Team? {
         try StoreErrors.translating(path: path) {
             try pool.write { db in
                 guard var team = try Team.fetchOne(db, key: teamID) else { return nil }
@@ -230,20 +224,9 @@ public final class TeamStore: Sendable {
         }
     }
 
-    /// What an undo found when it looked at the store.
-    public enum UndoOutcome: Equatable, Sendable {
-        /// Taken back; the team as it is now (nil once deleted).
-        case undone(Team?)
-        /// The team is no longer in the store; nothing was changed.
-        case teamGone
-        /// Someone else changed the team since, so taking it back would destroy their work;
-        /// nothing was changed. The team as it is now.
-        case changedByOthers(Team)
-    }
-
     /// Takes back one win this program gave, if the team still has a win to take (never
     /// below zero, which would take back someone else's correction).
-    public func takeBackWin(teamID: Int64) throws -> UndoOutcome {
+    public func takeBackWin(teamID: Int64, key: ScoreKey = ScoreKey()) throws -> UndoOutcome {
         try StoreErrors.translating(path: path) {
             try pool.write { db in
                 guard var team = try Team.fetchOne(db, key: teamID) else { return .teamGone }
@@ -280,7 +263,7 @@ public final class TeamStore: Sendable {
     /// Moves committed pages from the write-ahead log into the database file, if no reader is
     /// in the way. The scoreboard calls this when idle, so that SQLite's automatic checkpoint
     /// does not land inside a keypress's commit.
-    public func checkpoint() {
+    public func tidyWhileIdle() {
         _ = try? pool.writeWithoutTransaction { db in
             try db.inTransaction {
                 try ChangeHistory.prune(keeping: StoreSchema.historyKept, in: db)
@@ -332,11 +315,6 @@ public final class TeamStore: Sendable {
         }
     }
 
-    /// Every team in standings order.
-    public func teamsInStandingsOrder() throws -> [Team] {
-        try standings().flatMap(\.teams)
-    }
-
     // MARK: - Import
 
     /// Imports at least this many teams, and at least as many as the store holds, are written
@@ -351,7 +329,7 @@ public final class TeamStore: Sendable {
     /// Returns how many entries were inserted.
     @discardableResult
     private static func insert(
-        _ entries: [SeedEntry], file: String, skippingExisting: Bool = false, db: Database, progress: Progress?
+        _ entries: [SeedEntry], file: String, skippingExisting: Bool = false, db: Database, progress: ImportProgress?
     ) throws -> Int {
         let existing = try Int.fetchOne(db, sql: "SELECT count(*) FROM team") ?? 0
         guard entries.count >= bulkImportThreshold, entries.count >= existing else {
@@ -366,7 +344,7 @@ public final class TeamStore: Sendable {
     }
 
     private static func insertRows(
-        _ entries: [SeedEntry], file: String, skippingExisting: Bool, db: Database, progress: Progress?
+        _ entries: [SeedEntry], file: String, skippingExisting: Bool, db: Database, progress: ImportProgress?
     ) throws -> Int {
         // Inserting into two indexes in random order thrashes the default 2 MB page cache.
         let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size")!

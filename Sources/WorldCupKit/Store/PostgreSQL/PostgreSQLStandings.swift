@@ -1,0 +1,60 @@
+import FetchedResultsPostgreSQL
+
+/// The standings on PostgreSQL: the controller hears every machine's commits through its
+/// connection's socket (a `NOTIFY` wakes it; the change feed is the truth), and while the
+/// server is away it keeps the last standings and says so.
+final class PostgreSQLStandings: StandingsResults, PostgreSQLResultsControllerDelegate {
+    /// A look now and then all the same while connected: cheap (one indexed statement), and it
+    /// finds a connection that broke without a word.
+    static let safetyLookMilliseconds: Int32 = 5000
+
+    private let controller: PostgreSQLResultsController<Team>
+    private let server: String
+    weak var receiver: (any StandingsChangeReceiver)?
+
+    init(controller: PostgreSQLResultsController<Team>, server: String) {
+        self.controller = controller
+        self.server = server
+        controller.delegate = self
+    }
+
+    func performFetch() throws { try controller.performFetch() }
+    func processExternalChanges() throws -> Bool { try controller.processExternalChanges() }
+    /// The store wrote on its own connection: the look reads it from the feed now, so the
+    /// frame after the key shows it.
+    func followOwnWrite() { _ = try? controller.processExternalChanges() }
+    func saveCache() throws { try controller.saveCache() }
+    var lastFetchSource: FetchSource? { controller.lastFetchSource }
+
+    var numberOfSections: Int { controller.numberOfSections }
+    func numberOfObjects(inSection section: Int) -> Int { controller.numberOfObjects(inSection: section) }
+    func sectionName(at section: Int) -> String { controller.sectionName(at: section) }
+    func objectIfPresent(at indexPath: IndexPath) throws -> Team? { try controller.objectIfPresent(at: indexPath) }
+    func rowID(at indexPath: IndexPath) -> Int64 { controller.rowID(at: indexPath) }
+    func indexPath(forRowID rowID: Int64) -> IndexPath? { controller.indexPath(forRowID: rowID) }
+    var sectionIndexTitles: [String] { controller.sectionIndexTitles }
+    func section(forSectionIndexTitle title: String, at index: Int) -> Int { controller.section(forSectionIndexTitle: title, at: index) }
+
+    var changeDescriptor: Int32? { controller.socket }
+    var lookTimeoutMilliseconds: Int32 {
+        guard let deadline = controller.reconnectDeadline else { return Self.safetyLookMilliseconds }
+        let wait = (deadline - ContinuousClock.now) / .milliseconds(1)
+        return Int32(min(Double(Self.safetyLookMilliseconds), max(0, wait.rounded(.up))))
+    }
+    func didWake() {}
+    var connectionProblem: String? {
+        guard case let .reconnecting(_, lastError) = controller.connectionState else { return nil }
+        let reason = lastError.prefix { $0 != "\n" }
+        return "reconnecting to \(server)…" + (reason.isEmpty ? "" : " (\(reason))")
+    }
+
+    func controllerWillChangeContent(_ controller: AnyPostgreSQLResultsController) { receiver?.willChangeContent() }
+    func controller(_ controller: AnyPostgreSQLResultsController, didChange section: SectionChange) { receiver?.didChange(section: section) }
+    func controller(_ controller: AnyPostgreSQLResultsController, didChange object: ObjectChange) { receiver?.didChange(object: object) }
+    func controllerDidChangeContent(_ controller: AnyPostgreSQLResultsController) { receiver?.didChangeContent() }
+    func controller(_ controller: AnyPostgreSQLResultsController, didFailWith error: any Error) {
+        // A lost connection shows as "reconnecting…" on the status line, not as an error.
+        if case .reconnecting = controller.connectionState { return }
+        receiver?.didFail(error)
+    }
+}

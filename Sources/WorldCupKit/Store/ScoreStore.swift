@@ -1,0 +1,97 @@
+import Foundation
+
+/// Where the teams and their wins are kept: an SQLite file on this machine (``TeamStore``) or a
+/// PostgreSQL database that scoreboards on many machines share (``PostgreSQLTeamStore``).
+///
+/// The scoreboard, the commands and the seed logic use a store only through this protocol, so
+/// they work the same on both. Every method is one transaction: a failing one leaves the store
+/// as it was. Errors a user can cause come out as ``WorldCupError``.
+///
+/// **Scores and their keys.** A win or an undo carries a key made once per key press or
+/// command (``ScoreKey``). On a server, the reply to a `COMMIT` can be lost with the
+/// connection, and then nobody knows whether the win counted; the key is stored with the win,
+/// so doing the same score again with the same key counts it only if it did not count yet.
+/// On SQLite a commit's outcome is never in doubt and the key is not needed.
+public protocol ScoreStore: AnyObject {
+    /// The store as its user named it: a file path, or `user@host:port/database`.
+    var displayName: String { get }
+
+    /// Imports the seed if this store has never been seeded (exactly once, however many
+    /// programs open a new store at once); returns how many teams it imported. `loadSeed` is
+    /// called only when the seed is needed.
+    @discardableResult
+    func seedIfNeeded(progress: ImportProgress?, loadSeed: () throws -> (entries: [SeedEntry], source: String)) throws -> Int
+
+    /// Imports teams from a file's entries, all or nothing. A name already in the store is
+    /// reported against its entry, unless `skippingExisting`, which leaves that entry out.
+    @discardableResult
+    func importTeams(
+        _ entries: [SeedEntry], file: String, skippingExisting: Bool, progress: ImportProgress?
+    ) throws -> (imported: Int, skipped: Int)
+
+    /// Adds `count` wins to the team named `name` (ignoring the case of ASCII letters); returns
+    /// the team with its new total.
+    @discardableResult
+    func addWins(to name: String, count: Int, key: ScoreKey) throws -> Team
+
+    /// Adds a new team with no wins; a zone matching an existing one ignoring case takes its
+    /// spelling.
+    @discardableResult
+    func addTeam(name: String, zone: String) throws -> Team
+
+    /// Adds one win to the team with this id; returns the team, or nil if it no longer exists.
+    @discardableResult
+    func addWin(teamID: Int64, key: ScoreKey) throws -> Team?
+
+    /// Takes back one win this program gave, if the team still has one (never below zero).
+    func takeBackWin(teamID: Int64, key: ScoreKey) throws -> UndoOutcome
+
+    /// Deletes a team this program added, only if it is still exactly as it was added.
+    func removeAddedTeam(_ added: Team) throws -> UndoOutcome
+
+    /// The ids of the teams whose name contains `text` (ASCII letters compared without case),
+    /// in standings order, at most `limit`; only among `candidates` when given.
+    func teamIDs(withNameContaining text: String, limit: Int, among candidates: [Int64]?) throws -> [Int64]
+
+    /// The teams by zone in standings order (``Team/standingsOrder``).
+    func standings() throws -> [ZoneStanding]
+
+    /// A results controller over the standings that follows every writer's commits, for the
+    /// scoreboard; `cacheDirectory` keeps its cache between launches (nil: none).
+    func standingsResults(cacheDirectory: String?) -> any StandingsResults
+
+    /// Housekeeping for an idle moment (SQLite's checkpoint, pruning old change history).
+    func tidyWhileIdle()
+}
+
+extension ScoreStore {
+    /// Every team in standings order.
+    public func teamsInStandingsOrder() throws -> [Team] {
+        try standings().flatMap(\.teams)
+    }
+}
+
+/// Called as an import proceeds with (rows written, rows in all).
+public typealias ImportProgress = @Sendable (Int, Int) -> Void
+
+/// The identity of one score (a key press, a `worldcup win`): doing a score again with the same
+/// key never counts it twice (see ``ScoreStore``).
+public struct ScoreKey: Hashable, Sendable, CustomStringConvertible {
+    public let uuid: UUID
+
+    /// A new key, for a new key press or command.
+    public init() { uuid = UUID() }
+
+    public var description: String { uuid.uuidString.lowercased() }
+}
+
+/// What an undo found when it looked at the store.
+public enum UndoOutcome: Equatable, Sendable {
+    /// Taken back; the team as it is now (nil once deleted).
+    case undone(Team?)
+    /// The team is no longer in the store; nothing was changed.
+    case teamGone
+    /// Someone else changed the team since, so taking it back would destroy their work;
+    /// nothing was changed. The team as it is now.
+    case changedByOthers(Team)
+}

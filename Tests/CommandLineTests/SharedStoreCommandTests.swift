@@ -1,0 +1,114 @@
+import FetchedResultsPostgreSQL
+import Foundation
+import TestSupport
+import Testing
+
+/// Every command on a shared PostgreSQL store, checked against the same commands on an SQLite
+/// store: the two stores must print exactly the same.
+@Suite(.serialized) struct SharedStoreCommandTests {
+    /// Runs `arguments` against both stores; returns both results.
+    static func both(_ arguments: [String], sqlite: String, postgresql: String) throws
+        -> (sqlite: WorldCupProcess.Result, postgresql: WorldCupProcess.Result) {
+        let seed = ["--seed", WorldCupProcess.seedPath]
+        return (try WorldCupProcess.run(arguments + ["--db", sqlite] + seed),
+                try WorldCupProcess.run(arguments + ["--db", postgresql] + seed))
+    }
+
+    @Test func everyCommandPrintsWhatItPrintsOnSQLite() throws {
+        let directory = TemporaryDirectory()
+        let database = try SharedDatabase()
+        let tricky = ["Robert'); DROP TABLE team;--", "\u{1B}[31mRed\u{1B}[0m", "Ünïcödé 漢字", "100% _wild_ \\ \"quoted\""]
+        var steps: [[String]] = [
+            ["list"], ["win", "brazil"], ["win", "Costa", "Rica", "--count", "3"], ["win", "brasil"],
+            ["add", "--name", "Wenderland", "--zone", "Internets"], ["add", "--name", "wENDERLAND", "--zone", "x"],
+            ["add", "--name", "Nowhere", "--zone", "internets"], ["win", "--count", "0", "ghana"],
+        ]
+        steps += tricky.map { ["add", "--name", $0, "--zone", "Oddities"] } + tricky.map { ["win", $0] }
+        steps += [["list"], ["list", "--json"], ["export"]]
+        for step in steps {
+            let (sqlite, postgresql) = try Self.both(step, sqlite: directory.store, postgresql: database.uri())
+            #expect(postgresql.status == sqlite.status, "\(step): \(postgresql.stderr)")
+            #expect(postgresql.stdout == sqlite.stdout, "\(step)")
+            #expect(postgresql.stderr == sqlite.stderr, "\(step)")
+        }
+        // The names went in as parameters: the table is there and holds them literally.
+        let names = Set(try database.connect().execute("SELECT team_name FROM team").rows.map { $0[0]! })
+        #expect(Set(tricky).isSubset(of: names))
+        #expect(names.count == 32 + 2 + tricky.count)
+    }
+
+    @Test func importAndExportRoundTripThroughPostgreSQL() throws {
+        let directory = TemporaryDirectory()
+        let source = try SharedDatabase(), target = try SharedDatabase()
+        #expect(try WorldCupProcess.run(["win", "japan", "--count", "4", "--db", source.uri(), "--seed", WorldCupProcess.seedPath]).status == 0)
+        let backup = directory.path + "/backup.json"
+        let exported = try WorldCupProcess.run(["export", backup, "--db", source.uri()])
+        try #require(exported.status == 0, "\(exported.stderr)")
+        // Into a new database the file is its first content, in place of the seed.
+        let imported = try WorldCupProcess.run(["import", backup, "--db", target.uri()])
+        #expect(imported.stdout == "Imported 32 teams from \(backup)\n", "\(imported.stderr)")
+        #expect(try target.wins() == source.wins())
+        // Again: every name is there already; refused at the first entry, nothing imported.
+        let again = try WorldCupProcess.run(["import", backup, "--db", target.uri()])
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("entry 0, field \"teamName\": a team named"), "\(again.stderr)")
+        let skipping = try WorldCupProcess.run(["import", backup, "--skip-existing", "--db", target.uri()])
+        #expect(skipping.stdout.contains("Imported 0 teams") && skipping.stdout.contains("skipped 32"), "\(skipping.stdout)")
+        #expect(try target.wins().count == 32)
+    }
+
+    /// Eight programs open a new database at the same moment: the schema and the seed are made
+    /// exactly once (the advisory lock), and every program sees the same 32 teams.
+    @Test func aNewDatabaseIsSeededOnceWhenManyStartTogether() throws {
+        let database = try SharedDatabase()
+        let results = Mutex<[WorldCupProcess.Result]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let result = try? WorldCupProcess.run(["list", "--json", "--db", database.uri(), "--seed", WorldCupProcess.seedPath])
+            results.withLock { $0.append(result ?? WorldCupProcess.Result(status: -1, stdout: "", stderr: "did not run")) }
+        }
+        let all = results.withLock { $0 }
+        #expect(all.allSatisfy { $0.status == 0 }, "\(all.map(\.stderr))")
+        #expect(Set(all.map(\.stdout)).count == 1)
+        let connection = try database.connect()
+        #expect(try connection.execute("SELECT count(*) FROM team").scalar == "32")
+        #expect(try connection.execute("SELECT count(*) FROM seed_marker").scalar == "1")
+        #expect(try connection.execute("SELECT count(*) FROM worldcup_schema_version").scalar == "1")
+    }
+
+    @Test func aPasswordInTheURIIsRefusedWithoutShowingIt() throws {
+        let result = try WorldCupProcess.run(["list", "--db", "postgresql://alice:s3cret@localhost/worldcup"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("PGPASSWORD or ~/.pgpass"), "\(result.stderr)")
+        #expect(!result.stderr.contains("s3cret"))
+    }
+
+    @Test func anUnreachableServerIsNamedWithLibpqsReason() throws {
+        let result = try WorldCupProcess.run(["win", "brazil", "--db", "postgresql://nobody@/worldcup?host=/nonexistent&port=5999"])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("worldcup: cannot reach the PostgreSQL server nobody@/nonexistent:5999/worldcup: "), "\(result.stderr)")
+        #expect(result.stderr.contains("/nonexistent/.s.PGSQL.5999"), "libpq's own words: \(result.stderr)")
+    }
+
+    /// The README's roles, by GRANT: a viewer reads, a scorer scores, an organiser adds teams.
+    @Test func rolesDecideWhoMayDoWhat() throws {
+        let database = try SharedDatabase()
+        #expect(try WorldCupProcess.run(["list", "--db", database.uri(), "--seed", WorldCupProcess.seedPath]).status == 0)
+        try database.createRoles()
+        func run(_ role: String, _ arguments: [String]) throws -> WorldCupProcess.Result {
+            try WorldCupProcess.run(arguments + ["--db", database.uri(role: role)])
+        }
+        let list = try run("viewer", ["list"])
+        #expect(list.status == 0 && list.stdout.contains("Brazil"), "\(list.stderr)")
+        let viewerWin = try run("viewer", ["win", "brazil"])
+        #expect(viewerWin.status == 1)
+        #expect(viewerWin.stderr.contains("read-only: the PostgreSQL role \"viewer\" may not add wins"), "\(viewerWin.stderr)")
+        #expect(try run("scorer", ["win", "brazil", "--count", "2"]).stdout == "2\n")
+        let scorerAdd = try run("scorer", ["add", "--name", "Wenderland", "--zone", "Internets"])
+        #expect(scorerAdd.status == 1 && scorerAdd.stderr.contains("may not add teams"), "\(scorerAdd.stderr)")
+        let organiserAdd = try run("organiser", ["add", "--name", "Wenderland", "--zone", "Internets"])
+        #expect(organiserAdd.status == 0, "\(organiserAdd.stderr)")
+        #expect(try run("organiser", ["win", "wenderland"]).stdout == "1\n")
+        #expect(try database.wins()["Brazil"] == 2)
+        #expect(try database.wins()["Wenderland"] == 1)
+    }
+}

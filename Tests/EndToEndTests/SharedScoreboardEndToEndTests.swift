@@ -1,0 +1,129 @@
+import FetchedResultsPostgreSQL
+import Foundation
+import TestSupport
+import Testing
+
+/// The scoreboard on a shared PostgreSQL store, in real terminals: it follows other programs'
+/// wins, keeps its standings while the server is away, and counts every win exactly once.
+@Suite(.serialized) struct SharedScoreboardEndToEndTests {
+    static func scoreboard(_ database: SharedDatabase, role: String = "postgres", in directory: TemporaryDirectory, extra: String = "") -> String {
+        "XDG_CACHE_HOME='\(directory.path)/cache' '\(Tmux.binary)' --db '\(database.uri(role: role))' --seed '\(Tmux.seed)' \(extra)"
+    }
+
+    static func win(_ team: String, count: Int = 1, _ database: SharedDatabase) throws {
+        let result = try runWorldCup(["win", team, "--count", String(count), "--db", database.uri()])
+        try #require(result.status == 0, "\(result.stderr)")
+    }
+
+    /// Runs the built binary (stdin from /dev/null); returns its status and stderr.
+    static func runWorldCup(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Tmux.binary)
+        process.arguments = arguments + ["--seed", Tmux.seed]
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile(), err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+
+    /// Every team's wins shown on screen equal the server's.
+    static func screenMatchesServer(_ terminal: Tmux, _ database: SharedDatabase) throws -> Bool {
+        let server = try database.wins()
+        return terminal.wait(timeout: 10) { _ in
+            server.allSatisfy { name, wins in terminal.wins(of: name).map { $0 == wins } ?? true }
+        }
+    }
+
+    @Test func followsOtherProgramsAndKeepsItsStandingsWhileTheServerIsAway() throws {
+        let cluster = try TemporaryCluster()
+        let database = try SharedDatabase(in: cluster)
+        let directory = TemporaryDirectory()
+        let terminal = try Tmux(command: Self.scoreboard(database, in: directory))
+        #expect(terminal.waitFor("World Cup — 32 teams"))
+        try Self.win("Algeria", count: 3, database)
+        #expect(terminal.wait { _ in terminal.wins(of: "Algeria") == 3 })
+
+        try cluster.stopServer()
+        #expect(terminal.waitFor("Reconnecting to postgres@"), "\(terminal.lines.last ?? "")")
+        #expect(terminal.wins(of: "Algeria") == 3, "the last standings stay")
+        try terminal.press("Enter")
+        #expect(terminal.waitFor("Not counted: reconnecting to postgres@"))
+
+        try cluster.startServer()
+        try Self.win("Ghana", count: 2, database)
+        #expect(terminal.waitFor("Connected again", timeout: 15), "\(terminal.lines.last ?? "")")
+        #expect(terminal.wait { _ in terminal.wins(of: "Ghana") == 2 })
+        #expect(try database.wins()["Algeria"] == 3, "the refused win was not counted")
+        #expect(try Self.screenMatchesServer(terminal, database))
+
+        // A key's win shows in the frame after the key, as on SQLite.
+        #expect(try terminal.moveCursor(to: "Ghana"))
+        try terminal.press("Enter")
+        #expect(terminal.wait { _ in terminal.wins(of: "Ghana") == 3 })
+        #expect(try database.wins()["Ghana"] == 3)
+    }
+
+    @Test func aViewerBesideAScorerSeesTheScoreAndIsToldItIsReadOnly() throws {
+        let database = try SharedDatabase()
+        #expect(try Self.runWorldCup(["list", "--db", database.uri()]).status == 0)
+        try database.createRoles()
+        let directory = TemporaryDirectory()
+        let viewer = try Tmux(command: Self.scoreboard(database, role: "viewer", in: directory))
+        let scorer = try Tmux(command: Self.scoreboard(database, role: "scorer", in: directory))
+        #expect(viewer.waitFor("World Cup — 32 teams") && scorer.waitFor("World Cup — 32 teams"))
+        try scorer.press("Enter")  // the cursor starts on the first team, Algeria
+        #expect(viewer.wait { _ in viewer.wins(of: "Algeria") == 1 })
+        try viewer.press("Enter")
+        #expect(viewer.waitFor("Read-only: the PostgreSQL role \"viewer\" may not add wins"), "\(viewer.lines.last ?? "")")
+        try scorer.press("u")
+        #expect(viewer.wait { _ in viewer.wins(of: "Algeria") == 0 })
+        #expect(try database.wins()["Algeria"] == 0)
+        #expect(!viewer.commandExited)
+    }
+
+    /// Wins pressed in bursts while the server restarts, crashes (SIGKILL) and terminates the
+    /// scoreboard's connections: the server's total is exactly the wins the scoreboard said were
+    /// done (its commit log), never one more, and the screen ends equal to the server.
+    @Test func everyWinTheScoreboardReportedIsCountedOnceThroughServerFaults() throws {
+        let cluster = try TemporaryCluster()
+        let database = try SharedDatabase(in: cluster)
+        let directory = TemporaryDirectory()
+        let log = directory.path + "/commits.log"
+        let terminal = try Tmux(command: Self.scoreboard(database, in: directory, extra: "--test-commit-log '\(log)'"))
+        #expect(terminal.waitFor("World Cup — 32 teams"))
+        let faults: [(String, () throws -> Void)] = [
+            ("restart -m fast", { try cluster.restart() }),
+            ("SIGKILL on the postmaster", { try cluster.killAndStart() }),
+            ("pg_terminate_backend", {
+                try database.connect().execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'worldcup'")
+            }),
+        ]
+        for (name, fault) in faults {
+            let presses = DispatchQueue(label: "presses")
+            let done = DispatchSemaphore(value: 0)
+            presses.async {
+                for _ in 0..<30 {
+                    try? terminal.press("Enter")
+                    usleep(30_000)
+                }
+                done.signal()
+            }
+            usleep(300_000)
+            try fault()
+            done.wait()
+            #expect(terminal.wait(timeout: 20) { lines in !lines.contains { $0.contains("econnecting") || $0.contains("in doubt") } },
+                    "\(name): \(terminal.lines.last ?? "")")
+        }
+        let reported = (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n").count ?? 0
+        let counted = try database.wins()["Algeria"] ?? -1
+        print("wins pressed: 90, reported done: \(reported), counted by the server: \(counted)")
+        #expect(reported > 0)
+        #expect(counted == reported)
+        #expect(try Self.screenMatchesServer(terminal, database))
+    }
+}

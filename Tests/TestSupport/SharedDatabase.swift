@@ -1,0 +1,83 @@
+import FetchedResultsPostgreSQL
+import Foundation
+
+/// A PostgreSQL database for the app's shared-scoreboard tests, in a throw-away cluster of
+/// their own (the library's tests keep theirs quiet for their pruning checks).
+public struct SharedDatabase: Sendable {
+    /// The cluster these tests share, started on first use.
+    public static let cluster: Result<TemporaryCluster, Error> = Result { try TemporaryCluster() }
+
+    public let name: String
+    public let cluster: TemporaryCluster
+
+    /// A new, empty database, in `cluster` or the one these tests share (a test that stops or
+    /// kills its server brings its own).
+    public init(in cluster: TemporaryCluster? = nil) throws {
+        self.cluster = try cluster ?? Self.cluster.get()
+        name = "worldcup_" + UUID().uuidString.prefix(8).lowercased()
+        try PostgreSQLConnection(self.cluster.connectionString).execute("CREATE DATABASE \(name)")
+    }
+
+    /// The `--db` URI for `role`, over the cluster's Unix socket.
+    public func uri(role: String = "postgres") -> String {
+        "postgresql://\(role)@/\(name)?host=\(cluster.socketFolder)&port=\(cluster.port)"
+    }
+
+    /// A connection as the `postgres` superuser, to look at what the server holds.
+    public func connect() throws -> PostgreSQLConnection {
+        try PostgreSQLConnection("host=\(cluster.socketFolder) port=\(cluster.port) dbname=\(name) user=postgres")
+    }
+
+    /// Each team's wins as the server holds them.
+    public func wins() throws -> [String: Int] {
+        var wins: [String: Int] = [:]
+        for row in try connect().execute("SELECT team_name, wins FROM team").rows {
+            wins[row[0]!] = Int(row[1]!)!
+        }
+        return wins
+    }
+
+    /// Runs the README's roles block as the owner, and makes a login in each role:
+    /// `viewer`, `scorer` and `organiser` (trust authentication: the cluster has no passwords).
+    public func createRoles() throws {
+        let connection = try connect()
+        // Roles are cluster-wide: a database made earlier in this run may have made them.
+        let rolesExist = try connection.execute("SELECT count(*) FROM pg_roles WHERE rolname = 'worldcup_viewer'").scalar != "0"
+        for statement in try Self.readmeRolesStatements() where !(rolesExist && statement.hasPrefix("CREATE ROLE")) {
+            try connection.execute(statement)
+        }
+        if !rolesExist {
+            for login in ["viewer", "scorer", "organiser"] {
+                try connection.execute("CREATE ROLE \(login) LOGIN IN ROLE worldcup_\(login)")
+            }
+        }
+    }
+
+    /// The statements of the README's roles block (the fenced SQL that starts with
+    /// `-- worldcup roles`), so the tests check what users are told to run.
+    public static func readmeRolesStatements() throws -> [String] {
+        try readmeRolesBlock().split(separator: ";").map { statement in
+            statement.split(separator: "\n").filter { !$0.hasPrefix("--") }.joined(separator: "\n")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }.filter { !$0.isEmpty }
+    }
+
+    /// The README's roles block (the fenced SQL that starts with `-- worldcup roles`), so the
+    /// tests check what users are told to run.
+    public static func readmeRolesBlock() throws -> String {
+        let readme = try String(contentsOfFile: packageRoot + "/README.md", encoding: .utf8)
+        guard let start = readme.range(of: "```sql\n-- worldcup roles"),
+              let end = readme.range(of: "```", range: start.upperBound..<readme.endIndex) else {
+            throw ReadmeError()
+        }
+        return String(readme[readme.index(start.lowerBound, offsetBy: 7)..<end.lowerBound])
+    }
+
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+}
+
+/// The README lacks the block the tests run.
+struct ReadmeError: Error, CustomStringConvertible {
+    var description: String { "README.md has no ```sql block starting with -- worldcup roles" }
+}

@@ -1,0 +1,85 @@
+import FetchedResultsPostgreSQL
+import Foundation
+import TestSupport
+import Testing
+@testable import WorldCupKit
+
+/// The PostgreSQL store's own rules: a score counts once per key, and a connection cut while
+/// a score commits is resolved by sending it again with its key, never by guessing.
+@Suite(.serialized) struct SharedStoreTests {
+    static func seededStore() throws -> (PostgreSQLTeamStore, SharedDatabase) {
+        let database = try SharedDatabase()
+        let store = try PostgreSQLTeamStore.open(conninfo: database.uri())
+        try store.seedIfNeeded { (try SeedFile.read(path: Fixtures.seedPath), Fixtures.seedPath) }
+        return (store, database)
+    }
+
+    static func teamID(_ name: String, _ database: SharedDatabase) throws -> Int64 {
+        Int64(try database.connect().execute("SELECT id FROM team WHERE team_name = $1", [name]).scalar!)!
+    }
+
+    /// An attempt whose reply was lost after it committed is sent again with the same key:
+    /// the server finds the key and counts nothing more.
+    @Test func aScoreSentAgainWithItsKeyCountsOnce() throws {
+        let (store, database) = try Self.seededStore()
+        let ghana = try Self.teamID("Ghana", database)
+        let key = ScoreKey()
+        #expect(try store.addWin(teamID: ghana, key: key)?.wins == 1)
+        #expect(try store.addWin(teamID: ghana, key: key)?.wins == 1)
+        #expect(try store.addWins(to: "ghana", count: 5, key: key).wins == 1, "a key already used counts nothing")
+        #expect(try store.addWin(teamID: ghana, key: ScoreKey())?.wins == 2)
+        let undo = ScoreKey()
+        #expect(try store.takeBackWin(teamID: ghana, key: undo) == .undone(Team(id: ghana, teamName: "Ghana", qualifyingZone: "Africa", imageName: "ghana-flag", wins: 1)))
+        _ = try store.takeBackWin(teamID: ghana, key: undo)
+        #expect(try database.wins()["Ghana"] == 1)
+        #expect(try database.connect().execute("SELECT count(*) FROM score_receipt").scalar == "3")
+    }
+
+    /// The server ends the connection while the `COMMIT` of a win runs (a deferred trigger
+    /// terminates its own session, once): the store does not know whether the win counted,
+    /// reconnects, sends it again with its key, and the win counts exactly once.
+    @Test func aConnectionCutDuringTheCommitIsResolvedByTheKey() throws {
+        let (store, database) = try Self.seededStore()
+        let connection = try database.connect()
+        try connection.execute("CREATE SEQUENCE cut_once")
+        try connection.execute("""
+            CREATE FUNCTION cut_during_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF nextval('cut_once') = 1 THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
+                RETURN NULL;
+            END $$
+            """)
+        try connection.execute("""
+            CREATE CONSTRAINT TRIGGER cut AFTER INSERT ON score_receipt DEFERRABLE INITIALLY DEFERRED
+            FOR EACH ROW EXECUTE FUNCTION cut_during_commit()
+            """)
+        let japan = try Self.teamID("Japan", database)
+        #expect(try store.addWin(teamID: japan, key: ScoreKey())?.wins == 1)
+        #expect(try connection.execute("SELECT last_value FROM cut_once").scalar == "2", "the first attempt was cut, the second counted")
+        #expect(try database.wins()["Japan"] == 1)
+    }
+
+    /// When every attempt is cut during its commit until the store's patience runs out, the
+    /// score is reported in doubt: neither as done nor as not done.
+    @Test func aScoreWhoseOutcomeStaysUnknownIsSaidToBeInDoubt() throws {
+        let (store, database) = try Self.seededStore()
+        store.doubtTimeout = .milliseconds(300)
+        let connection = try database.connect()
+        try connection.execute("""
+            CREATE FUNCTION stop_during_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); RETURN NULL; END $$
+            """)
+        try connection.execute("""
+            CREATE CONSTRAINT TRIGGER cut AFTER INSERT ON score_receipt DEFERRABLE INITIALLY DEFERRED
+            FOR EACH ROW EXECUTE FUNCTION stop_during_commit()
+            """)
+        let iran = try Self.teamID("Iran", database)
+        #expect {
+            try store.addWin(teamID: iran, key: ScoreKey())
+        } throws: { error in
+            guard case WorldCupError.scoreInDoubt = error else { return false }
+            return "\(error)".contains("check with worldcup list before scoring again")
+        }
+        #expect(try database.wins()["Iran"] == 0)
+    }
+}

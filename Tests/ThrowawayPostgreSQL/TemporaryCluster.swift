@@ -18,15 +18,47 @@ public final class TemporaryCluster: @unchecked Sendable {
     /// The cluster shared by a test process, started on first use.
     public static let shared: Result<TemporaryCluster, Error> = Result { try TemporaryCluster() }
 
-    public init() throws {
+    /// The network namespace the server runs in (nil: this process's own).
+    public let namespace: String?
+    /// The address the server listens on for TCP (nil: none, the Unix socket only).
+    public let listenAddress: String?
+    /// The server's certificate and key files, when it speaks TLS.
+    let tls: (certificate: String, key: String)?
+
+    /// - Parameters:
+    ///   - namespace: a network namespace (`ip netns`) to run the server in, for tests of
+    ///     several hosts; its Unix socket stays reachable from here.
+    ///   - listenAddress: an address to accept TCP connections on (with trust authentication:
+    ///     the address is inside a namespace the test made).
+    ///   - tls: PEM files of the server's certificate and key, to turn TLS on.
+    public init(namespace: String? = nil, listenAddress: String? = nil, tls: (certificate: String, key: String)? = nil) throws {
+        self.namespace = namespace
+        self.listenAddress = listenAddress
         folder = NSTemporaryDirectory() + "worldcup-pg-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: folder + "/socket", withIntermediateDirectories: true)
+        if let tls {
+            // The server reads them as its own user and refuses a key others may read.
+            for (file, name) in [(tls.certificate, "server.crt"), (tls.key, "server.key")] {
+                try FileManager.default.copyItem(atPath: file, toPath: folder + "/" + name)
+                chmod(folder + "/" + name, 0o600)
+            }
+            self.tls = (folder + "/server.crt", folder + "/server.key")
+        } else {
+            self.tls = nil
+        }
         let asRoot = getuid() == 0
         if asRoot { try Self.run("/bin/chown", ["-R", "postgres:postgres", folder]) }
         let bin = try Self.binaryFolder()
         try Self.run(bin + "/initdb", ["-D", dataFolder, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"],
                      asPostgres: asRoot)
-        try Self.run(bin + "/pg_ctl", ["-D", dataFolder, "-o", serverOptions, "-l", folder + "/server.log", "-w", "start"], asPostgres: asRoot)
+        if listenAddress != nil {
+            let rules = "host all all 0.0.0.0/0 trust\n"
+            let hba = try FileHandle(forWritingTo: URL(fileURLWithPath: dataFolder + "/pg_hba.conf"))
+            hba.seekToEndOfFile()
+            hba.write(Data(rules.utf8))
+            try hba.close()
+        }
+        try pgCtl(["-o", serverOptions, "start"])
         // Stops the server if this process ends without calling stop() (a crash, a kill).
         // SIGQUIT to the postmaster is an immediate shutdown, and works as root (pg_ctl does not).
         let watchdog = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; "
@@ -44,7 +76,10 @@ public final class TemporaryCluster: @unchecked Sendable {
     }
 
     /// A Unix socket in the cluster's folder only; no durability (a test's data is thrown away).
-    var serverOptions: String { "-k \(socketFolder) -p \(port) -c listen_addresses='' -c fsync=off -c max_connections=50" }
+    var serverOptions: String {
+        "-k \(socketFolder) -p \(port) -c listen_addresses='\(listenAddress ?? "")' -c fsync=off -c max_connections=50"
+            + (tls.map { " -c ssl=on -c ssl_cert_file=\($0.certificate) -c ssl_key_file=\($0.key)" } ?? "")
+    }
 
     /// Restarts the server (`pg_ctl restart -m fast`): connections are cut, data kept.
     public func restart() throws {
@@ -80,9 +115,10 @@ public final class TemporaryCluster: @unchecked Sendable {
         try pgCtl(["-o", serverOptions, "start"])
     }
 
+    /// Runs `pg_ctl` on this cluster, in its namespace (a server it starts stays there).
     private func pgCtl(_ arguments: [String]) throws {
         try Self.run(try Self.binaryFolder() + "/pg_ctl", ["-D", dataFolder, "-l", folder + "/server.log", "-w"] + arguments,
-                     asPostgres: getuid() == 0)
+                     asPostgres: getuid() == 0, namespace: namespace)
     }
 
     /// The path of one of the server's programs (`psql`, `pg_ctl`…).
@@ -97,8 +133,9 @@ public final class TemporaryCluster: @unchecked Sendable {
     }
 
     /// Runs a server program and waits for it.
-    static func run(_ program: String, _ arguments: [String], asPostgres: Bool = false) throws {
-        let words = (asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--", program] : [program]) + arguments
+    static func run(_ program: String, _ arguments: [String], asPostgres: Bool = false, namespace: String? = nil) throws {
+        let words = (namespace.map { ["/usr/sbin/ip", "netns", "exec", $0] } ?? [])
+            + (asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--", program] : [program]) + arguments
         let log = NSTemporaryDirectory() + "worldcup-pg-run-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: log) }
         let pid = try spawn(words, output: log)
@@ -114,7 +151,7 @@ public final class TemporaryCluster: @unchecked Sendable {
     /// descriptor above stderr closed: a server it starts as a daemon (or the watchdog) would
     /// otherwise hold, for its whole life, whatever this process had open at that moment — the
     /// write end of another test's pipe, whose reader then never sees its end.
-    static func spawn(_ words: [String], output: String) throws -> pid_t {
+    public static func spawn(_ words: [String], output: String) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

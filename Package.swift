@@ -64,7 +64,8 @@ let package = Package(
         ),
         // Helpers shared by the test targets (a seeded generator, temporary folders).
         .target(name: "TestSupport", dependencies: ["FetchedResultsCore", "FetchedResultsPostgreSQL", "ThrowawayPostgreSQL"], path: "Tests/TestSupport"),
-        // A throw-away PostgreSQL server for the tests and the benchmarks.
+        // A throw-away PostgreSQL server, and hosts in network namespaces, for the tests and
+        // the benchmarks.
         .target(name: "ThrowawayPostgreSQL", path: "Tests/ThrowawayPostgreSQL"),
         .testTarget(
             name: "FetchedResultsTests",

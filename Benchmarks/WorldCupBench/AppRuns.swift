@@ -12,6 +12,10 @@ struct AppRuns {
         var source: String
         var keyMilliseconds: [Double]
         var peakKilobytes: Int
+        /// When the key of each win this session committed arrived, and when each frame that
+        /// showed others' changes was flushed, on the machine's monotonic clock (ms).
+        var winKeysAt: [Double] = []
+        var externalFramesAt: [Double] = []
     }
 
     func generate(teams: Int, to path: String) throws {
@@ -91,20 +95,24 @@ struct AppRuns {
     }
 
     /// Opens the scoreboard in a 100×40 tmux terminal and waits for its first frame.
-    private func startScoreboard(store: String, cacheHome: String, options: [String]) throws {
-        let command = ["env", "LANG=C.UTF-8", "TERM=screen", "XDG_CACHE_HOME=\(cacheHome)", worldcup, "--db", store] + options
+    ///
+    /// - Parameters:
+    ///   - session: the tmux session's name.
+    ///   - launcher: words before the command (`ip netns exec HOST`, to run it on a host).
+    func startScoreboard(store: String, cacheHome: String, options: [String], session: String = "bench", launcher: [String] = []) throws {
+        let command = launcher + ["env", "LANG=C.UTF-8", "TERM=screen", "XDG_CACHE_HOME=\(cacheHome)", worldcup, "--db", store] + options
         // The previous session's server may still be shutting down: try again a few times.
         var attempts = 0
         while true {
             do {
-                try tmux(["new-session", "-d", "-s", "bench", "-x", "100", "-y", "40"] + command)
+                try tmux(["new-session", "-d", "-s", session, "-x", "100", "-y", "40"] + command)
                 break
             } catch where attempts < 10 {
                 attempts += 1
                 usleep(200_000)
             }
         }
-        try waitUntil(seconds: 120) { (try? tmux(["capture-pane", "-p", "-t", "bench"]))?.contains("World Cup") == true }
+        try waitUntil(seconds: 120) { (try? tmux(["capture-pane", "-p", "-t", session]))?.contains("World Cup") == true }
     }
 
     static func parse(_ text: String) throws -> Session {
@@ -117,6 +125,8 @@ struct AppRuns {
             case "fetch_source": session.source = parts[1]
             case "key_to_flush_ms": session.keyMilliseconds.append(Double(parts[1]) ?? .nan)
             case "peak_rss_kb": session.peakKilobytes = Int(parts[1]) ?? 0
+            case "win_key_at_ms": session.winKeysAt.append(Double(parts[1]) ?? .nan)
+            case "external_frame_at_ms": session.externalFramesAt.append(Double(parts[1]) ?? .nan)
             default: break
             }
         }
@@ -126,7 +136,7 @@ struct AppRuns {
     /// Runs tmux on a private server, through the shell: a command that starts the server must
     /// not be waited on through a pipe the daemonised server would keep open.
     @discardableResult
-    private func tmux(_ arguments: [String]) throws -> String {
+    func tmux(_ arguments: [String]) throws -> String {
         let quoted = (["tmux", "-L", socket, "-f", "/dev/null"] + arguments)
             .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         let output = folder + "/tmux-output.txt"
@@ -136,7 +146,7 @@ struct AppRuns {
         return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
     }
 
-    private func waitUntil(seconds: Double, _ condition: () -> Bool) throws {
+    func waitUntil(seconds: Double, _ condition: () -> Bool) throws {
         let start = Clock.now()
         while !condition() {
             guard Clock.milliseconds(since: start) < seconds * 1000 else { throw BenchError("timed out waiting for the scoreboard") }

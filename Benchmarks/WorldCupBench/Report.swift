@@ -43,6 +43,8 @@ struct Report {
     var idle: (teams: Int, seconds: UInt32, milliseconds: Double)?
     /// The PostgreSQL controller, size by size.
     var postgreSQL: [PostgreSQLLatency.Result] = []
+    /// The shared scoreboard across hosts, size by size.
+    var sharedScoreboard: [SharedScoreboardRuns.Result] = []
 
     func markdown(plotPath: String) -> String {
         var text = """
@@ -117,6 +119,7 @@ struct Report {
                 + "in \(idle.seconds) s (it sleeps until a key or a commit to the store).\n"
         }
         text += postgreSQLSection()
+        text += sharedScoreboardSection()
         text += targets()
         return text
     }
@@ -158,6 +161,33 @@ struct Report {
             text += "\n| target (issue 13), at \(Self.count(big.teams)) teams | measured | |\n|---|---|---|\n"
             text += line("callbacks p50 ≤ 2 ms, p99 ≤ 10 ms", Self.pair(big.ours) + " ms", big.ours.p50 <= 2 && big.ours.p99 <= 10)
             text += line("≥ 100× faster than refetch + diff", Self.ratio(big.refetch.p50 / big.ours.p50), big.refetch.p50 >= 100 * big.ours.p50)
+        }
+        return text
+    }
+
+    /// The shared scoreboard across hosts (issue 14).
+    private func sharedScoreboardSection() -> String {
+        guard !sharedScoreboard.isEmpty else { return "" }
+        var text = """
+
+            ## Shared scoreboard: a win on one host → another host's screen (ms)
+
+            Three network namespaces on this machine, joined by veth pairs: a PostgreSQL server in one, the
+            release binary's scoreboard in a 100×40 tmux terminal in each of the two others, over TCP.
+            N teams: the seed by `worldcup`, the rest made by the server. *Win → other screen*: one
+            scoreboard presses Enter (a +1 win) every 60 ms; from the key's arrival (so the win's own
+            commit is included) to the other scoreboard's flushed frame showing it (both `--stats`, on
+            the machine's monotonic clock). *First frame*: the
+            scoreboard's own figure (process start to first flushed frame), over the network, without a
+            cache and with the one the previous session saved.
+
+            | teams | first frame, no cache | first frame, cached | win → other screen p50 / p99 | wins |
+            |---:|---:|---:|---:|---:|
+
+            """
+        for row in sharedScoreboard {
+            text += "| \(Self.count(row.teams)) | \(Self.ms(row.uncachedFirstFrameMilliseconds)) | "
+                + "\(Self.ms(row.cachedFirstFrameMilliseconds)) | **\(Self.pair(row.winToOtherScreen))** | \(row.winToOtherScreen.count) |\n"
         }
         return text
     }

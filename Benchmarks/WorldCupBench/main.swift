@@ -3,7 +3,7 @@
 //
 // Usage: worldcup-bench --worldcup PATH [--sizes 32,10000,1000000] [--iterations 200]
 //                       [--keys 100] [--idle-seconds 60] [--output BENCHMARKS.md]
-//                       [--plot docs/per-change-cost.svg] [--stores sqlite,postgresql]
+//                       [--plot docs/per-change-cost.svg] [--stores sqlite,postgresql,shared]
 import Foundation
 import GRDB
 import ThrowawayPostgreSQL
@@ -26,7 +26,7 @@ let iterations = Int(options["iterations"] ?? "") ?? 200
 let keys = Int(options["keys"] ?? "") ?? 100
 let idleSeconds = UInt32(options["idle-seconds"] ?? "") ?? 60
 // Which stores to measure (both by default; one alone when working on it).
-let stores = Set((options["stores"] ?? "sqlite,postgresql").split(separator: ",").map(String.init))
+let stores = Set((options["stores"] ?? "sqlite,postgresql,shared").split(separator: ",").map(String.init))
 let folder = NSTemporaryDirectory() + "worldcup-bench-\(getpid())"
 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -69,6 +69,15 @@ for size in sizes where stores.contains("postgresql") {
     report.postgreSQL.append(result)
 }
 cluster.stop()
+
+// The shared scoreboard across hosts, at the smallest and the largest size.
+for size in Set([sizes.min()!, sizes.max()!]).sorted() where stores.contains("shared") {
+    let result = try SharedScoreboardRuns(app: app, teams: size, wins: keys).run()
+    print(String(format: "shared scoreboard %d teams: first frame %.1f ms (cached %.1f ms); win → other screen p50 %.2f, p99 %.2f ms",
+                 size, result.uncachedFirstFrameMilliseconds, result.cachedFirstFrameMilliseconds,
+                 result.winToOtherScreen.p50, result.winToOtherScreen.p99))
+    report.sharedScoreboard.append(result)
+}
 
 let output = options["output"] ?? "BENCHMARKS.md"
 let plot = options["plot"] ?? "docs/per-change-cost.svg"

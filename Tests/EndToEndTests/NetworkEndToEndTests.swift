@@ -32,19 +32,9 @@ import Testing
                 inHost: index))
         }
 
-        /// Runs `worldcup` in host `index`; returns its status and stderr.
-        func worldcup(_ arguments: [String], inHost index: Int) throws -> (status: Int32, stdout: String, stderr: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-            process.arguments = ["netns", "exec", lab.hosts[index], Tmux.binary] + arguments + ["--db", uri]
-            let output = Pipe(), errors = Pipe()
-            process.standardOutput = output
-            process.standardError = errors
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            let out = output.fileHandleForReading.readDataToEndOfFile(), err = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        /// Runs `worldcup` in host `index`.
+        func worldcup(_ arguments: [String], inHost index: Int) throws -> ProgramRun {
+            try ProgramRun("/usr/sbin/ip", ["netns", "exec", lab.hosts[index], Tmux.binary] + arguments + ["--db", uri])
         }
     }
 
@@ -74,13 +64,19 @@ import Testing
         try party.lab.cutLink(ofHost: 0)
         let cutAt = Date()
         var pressed = 0
+        var cutNoticedAfter: Double?
         while Date().timeIntervalSince(cutAt) < 10 {
             try second.press("Enter")  // the cursor is on Algeria
             pressed += 1
             if pressed % 3 == 0 { _ = try party.worldcup(["win", "Ghana"], inHost: 2) }
+            if cutNoticedAfter == nil, first.statusLine.contains("Reconnecting to") {
+                cutNoticedAfter = Date().timeIntervalSince(cutAt)
+            }
             usleep(400_000)
         }
         try party.lab.restoreLink(ofHost: 0)
+        print("the cut host's screen said it was reconnecting after \(cutNoticedAfter.map { String(format: "%.1f s", $0) } ?? "never")")
+        #expect(cutNoticedAfter != nil, "a silent cut is noticed within 10 s (keepalives, tcp_user_timeout)")
         let wins = try party.database.wins()
         let reported = (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n").count ?? 0
         #expect(wins["Algeria"] == reported, "every win the second host reported is counted once")
@@ -117,19 +113,10 @@ import Testing
         let cluster = try TemporaryCluster(namespace: lab.server, listenAddress: NetworkLab.serverAddress,
                                            tls: (pki.serverCertificate, pki.serverKey))
         let database = try SharedDatabase(in: cluster)
-        func list(host: String, rootCertificate: String) throws -> (status: Int32, stdout: String, stderr: String) {
+        func list(host: String, rootCertificate: String) throws -> ProgramRun {
             let uri = "postgresql://postgres@\(host):\(cluster.port)/\(database.name)"
                 + "?hostaddr=\(NetworkLab.serverAddress)&sslmode=verify-full&sslrootcert=\(rootCertificate)"
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-            process.arguments = ["netns", "exec", lab.hosts[0], Tmux.binary, "list", "--db", uri, "--seed", Tmux.seed]
-            let output = Pipe(), errors = Pipe()
-            process.standardOutput = output
-            process.standardError = errors
-            try process.run()
-            let out = output.fileHandleForReading.readDataToEndOfFile(), err = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+            return try ProgramRun("/usr/sbin/ip", ["netns", "exec", lab.hosts[0], Tmux.binary, "list", "--db", uri, "--seed", Tmux.seed])
         }
         let trusted = try list(host: "db.worldcup.test", rootCertificate: pki.authority)
         #expect(trusted.status == 0 && trusted.stdout.contains("Brazil"), "\(trusted.stderr)")

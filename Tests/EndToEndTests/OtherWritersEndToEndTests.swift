@@ -52,7 +52,7 @@ import Testing
         #expect(terminal.wait { _ in terminal.wins(of: "Wenderland") == 5 })
 
         try terminal.press("u")
-        #expect(terminal.waitFor("Not undone: Wenderland was changed elsewhere"), "\(terminal.lines.last ?? "")")
+        #expect(terminal.waitFor("Not undone: Wenderland was changed elsewhere"), "\(terminal.statusLine)")
         usleep(300_000)
         #expect(terminal.wins(of: "Wenderland") == 5, "the team and the other writer's wins are kept")
         #expect(terminal.lines.first == "World Cup — 33 teams in 6 zones")

@@ -15,19 +15,9 @@ import Testing
         try #require(result.status == 0, "\(result.stderr)")
     }
 
-    /// Runs the built binary (stdin from /dev/null); returns its status and stderr.
-    static func runWorldCup(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Tmux.binary)
-        process.arguments = arguments + ["--seed", Tmux.seed]
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile(), err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    /// Runs the built binary with the seed.
+    static func runWorldCup(_ arguments: [String]) throws -> ProgramRun {
+        try ProgramRun(Tmux.binary, arguments + ["--seed", Tmux.seed])
     }
 
     /// Every team's wins shown on screen equal the server's.
@@ -48,14 +38,14 @@ import Testing
         #expect(terminal.wait { _ in terminal.wins(of: "Algeria") == 3 })
 
         try cluster.stopServer()
-        #expect(terminal.waitFor("Reconnecting to postgres@"), "\(terminal.lines.last ?? "")")
+        #expect(terminal.waitFor("Reconnecting to postgres@"), "\(terminal.statusLine)")
         #expect(terminal.wins(of: "Algeria") == 3, "the last standings stay")
         try terminal.press("Enter")
         #expect(terminal.waitFor("Not counted: reconnecting to postgres@"))
 
         try cluster.startServer()
         try Self.win("Ghana", count: 2, database)
-        #expect(terminal.waitFor("Connected again", timeout: 15), "\(terminal.lines.last ?? "")")
+        #expect(terminal.waitFor("Connected again", timeout: 15), "\(terminal.statusLine)")
         #expect(terminal.wait { _ in terminal.wins(of: "Ghana") == 2 })
         #expect(try database.wins()["Algeria"] == 3, "the refused win was not counted")
         #expect(try Self.screenMatchesServer(terminal, database))
@@ -78,7 +68,7 @@ import Testing
         try scorer.press("Enter")  // the cursor starts on the first team, Algeria
         #expect(viewer.wait { _ in viewer.wins(of: "Algeria") == 1 })
         try viewer.press("Enter")
-        #expect(viewer.waitFor("Read-only: the PostgreSQL role \"viewer\" may not add wins"), "\(viewer.lines.last ?? "")")
+        #expect(viewer.waitFor("Read-only: the PostgreSQL role \"viewer\" may not add wins"), "\(viewer.statusLine)")
         try scorer.press("u")
         #expect(viewer.wait { _ in viewer.wins(of: "Algeria") == 0 })
         #expect(try database.wins()["Algeria"] == 0)
@@ -117,7 +107,7 @@ import Testing
             try fault()
             done.wait()
             #expect(terminal.wait(timeout: 20) { lines in !lines.contains { $0.contains("econnecting") || $0.contains("in doubt") } },
-                    "\(name): \(terminal.lines.last ?? "")")
+                    "\(name): \(terminal.statusLine)")
         }
         let reported = (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n").count ?? 0
         let counted = try database.wins()["Algeria"] ?? -1

@@ -78,6 +78,9 @@ final class Tmux: @unchecked Sendable {
             .split(separator: "\n", omittingEmptySubsequences: false).map(String.init) ?? []
     }
 
+    /// The last line with text: the status line.
+    var statusLine: String { lines.last { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? "" }
+
     /// The text of the line drawn in reverse video (the cursor row), if any.
     var cursorLine: String? { cursor?.text }
 

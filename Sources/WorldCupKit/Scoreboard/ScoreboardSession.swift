@@ -27,9 +27,11 @@ public enum ScoreboardSession {
                 _ = FileManager.default.createFile(atPath: commitLog, contents: nil)  // opening it below checks
             }
         }
-        if let commitLog, let log = FileHandle(forWritingAtPath: commitLog) {
-            log.seekToEndOfFile()
-            screen.didCommitWin = { team in log.write(Data("\(team.teamName)\n".utf8)) }
+        let log = commitLog.flatMap { FileHandle(forWritingAtPath: $0) }
+        log?.seekToEndOfFile()
+        screen.didCommitWin = { team in
+            log?.write(Data("\(team.teamName)\n".utf8))
+            stats?.winCommitted()
         }
         screen.render()
         stats?.firstFrameShown(fetchSource: screen.fetchSource)
@@ -42,9 +44,10 @@ public enum ScoreboardSession {
         let clock = ContinuousClock()
         var restingSince: ContinuousClock.Instant? = clock.now
         while true {
-            var timeout = results.lookTimeoutMilliseconds
+            var timeout = results.lookTimeoutMilliseconds  // -1: no limit
             for deadline in [restingSince.map { $0 + Self.rest }, screen.nextHighlightExpiry].compactMap({ $0 }) {
-                timeout = min(timeout, Int32(max(0, ((deadline - clock.now) / .milliseconds(1)).rounded(.up))))
+                let untilDeadline = Int32(max(0, ((deadline - clock.now) / .milliseconds(1)).rounded(.up)))
+                timeout = timeout < 0 ? untilDeadline : min(timeout, untilDeadline)
             }
             let wake = results.changeDescriptor.map { terminal.waitForKey(timeoutMilliseconds: timeout, orReadable: $0) }
                 ?? terminal.readKey(timeoutMilliseconds: timeout).map(CursesTerminal.Wake.key) ?? .timedOut
@@ -55,6 +58,7 @@ public enum ScoreboardSession {
                 if screen.showExternalChanges() {
                     restingSince = clock.now
                     screen.render()
+                    stats?.externalChangesFlushed()
                 } else if highlightsEnded {
                     screen.render()
                 }

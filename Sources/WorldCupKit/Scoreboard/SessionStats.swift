@@ -6,7 +6,10 @@ import Foundation
 ///
 /// The file has one `name value` pair per line: `first_frame_ms` (from the start of the
 /// command to the first flushed frame), `fetch_source` (`cache` or `store`), one
-/// `key_to_flush_ms` per key, and `peak_rss_kb`.
+/// `key_to_flush_ms` per key, `peak_rss_kb`, and for measuring across programs, on the
+/// machine's monotonic clock (the same in every process and network namespace): one
+/// `win_key_at_ms` per win this scoreboard committed (when its key arrived), one
+/// `external_frame_at_ms` per frame that showed other programs' changes.
 public final class SessionStats {
     private let path: String
     private let start: UInt64
@@ -34,6 +37,16 @@ public final class SessionStats {
         self.keyStart = nil
     }
 
+    /// A win was committed: records when the key that asked for it arrived (its commit, seen
+    /// from elsewhere, can come before this process hears the reply).
+    func winCommitted() {
+        lines.append("win_key_at_ms \(Self.milliseconds(since: 0, until: keyStart))")
+    }
+
+    func externalChangesFlushed() {
+        lines.append("external_frame_at_ms \(Self.milliseconds(since: 0))")
+    }
+
     /// Writes the file; a stats file that cannot be written is reported on stderr.
     func write() {
         var usage = rusage()
@@ -44,7 +57,7 @@ public final class SessionStats {
         }
     }
 
-    private static func milliseconds(since start: UInt64) -> String {
-        String(format: "%.3f", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+    private static func milliseconds(since start: UInt64, until end: UInt64? = nil) -> String {
+        String(format: "%.3f", Double((end ?? DispatchTime.now().uptimeNanoseconds) - start) / 1e6)
     }
 }

@@ -35,7 +35,8 @@ public protocol StandingsResults: AnyObject {
     /// The descriptor that turns readable when another writer may have committed (nil: none
     /// now, look at the timeout).
     var changeDescriptor: Int32? { get }
-    /// How long an idle event loop may sleep before it must look again, in milliseconds.
+    /// How long an idle event loop may sleep before it must look again, in milliseconds; -1
+    /// for as long as nothing wakes it.
     var lookTimeoutMilliseconds: Int32 { get }
     /// Called when ``changeDescriptor`` woke the loop, before the look.
     func didWake()

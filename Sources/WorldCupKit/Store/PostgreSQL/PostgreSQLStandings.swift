@@ -4,10 +4,6 @@ import FetchedResultsPostgreSQL
 /// connection's socket (a `NOTIFY` wakes it; the change feed is the truth), and while the
 /// server is away it keeps the last standings and says so.
 final class PostgreSQLStandings: StandingsResults, PostgreSQLResultsControllerDelegate {
-    /// A look now and then all the same while connected: cheap (one indexed statement), and it
-    /// finds a connection that broke without a word.
-    static let safetyLookMilliseconds: Int32 = 5000
-
     private let controller: PostgreSQLResultsController<Team>
     private let server: String
     weak var receiver: (any StandingsChangeReceiver)?
@@ -36,10 +32,13 @@ final class PostgreSQLStandings: StandingsResults, PostgreSQLResultsControllerDe
     func section(forSectionIndexTitle title: String, at index: Int) -> Int { controller.section(forSectionIndexTitle: title, at: index) }
 
     var changeDescriptor: Int32? { controller.socket }
+    /// While connected, no look without a reason: a live connection delivers every `NOTIFY`,
+    /// and one that breaks without a word (a cut cable) is found by TCP keepalives, which make
+    /// the socket readable with an error. A timed look would block on a cut link instead.
+    /// While reconnecting: when the next attempt is due.
     var lookTimeoutMilliseconds: Int32 {
-        guard let deadline = controller.reconnectDeadline else { return Self.safetyLookMilliseconds }
-        let wait = (deadline - ContinuousClock.now) / .milliseconds(1)
-        return Int32(min(Double(Self.safetyLookMilliseconds), max(0, wait.rounded(.up))))
+        guard let deadline = controller.reconnectDeadline else { return -1 }
+        return Int32(max(0, ((deadline - ContinuousClock.now) / .milliseconds(1)).rounded(.up)))
     }
     func didWake() {}
     var connectionProblem: String? {

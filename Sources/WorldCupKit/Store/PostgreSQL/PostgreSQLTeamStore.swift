@@ -29,8 +29,8 @@ public final class PostgreSQLTeamStore: ScoreStore {
     /// connecting after a few seconds, and notice a cut link within seconds (keepalives, and
     /// unacknowledged data) instead of after TCP's minutes. The URI and `PG*` variables win.
     static let connectionDefaults = [
-        "connect_timeout": "3", "keepalives_idle": "3", "keepalives_interval": "1", "keepalives_count": "3",
-        "tcp_user_timeout": "5000", "application_name": "worldcup",
+        "connect_timeout": "3", "keepalives_idle": "2", "keepalives_interval": "1", "keepalives_count": "2",
+        "tcp_user_timeout": "3000", "application_name": "worldcup",
     ]
 
     private init(conninfo: String) {

@@ -1,0 +1,92 @@
+import FetchedResultsPostgreSQL
+import Foundation
+import ThrowawayPostgreSQL
+
+/// The shared scoreboard across hosts: a server in one network namespace, the real binary's
+/// scoreboards in two others (tmux, `--stats`). One scoreboard presses Enter; the other's
+/// stats say when it flushed the frame that showed each win. Both read the machine's
+/// monotonic clock, so a win's latency is the other screen's flush minus the key's arrival
+/// (which includes the win's own commit).
+struct SharedScoreboardRuns {
+    struct Result {
+        let teams: Int
+        /// The first frame over the network, without and with the standings' cache.
+        var uncachedFirstFrameMilliseconds: Double
+        var cachedFirstFrameMilliseconds: Double
+        /// A win's key on one host (its commit included) → the other host's screen flushed with it.
+        var winToOtherScreen: Percentiles
+    }
+
+    let app: AppRuns
+    let teams: Int
+    let wins: Int
+
+    func run() throws -> Result {
+        let lab = try NetworkLab(hosts: 2)
+        let cluster = try TemporaryCluster(namespace: lab.server, listenAddress: NetworkLab.serverAddress)
+        defer { cluster.stop() }
+        try PostgreSQLConnection(cluster.connectionString).execute("CREATE DATABASE worldcup")
+        let local = "postgresql://postgres@/worldcup?host=\(cluster.socketFolder)&port=\(cluster.port)"
+        try load(into: local, cluster: cluster)
+        let uri = "postgresql://postgres@\(NetworkLab.serverAddress):\(cluster.port)/worldcup"
+        let cacheHome = app.folder + "/shared-cache-\(teams)"
+        func onHost(_ index: Int) -> [String] { ["ip", "netns", "exec", lab.hosts[index]] }
+
+        let uncached = try session(uri: uri, cacheHome: cacheHome, launcher: onHost(0), name: "a") { _ in }
+        let cached = try session(uri: uri, cacheHome: cacheHome, launcher: onHost(0), name: "a") { _ in }
+        guard uncached.source == "store", cached.source == "cache" else {
+            throw BenchError("first frames came from \(uncached.source) and \(cached.source), not store then cache")
+        }
+        var scorer: AppRuns.Session?
+        let watcher = try session(uri: uri, cacheHome: cacheHome, launcher: onHost(0), name: "a") { _ in
+            scorer = try session(uri: uri, cacheHome: cacheHome + "-b", launcher: onHost(1), name: "b") { name in
+                for _ in 0..<wins {
+                    try app.tmux(["send-keys", "-t", name, "Enter"])
+                    usleep(60_000)
+                }
+                usleep(500_000)
+            }
+        }
+        let keys = scorer?.winKeysAt ?? []
+        guard keys.count == wins else { throw BenchError("the scorer committed \(keys.count) of \(wins) wins") }
+        let latencies = keys.compactMap { at in watcher.externalFramesAt.first { $0 >= at }.map { $0 - at } }
+        guard latencies.count == wins, watcher.externalFramesAt.count == wins else {
+            throw BenchError("the watcher showed \(watcher.externalFramesAt.count) frames for \(wins) wins")
+        }
+        return Result(teams: teams, uncachedFirstFrameMilliseconds: uncached.firstFrameMilliseconds,
+                      cachedFirstFrameMilliseconds: cached.firstFrameMilliseconds, winToOtherScreen: Percentiles(latencies))
+    }
+
+    /// The schema and the seed by the real binary, then made-up teams up to `teams` by the
+    /// server itself (an import is not what is measured here), vacuumed like a settled table.
+    private func load(into uri: String, cluster: TemporaryCluster) throws {
+        let seeded = try runChild([app.worldcup, "list", "--db", uri])
+        guard seeded.status == 0 else { throw BenchError("worldcup list failed on the new database") }
+        let connection = try PostgreSQLConnection("host=\(cluster.socketFolder) port=\(cluster.port) dbname=worldcup user=postgres")
+        if teams > 32 {
+            try connection.execute("""
+                INSERT INTO team (team_name, qualifying_zone, image_name, wins)
+                SELECT 'Team ' || md5(i::text), 'Zone ' || lpad((i % 36)::text, 2, '0'), NULL, (i::bigint * 7919) % 50
+                FROM generate_series(33, $1::int) AS i
+                """, [String(teams)])
+        }
+        try PostgreSQLChangeFeed.prune(before: try PostgreSQLChangeFeed.currentPosition(in: connection), in: connection)
+        try connection.execute("VACUUM ANALYZE")
+    }
+
+    /// A scoreboard with `--stats` in tmux session `name`; `during` runs while it is open,
+    /// then it quits and its figures are read.
+    private func session(uri: String, cacheHome: String, launcher: [String], name: String,
+                         during: (String) throws -> Void) throws -> AppRuns.Session {
+        let stats = app.folder + "/stats-\(name)-\(UUID().uuidString).txt"
+        defer { try? FileManager.default.removeItem(atPath: stats) }
+        try app.startScoreboard(store: uri, cacheHome: cacheHome, options: ["--stats", stats], session: name, launcher: launcher)
+        try during(name)
+        try app.tmux(["send-keys", "-t", name, "q"])
+        try app.waitUntil(seconds: 120) {
+            ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").contains("peak_rss_kb")
+        }
+        _ = try? app.tmux(["kill-session", "-t", name])
+        return try AppRuns.parse(String(contentsOfFile: stats, encoding: .utf8))
+    }
+}

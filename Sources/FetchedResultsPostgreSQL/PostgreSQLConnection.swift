@@ -20,27 +20,39 @@ public final class PostgreSQLConnection {
     /// - Parameter defaults: connection parameters (`connect_timeout`, `keepalives_idle`…) used
     ///   when neither `conninfo` nor their `PG*` variable sets them: an application's choices
     ///   that its user can still override as in `psql`.
-    public init(_ conninfo: String, defaults: [String: String] = [:]) throws {
-        // libpq reads the keywords in order and the expanded `dbname` (the conninfo) overrides
-        // what comes before it; a parameter with a `PG*` variable set is left to the variable.
-        let environment = ProcessInfo.processInfo.environment
-        let chosen = defaults.sorted { $0.key < $1.key }.filter { keyword, _ in
-            Self.environmentVariable(for: keyword).map { environment[$0] == nil } ?? true
-        }
-        let keywords = chosen.map(\.key) + ["dbname"], values = chosen.map(\.value) + [conninfo]
-        let made = Self.withCStrings(keywords) { keywordPointers in
-            Self.withCStrings(values) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
-        }
+    public convenience init(_ conninfo: String, defaults: [String: String] = [:]) throws {
+        let made = Self.withParameters(conninfo, defaults) { PQconnectdbParams($0, $1, 1) }
         guard let connection = made else { throw PostgreSQLError.connectionFailed("out of memory") }
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = Self.text(PQerrorMessage(connection))
             PQfinish(connection)
             throw PostgreSQLError.connectionFailed(message)
         }
+        self.init(established: connection)
+    }
+
+    /// Takes over a connection libpq has made.
+    init(established connection: OpaquePointer) {
         // libpq prints the server's notices ("… does not exist, skipping") on stderr, over a
         // curses screen; they are informational, so they are dropped.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
         self.connection = connection
+    }
+
+    /// Calls `body` with libpq's keyword and value arrays for `conninfo` and `defaults`.
+    ///
+    /// libpq reads the keywords in order and the expanded `dbname` (the conninfo) overrides
+    /// what comes before it; a parameter with a `PG*` variable set is left to the variable.
+    static func withParameters<T>(
+        _ conninfo: String, _ defaults: [String: String],
+        _ body: (UnsafePointer<UnsafePointer<CChar>?>, UnsafePointer<UnsafePointer<CChar>?>) -> T
+    ) -> T {
+        let environment = ProcessInfo.processInfo.environment
+        let chosen = defaults.sorted { $0.key < $1.key }.filter { keyword, _ in
+            Self.environmentVariable(for: keyword).map { environment[$0] == nil } ?? true
+        }
+        let keywords = chosen.map(\.key) + ["dbname"], values = chosen.map(\.value) + [conninfo]
+        return withCStrings(keywords) { keywordPointers in withCStrings(values) { body(keywordPointers, $0) } }
     }
 
     deinit { PQfinish(connection) }
@@ -94,8 +106,15 @@ public final class PostgreSQLConnection {
         return (user.map { $0 + "@" } ?? "") + host + (port.map { ":" + $0 } ?? "") + (database.map { "/" + $0 } ?? "")
     }
 
-    /// Whether the connection is still up, as far as libpq knows.
-    public var isConnected: Bool { PQstatus(connection) == CONNECTION_OK }
+    /// Whether the connection is still up. Reads first, without waiting, what the server sent
+    /// meanwhile, so a connection it closed (a restart, `pg_terminate_backend`) is known as
+    /// closed before a statement is sent on it; a cut cable says nothing and is found later.
+    public var isConnected: Bool {
+        // Until the socket has nothing more: the server's farewell message, then its end.
+        var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+        while PQstatus(connection) == CONNECTION_OK, poll(&descriptor, 1, 0) > 0, PQconsumeInput(connection) == 1 {}
+        return PQstatus(connection) == CONNECTION_OK
+    }
 
     /// Runs one statement with its parameters (`$1`, `$2`… in the SQL; nil is NULL) and returns
     /// its rows as text, as the server formats them.

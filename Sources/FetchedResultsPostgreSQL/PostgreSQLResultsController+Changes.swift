@@ -213,25 +213,40 @@ extension PostgreSQLResultsController {
         return connection
     }
 
+    /// The first connection (no results yet) is made at once, as `performFetch()` needs it;
+    /// a reconnection is made without blocking, a step per look, so that a program waiting for
+    /// an unreachable server stays responsive.
     private func openConnection() throws -> PostgreSQLConnection {
         if let connection { return connection }
-        try reconnection.checkAttemptIsDue()
+        guard state != nil else { return adopt(try PostgreSQLConnection(conninfo, defaults: connectionDefaults)) }
+        let made: PostgreSQLConnection?
         do {
-            let connection = try PostgreSQLConnection(conninfo, defaults: connectionDefaults)
-            self.connection = connection
-            isListening = false
-            let wasReconnecting = connectionState != .connected
-            reconnection.succeeded()
-            connectionState = .connected
-            if wasReconnecting { delegate?.controller(self, didChangeConnectionState: .connected) }
-            return connection
-        } catch {
-            guard state != nil else { throw error }
+            if attempt == nil {
+                try reconnection.checkAttemptIsDue()
+                attempt = try PostgreSQLConnectionAttempt(conninfo, defaults: connectionDefaults)
+            }
+            made = try attempt!.advance()
+        } catch let error as PostgreSQLError where error != .connectionLost(ReconnectionSchedule.notDue) {
+            attempt = nil
             reconnection.failed()
             connectionState = .reconnecting(attempts: reconnection.failures, lastError: "\(error)")
             delegate?.controller(self, didChangeConnectionState: connectionState)
             throw error
         }
+        guard let made else { throw PostgreSQLError.connectionLost("still connecting") }
+        attempt = nil
+        return adopt(made)
+    }
+
+    /// Uses a new connection; says so if it ends a reconnection.
+    private func adopt(_ connection: PostgreSQLConnection) -> PostgreSQLConnection {
+        self.connection = connection
+        isListening = false
+        let wasReconnecting = connectionState != .connected
+        reconnection.succeeded()
+        connectionState = .connected
+        if wasReconnecting { delegate?.controller(self, didChangeConnectionState: .connected) }
+        return connection
     }
 
     /// The connection broke: keep the results, say so, reconnect later.
@@ -253,10 +268,12 @@ struct ReconnectionSchedule {
     static let firstDelay = Duration.milliseconds(50)
     static let longestDelay = Duration.seconds(2)
 
+    static let notDue = "waiting before reconnecting"
+
     /// Throws when the next attempt is not due yet.
     func checkAttemptIsDue() throws {
         if let nextAttempt, ContinuousClock.now < nextAttempt {
-            throw PostgreSQLError.connectionLost("waiting before reconnecting")
+            throw PostgreSQLError.connectionLost(Self.notDue)
         }
     }
 

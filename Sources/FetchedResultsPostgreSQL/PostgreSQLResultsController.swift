@@ -82,6 +82,8 @@ open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLR
     /// An error left the results behind the server: the next look refetches.
     var needsRefetch = false
     var reconnection = ReconnectionSchedule()
+    /// A reconnection under way (see `openConnection()`).
+    var attempt: PostgreSQLConnectionAttempt?
     /// The key paths across relationships the request uses, resolved by ``performFetch()``.
     var related: [RelatedKeyPath] = []
     /// Whether the results changed since the cache file was last written or read.
@@ -118,8 +120,13 @@ open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLR
     /// nil while disconnected.
     public var socket: Int32? { connection?.socket }
 
-    /// While reconnecting: when the next attempt is due (a `poll` loop's timeout).
-    public var reconnectDeadline: ContinuousClock.Instant? { connection == nil ? reconnection.nextAttempt : nil }
+    /// While reconnecting: when the next look should be made (a `poll` loop's timeout): the next
+    /// attempt, or soon while one is under way (each look takes it a step further without
+    /// blocking).
+    public var reconnectDeadline: ContinuousClock.Instant? {
+        guard connection == nil else { return nil }
+        return attempt != nil ? ContinuousClock.now + .milliseconds(20) : reconnection.nextAttempt
+    }
 
     // MARK: - Fetching
 

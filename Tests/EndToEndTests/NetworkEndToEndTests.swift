@@ -65,6 +65,7 @@ import Testing
         let cutAt = Date()
         var pressed = 0
         var cutNoticedAfter: Double?
+        var slowestKeyWhileCut = 0.0
         while Date().timeIntervalSince(cutAt) < 10 {
             try second.press("Enter")  // the cursor is on Algeria
             pressed += 1
@@ -72,11 +73,20 @@ import Testing
             if cutNoticedAfter == nil, first.statusLine.contains("Reconnecting to") {
                 cutNoticedAfter = Date().timeIntervalSince(cutAt)
             }
+            if cutNoticedAfter != nil, let row = first.cursor?.row {
+                // Keys work while it reconnects: the cursor moves at once.
+                let pressedAt = Date()
+                try first.press(row < 20 ? "Down" : "Home")
+                _ = first.waitUntil(timeout: 5) { first.cursor?.row != row }
+                slowestKeyWhileCut = max(slowestKeyWhileCut, Date().timeIntervalSince(pressedAt))
+            }
             usleep(400_000)
         }
         try party.lab.restoreLink(ofHost: 0)
         print("the cut host's screen said it was reconnecting after \(cutNoticedAfter.map { String(format: "%.1f s", $0) } ?? "never")")
         #expect(cutNoticedAfter != nil, "a silent cut is noticed within 10 s (keepalives, tcp_user_timeout)")
+        print(String(format: "slowest key while reconnecting: %.2f s", slowestKeyWhileCut))
+        #expect(slowestKeyWhileCut < 1, "reconnecting never blocks keys")
         let wins = try party.database.wins()
         let reported = (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n").count ?? 0
         #expect(wins["Algeria"] == reported, "every win the second host reported is counted once")

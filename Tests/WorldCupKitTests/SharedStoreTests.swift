@@ -82,4 +82,17 @@ import Testing
         }
         #expect(try database.wins()["Iran"] == 0)
     }
+
+    /// The server restarted while the store's connection sat idle: the next write, of any
+    /// kind, reconnects instead of failing on the closed connection.
+    @Test func theFirstWriteAfterAServerRestartSucceeds() throws {
+        let cluster = try TemporaryCluster()
+        let database = try SharedDatabase(in: cluster)
+        let store = try PostgreSQLTeamStore.open(conninfo: database.uri())
+        try store.seedIfNeeded { (try SeedFile.read(path: Fixtures.seedPath), Fixtures.seedPath) }
+        try cluster.restart()
+        #expect(try store.addTeam(name: "Wenderland", zone: "Internets").teamName == "Wenderland")
+        try cluster.restart()
+        #expect(try store.standings().map(\.zone).contains("Internets"))
+    }
 }

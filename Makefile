@@ -1,7 +1,7 @@
 # worldcup — make run (the scoreboard), make test (every test), make bench (benchmarks).
 SWIFT ?= swift
 SHELL := /bin/bash
-APT_PACKAGES := libncurses-dev libsqlite3-dev libpq-dev postgresql pkg-config tmux sqlite3
+APT_PACKAGES := libncurses-dev libsqlite3-dev libpq-dev postgresql pkg-config tmux sqlite3 iproute2 openssl
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)/worldcup
 # SwiftPM compiles with other flags (colour diagnostics) when its output is a terminal, and a
 # change of flags rebuilds everything: so its output always goes through a pipe, to stderr,
@@ -21,6 +21,8 @@ deps:
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="yes"; \
 	command -v tmux >/dev/null 2>&1 || missing="yes"; \
 	command -v sqlite3 >/dev/null 2>&1 || missing="yes"; \
+	command -v ip >/dev/null 2>&1 || missing="yes"; \
+	command -v openssl >/dev/null 2>&1 || missing="yes"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "Installing $(APT_PACKAGES) with apt-get…" >&2; \

@@ -1,5 +1,6 @@
 import FetchedResultsPostgreSQL
 import Foundation
+import TerminalUI
 import TestSupport
 import Testing
 @testable import WorldCupKit
@@ -94,5 +95,43 @@ import Testing
         #expect(try store.addTeam(name: "Wenderland", zone: "Internets").teamName == "Wenderland")
         try cluster.restart()
         #expect(try store.standings().map(\.zone).contains("Internets"))
+    }
+}
+
+/// The scoreboard on the shared store, drawn into an in-memory grid.
+@Suite(.serialized) struct SharedScoreboardScreenTests {
+    /// A win whose commit stays in doubt is said to be, kept, and counted exactly once at the
+    /// first look after the connection works again; the commit log hears of it only then.
+    @Test func aWinInDoubtIsSentAgainWithItsKeyOnceTheStoreIsBack() throws {
+        TextWidth.prepareLocale()
+        let (store, database) = try SharedStoreTests.seededStore()
+        store.doubtTimeout = .milliseconds(200)
+        let grid = GridSurface(rows: 40, columns: 100)
+        let screen = try ScoreboardScreen(store: store, surface: grid, renderer: TeamRowRenderer(showsFlags: false))
+        var reported: [String] = []
+        screen.didCommitWin = { reported.append($0.teamName) }
+        screen.render()
+        let connection = try database.connect()
+        try connection.execute("""
+            CREATE FUNCTION stop_during_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); RETURN NULL; END $$
+            """)
+        try connection.execute("""
+            CREATE CONSTRAINT TRIGGER cut AFTER INSERT ON score_receipt DEFERRABLE INITIALLY DEFERRED
+            FOR EACH ROW EXECUTE FUNCTION stop_during_commit()
+            """)
+        _ = screen.handle(.enter)  // the cursor starts on Algeria
+        screen.render()
+        #expect(grid.line(39).hasPrefix("Win for Algeria in doubt: the connection broke during its commit."), "\(grid.line(39))")
+        #expect(reported.isEmpty)
+        #expect(try database.wins()["Algeria"] == 0)
+
+        try connection.execute("DROP TRIGGER cut ON score_receipt")
+        screen.showExternalChanges()
+        screen.render()
+        #expect(grid.line(39).hasPrefix("The win for Algeria, in doubt while the server was away, is counted once."), "\(grid.line(39))")
+        #expect(reported == ["Algeria"])
+        #expect(try database.wins()["Algeria"] == 1)
+        #expect(grid.lines.contains { $0.contains(" Algeria ") && $0.split(separator: " ").last == "1" })
     }
 }

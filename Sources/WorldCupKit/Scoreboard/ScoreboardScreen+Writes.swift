@@ -53,6 +53,7 @@ extension ScoreboardScreen {
         let pending = scoresInDoubt
         scoresInDoubt = []
         for score in pending {
+            message = nil
             perform { try commit(score) }
             if !scoresInDoubt.contains(where: { $0.key == score.key }), !score.isUndo, message == nil {
                 message = "The win for \(score.name), in doubt while the server was away, is counted once."

@@ -14,12 +14,14 @@ import Glibc
 public final class PostgreSQLConnection {
     private let connection: OpaquePointer
 
-    /// Connects; `conninfo` is anything `psql` accepts (`postgresql://user@host/db?sslmode=…`,
-    /// or `host=… dbname=…`), with the `PG*` variables filling in what it leaves out.
+    /// Connects, waiting until the connection is made or has failed.
     ///
-    /// - Parameter defaults: connection parameters (`connect_timeout`, `keepalives_idle`…) used
-    ///   when neither `conninfo` nor their `PG*` variable sets them: an application's choices
-    ///   that its user can still override as in `psql`.
+    /// - Parameters:
+    ///   - conninfo: anything `psql` accepts (`postgresql://user@host/db?sslmode=…`, or
+    ///     `host=… dbname=…`), with the `PG*` variables filling in what it leaves out.
+    ///   - defaults: connection parameters (`connect_timeout`, `keepalives_idle`…) used when
+    ///     neither `conninfo` nor their `PG*` variable sets them: an application's choices that
+    ///     its user can still override as in `psql`.
     public convenience init(_ conninfo: String, defaults: [String: String] = [:]) throws {
         let made = Self.withParameters(conninfo, defaults) { PQconnectdbParams($0, $1, 1) }
         guard let connection = made else { throw PostgreSQLError.connectionFailed("out of memory") }

@@ -19,6 +19,26 @@ import Testing
         Int64(try database.connect().execute("SELECT id FROM team WHERE team_name = $1", [name]).scalar!)!
     }
 
+    /// Makes the server end the session of whoever commits a score, during the `COMMIT` (a
+    /// deferred trigger that terminates its own backend), the first `times` times (nil: always).
+    /// The transaction is rolled back, and its client cannot tell whether it committed.
+    static func cutCommitsOfScores(times: Int?, _ connection: PostgreSQLConnection) throws {
+        try connection.execute("CREATE SEQUENCE commits_cut")
+        try connection.execute("""
+            CREATE FUNCTION cut_during_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF \(times.map { "nextval('commits_cut') <= \($0)" } ?? "true") THEN
+                    PERFORM pg_terminate_backend(pg_backend_pid());
+                END IF;
+                RETURN NULL;
+            END $$
+            """)
+        try connection.execute("""
+            CREATE CONSTRAINT TRIGGER cut AFTER INSERT ON score_receipt DEFERRABLE INITIALLY DEFERRED
+            FOR EACH ROW EXECUTE FUNCTION cut_during_commit()
+            """)
+    }
+
     /// An attempt whose reply was lost after it committed is sent again with the same key:
     /// the server finds the key and counts nothing more.
     @Test func aScoreSentAgainWithItsKeyCountsOnce() throws {
@@ -42,21 +62,10 @@ import Testing
     @Test func aConnectionCutDuringTheCommitIsResolvedByTheKey() throws {
         let (store, database) = try Self.seededStore()
         let connection = try database.connect()
-        try connection.execute("CREATE SEQUENCE cut_once")
-        try connection.execute("""
-            CREATE FUNCTION cut_during_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                IF nextval('cut_once') = 1 THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
-                RETURN NULL;
-            END $$
-            """)
-        try connection.execute("""
-            CREATE CONSTRAINT TRIGGER cut AFTER INSERT ON score_receipt DEFERRABLE INITIALLY DEFERRED
-            FOR EACH ROW EXECUTE FUNCTION cut_during_commit()
-            """)
+        try Self.cutCommitsOfScores(times: 1, connection)
         let japan = try Self.teamID("Japan", database)
         #expect(try store.addWin(teamID: japan, key: ScoreKey())?.wins == 1)
-        #expect(try connection.execute("SELECT last_value FROM cut_once").scalar == "2", "the first attempt was cut, the second counted")
+        #expect(try connection.execute("SELECT last_value FROM commits_cut").scalar == "2", "the first attempt was cut, the second counted")
         #expect(try database.wins()["Japan"] == 1)
     }
 
@@ -66,14 +75,7 @@ import Testing
         let (store, database) = try Self.seededStore()
         store.doubtTimeout = .milliseconds(300)
         let connection = try database.connect()
-        try connection.execute("""
-            CREATE FUNCTION stop_during_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); RETURN NULL; END $$
-            """)
-        try connection.execute("""
-            CREATE CONSTRAINT TRIGGER cut AFTER INSERT ON score_receipt DEFERRABLE INITIALLY DEFERRED
-            FOR EACH ROW EXECUTE FUNCTION stop_during_commit()
-            """)
+        try SharedStoreTests.cutCommitsOfScores(times: nil, connection)
         let iran = try Self.teamID("Iran", database)
         #expect {
             try store.addWin(teamID: iran, key: ScoreKey())
@@ -112,14 +114,7 @@ import Testing
         screen.didCommitWin = { reported.append($0.teamName) }
         screen.render()
         let connection = try database.connect()
-        try connection.execute("""
-            CREATE FUNCTION stop_during_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); RETURN NULL; END $$
-            """)
-        try connection.execute("""
-            CREATE CONSTRAINT TRIGGER cut AFTER INSERT ON score_receipt DEFERRABLE INITIALLY DEFERRED
-            FOR EACH ROW EXECUTE FUNCTION stop_during_commit()
-            """)
+        try SharedStoreTests.cutCommitsOfScores(times: nil, connection)
         _ = screen.handle(.enter)  // the cursor starts on Algeria
         screen.render()
         #expect(grid.line(39).hasPrefix("Win for Algeria in doubt: the connection broke during its commit."), "\(grid.line(39))")

@@ -18,9 +18,10 @@ struct AppRuns {
         var externalFramesAt: [Double] = []
     }
 
-    func generate(teams: Int, to path: String) throws {
+    func generate(teams: Int, to path: String) throws -> ChildRun {
         let run = try runChild([worldcup, "generate", "--teams", String(teams), "--output", path])
         guard run.status == 0 else { throw BenchError("worldcup generate failed (status \(run.status))") }
+        return run
     }
 
     func importTeams(from json: String, into store: String) throws -> ChildRun {

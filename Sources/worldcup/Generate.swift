@@ -26,14 +26,12 @@ extension WorldCup {
                 guard (1...TeamGenerator.zones.count).contains(zones) else {
                     throw CommandFailure("--zones must be between 1 and \(TeamGenerator.zones.count)")
                 }
-                var generator = TeamGenerator(seed: randomSeed)
-                let entries = generator.teams(count: teams, zones: zones)
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]  // the same file every time
-                let data = try encoder.encode(entries)
-                guard FileManager.default.createFile(atPath: output, contents: data) else {
+                guard var writer = SeedFileWriter(path: output) else {
                     throw CommandFailure("cannot write \(output): check that its folder exists and is writable")
                 }
+                var generator = TeamGenerator(seed: randomSeed)
+                try generator.forEachTeam(count: teams, zones: zones) { try writer.write($0) }
+                try writer.finish()
                 print("Wrote \(teams) teams in \(zones) zones to \(output)")
             }
         }

@@ -10,15 +10,26 @@ public struct TeamGenerator {
         "Sahel Cup", "Tundra Series", "Ural Conference", "Volga Trophy", "Westerlies Shield", "Yangtze League",
         "東アジア", "Ísland Conference", "Zagros Cup", "Andes Circuit", "Sierra Series", "Coral Sea League",
     ]
-    private static let prefixes = ["", "", "", "", "New ", "North ", "South ", "East ", "West ", "Upper ", "Lower ", "Saint ", "San ", "Grand "]
-    private static let syllables = ["ba", "lo", "ri", "ma", "ne", "to", "ka", "sa", "vi", "do", "ar", "el", "or", "un", "te",
-                                    "mon", "gar", "bel", "cor", "dan", "fin", "hal", "ist", "jor", "kel", "lum", "nor", "per", "rus", "tal"]
-    private static let endings = ["ia", "land", "stan", "ova", "ique", "ana", "ay", "esh", "or", "ein", "ica", "uay"]
-    private static let accented = ["É", "Ø", "Å", "Ç", "Ü", "Ñ"]
-    private static let kanji = ["東", "西", "南", "北", "山", "川", "海", "島", "森", "風", "星", "龍"]
+    // Names are put together as UTF-8 bytes: a million of them as Swift strings (joined,
+    // uppercased, folded, hashed) would take seconds.
+    private static let prefixes = bytes(["", "", "", "", "New ", "North ", "South ", "East ", "West ", "Upper ", "Lower ", "Saint ", "San ", "Grand "])
+    private static let syllables = bytes(["ba", "lo", "ri", "ma", "ne", "to", "ka", "sa", "vi", "do", "ar", "el", "or", "un", "te",
+                                          "mon", "gar", "bel", "cor", "dan", "fin", "hal", "ist", "jor", "kel", "lum", "nor", "per", "rus", "tal"])
+    private static let endings = bytes(["ia", "land", "stan", "ova", "ique", "ana", "ay", "esh", "or", "ein", "ica", "uay"])
+    private static let accented = bytes(["É", "Ø", "Å", "Ç", "Ü", "Ñ"])
+    private static let kanji = bytes(["東", "西", "南", "北", "山", "川", "海", "島", "森", "風", "星", "龍"])
+
+    private static func bytes(_ words: [String]) -> [[UInt8]] { words.map { Array($0.utf8) } }
 
     private var random: SplitMixGenerator
-    private var used: Set<String> = []
+    /// The names given so far, folded as the store compares them (``NoCase``).
+    private var used = ByteStringSet()
+    /// For a folded name given more than once: the first number its next copy may take
+    /// ("Tolia 7"); every lower one is taken. Without it a common name would try 2, 3, 4… again
+    /// at each copy, and a million names would take a quadratic time.
+    private var nextSuffix: [[UInt8]: Int] = [:]
+    /// The name being made, and folded (reused: one buffer each for a million names).
+    private var name: [UInt8] = [], folded: [UInt8] = []
 
     public init(seed: UInt64) {
         random = SplitMixGenerator(seed: seed)
@@ -26,42 +37,58 @@ public struct TeamGenerator {
 
     /// The next `count` teams, every name new (ignoring ASCII case, as the store compares).
     public mutating func teams(count: Int, zones zoneCount: Int) -> [SeedEntry] {
+        var teams: [SeedEntry] = []
+        teams.reserveCapacity(count)
+        forEachTeam(count: count, zones: zoneCount) { teams.append($0) }
+        return teams
+    }
+
+    /// Hands the next `count` teams to `body` one by one (the same teams ``teams(count:zones:)``
+    /// returns), so a writer need not hold them all.
+    public mutating func forEachTeam(count: Int, zones zoneCount: Int, _ body: (SeedEntry) throws -> Void) rethrows {
         let zones = Array(Self.zones.prefix(max(1, min(zoneCount, Self.zones.count))))
-        used.reserveCapacity(used.count + count)
-        return (0..<count).map { _ in
+        for _ in 0..<count {
             let zone = zones.randomElement(using: &random)!
             // Wins skew low, as in a real tournament: most teams win a few games, few win many.
             let wins = Int.random(in: 0...4, using: &random) * Int.random(in: 0...6, using: &random)
-            return SeedEntry(teamName: uniqueName(), qualifyingZone: zone, imageName: "generated-flag", wins: wins)
+            try body(SeedEntry(teamName: uniqueName(), qualifyingZone: zone, imageName: "generated-flag", wins: wins))
         }
     }
 
     private mutating func uniqueName() -> String {
-        let base = makeName()
-        var name = base
-        var suffix = 2
-        while !used.insert(NoCase.key(name)).inserted {
-            name = "\(base) \(suffix)"
-            suffix += 1
-        }
-        return name
+        makeName()
+        folded.removeAll(keepingCapacity: true)
+        for byte in name { folded.append((0x41...0x5A).contains(byte) ? byte + 0x20 : byte) }
+        guard !used.insert(folded) else { return String(decoding: name, as: UTF8.self) }
+        var suffix = nextSuffix[folded, default: 2]
+        while !used.insert(folded + Array(" \(suffix)".utf8)) { suffix += 1 }
+        nextSuffix[folded] = suffix + 1
+        return String(decoding: name + Array(" \(suffix)".utf8), as: UTF8.self)
     }
 
-    private mutating func makeName() -> String {
+    /// Makes a name in ``name``.
+    private mutating func makeName() {
+        name.removeAll(keepingCapacity: true)
         switch Int.random(in: 0..<20, using: &random) {
         case 0:
-            return (0..<Int.random(in: 2...4, using: &random)).map { _ in Self.kanji.randomElement(using: &random)! }.joined()
+            for _ in 0..<Int.random(in: 2...4, using: &random) { name += Self.kanji.randomElement(using: &random)! }
         case 1:
-            return Self.accented.randomElement(using: &random)! + word().dropFirst()
+            name += Self.accented.randomElement(using: &random)!
+            let start = name.count
+            appendWord()
+            name.remove(at: start)  // the accented letter takes the capital's place
         default:
-            return Self.prefixes.randomElement(using: &random)! + word()
+            name += Self.prefixes.randomElement(using: &random)!
+            appendWord()
         }
     }
 
-    private mutating func word() -> String {
-        let middle = (0..<Int.random(in: 1...3, using: &random)).map { _ in Self.syllables.randomElement(using: &random)! }.joined()
-        let text = middle + Self.endings.randomElement(using: &random)!
-        return text.prefix(1).uppercased() + text.dropFirst()
+    /// Appends a made-up word of ASCII letters, capitalised, to ``name``.
+    private mutating func appendWord() {
+        let start = name.count
+        for _ in 0..<Int.random(in: 1...3, using: &random) { name += Self.syllables.randomElement(using: &random)! }
+        name += Self.endings.randomElement(using: &random)!
+        name[start] -= 0x20
     }
 }
 

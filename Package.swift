@@ -35,6 +35,8 @@ let package = Package(
         .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // The PostgreSQL store: a libpq connection and the gap-safe change feed.
         .target(name: "FetchedResultsPostgreSQL", dependencies: ["FetchedResultsCore", "CLibpq"]),
+        // simdjson (Debian's libsimdjson-dev) behind a C interface: seed-shaped files read fast.
+        .target(name: "CSeedParser", linkerSettings: [.linkedLibrary("simdjson")]),
         // The terminal layer: knows text and terminals, nothing of teams or SQL.
         .target(name: "TerminalUI", dependencies: ["CNcursesw"]),
         // The app: teams, the store, the seed; wires the controller and the terminal layer.
@@ -43,6 +45,7 @@ let package = Package(
             dependencies: [
                 "FetchedResults",
                 "FetchedResultsPostgreSQL",
+                "CSeedParser",
                 "TerminalUI",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
@@ -86,5 +89,7 @@ let package = Package(
             dependencies: ["TestSupport", "FetchedResultsPostgreSQL", .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    // simdjson needs C++17.
+    cxxLanguageStandard: .cxx17
 )

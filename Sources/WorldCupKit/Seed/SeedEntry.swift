@@ -36,14 +36,22 @@ extension SeedEntry: Decodable {
         wins = try Self.winCount(in: container)
     }
 
+    /// A name or zone as stored: trimmed; nil when it is then empty or too long.
+    static func validatedText(_ text: String) -> String? {
+        let trimmed = trimmed(text)
+        return trimmed.isEmpty || trimmed.count > maximumTextLength ? nil : trimmed
+    }
+
+    private static func trimmed(_ text: String) -> String {
+        // Trimming is costly at a million entries; most names have nothing to trim.
+        guard text.first?.isWhitespace != false || text.last?.isWhitespace != false else { return text }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     private static func nonEmptyText(
         _ key: CodingKeys, in container: KeyedDecodingContainer<CodingKeys>
     ) throws -> String {
-        var text = try container.decode(String.self, forKey: key)
-        // Trimming is costly at a million entries; most names have nothing to trim.
-        if text.first?.isWhitespace != false || text.last?.isWhitespace != false {
-            text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        let text = trimmed(try container.decode(String.self, forKey: key))
         guard !text.isEmpty else {
             throw DecodingError.dataCorruptedError(
                 forKey: key, in: container, debugDescription: "must not be empty")

@@ -9,16 +9,42 @@ import Foundation
 /// entry's index and the field.
 public enum SeedFile {
     public static func read(path: String) throws -> [SeedEntry] {
+        if let entries = readFast(path: path) { return entries }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw WorldCupError.seedUnreadable(path: path, reason: Self.reason(for: error, path: path))
         }
-        return try parse(data, file: path)
+        return try thoroughlyParse(data, file: path)
+    }
+
+    /// The entries of a plain, valid file, read in place by the fast reader (the buffer has room
+    /// after the bytes for it); nil for anything else, which ``read(path:)`` reads thoroughly.
+    private static func readFast(path: String) -> [SeedEntry]? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              attributes[.type] as? FileAttributeType == .typeRegular,
+              let size = (attributes[.size] as? NSNumber)?.intValue, let handle = FileHandle(forReadingAtPath: path) else {
+            return nil
+        }
+        defer { try? handle.close() }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size + FastSeedReader.padding, alignment: 64)
+        defer { buffer.deallocate() }
+        var filled = 0
+        while filled < size, let chunk = try? handle.read(upToCount: min(size - filled, 1 << 24)), !chunk.isEmpty {
+            chunk.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+            filled += chunk.count
+        }
+        return FastSeedReader.entries(in: UnsafeRawBufferPointer(rebasing: buffer[..<filled]), capacity: buffer.count)
     }
 
     public static func parse(_ data: Data, file: String) throws -> [SeedEntry] {
+        try FastSeedReader.entries(in: data) ?? thoroughlyParse(data, file: file)
+    }
+
+    /// Reads a file the fast reader gave up on: Foundation's decoder and the content rules,
+    /// with the file, entry and field of the first problem.
+    static func thoroughlyParse(_ data: Data, file: String) throws -> [SeedEntry] {
         func problem(_ message: String, entry: Int? = nil, field: String? = nil) -> WorldCupError {
             .seedInvalid(SeedProblem(file: file, entryIndex: entry, field: field, message: message))
         }

@@ -40,7 +40,10 @@ for size in sizes where stores.contains("sqlite") {
     print("== \(size) teams")
     let generated = try app.generate(teams: size, to: json)
     let imported = try app.importTeams(from: json, into: store)
-    print(String(format: "generate: %.2f s; import: %.2f s, peak %d MB", generated.seconds, imported.seconds, imported.peakKilobytes / 1024))
+    let shellImported = try app.shellImport(sameRowsAs: store)
+    print(String(format: "generate: %.2f s; import: %.2f s, peak %d MB; sqlite3 shell .import: %.2f s (ours ÷ shell %.2f)",
+                 generated.seconds, imported.seconds, imported.peakKilobytes / 1024, shellImported.seconds,
+                 imported.seconds / shellImported.seconds))
     let uncached = try app.session(store: store, cacheHome: cacheHome, keys: keys)
     var cached: [AppRuns.Session] = []
     for _ in 0..<3 { cached.append(try app.session(store: store, cacheHome: cacheHome, keys: keys)) }
@@ -52,7 +55,7 @@ for size in sizes where stores.contains("sqlite") {
     let latency = try ControllerLatency(storePath: store, iterations: iterations).run()
     print(String(format: "per change p50: bare %.3f, ours %.3f, ValueObservation+diff %.3f, refetch %.3f ms",
                  latency.bare.p50, latency.ours.p50, latency.valueObservation.p50, latency.refetch.p50))
-    report.rows.append(Report.Row(teams: size, generated: generated, imported: imported, uncached: uncached, cached: cached, search: search, latency: latency))
+    report.rows.append(Report.Row(teams: size, generated: generated, imported: imported, shellImported: shellImported, uncached: uncached, cached: cached, search: search, latency: latency))
     if report.idle == nil {
         report.idle = (size, idleSeconds, try app.idleCPUMilliseconds(store: store, cacheHome: cacheHome, seconds: idleSeconds))
         print(String(format: "idle: %.0f ms of CPU in %d s", report.idle!.milliseconds, idleSeconds))

@@ -324,8 +324,10 @@ public final class TeamStore: ScoreStore, Sendable {
     /// Inserts entries with one prepared statement inside the caller's transaction.
     ///
     /// A big import skips the change history (open scoreboards refetch once instead of reading
-    /// one history row per team) and builds the standings index once at the end, which is
-    /// several times faster than keeping it ordered row by row.
+    /// one history row per team), builds the standings index once at the end, which is several
+    /// times faster than keeping it ordered row by row, and inserts the rows in the order of the
+    /// unique name index, which then grows at its end instead of everywhere (twice as fast at a
+    /// million rows, in the `sqlite3` shell too); the row ids follow that order.
     /// Returns how many entries were inserted.
     @discardableResult
     private static func insert(
@@ -337,14 +339,23 @@ public final class TeamStore: ScoreStore, Sendable {
         }
         return try ChangeHistory.withoutRecording(on: Team.databaseTableName, in: db) {
             try db.execute(sql: "DROP INDEX IF EXISTS team_standings")
-            let inserted = try insertRows(entries, file: file, skippingExisting: skippingExisting, db: db, progress: progress)
+            let inserted = try insertRows(entries, order: nameIndexOrder(entries), file: file, skippingExisting: skippingExisting,
+                                          db: db, progress: progress)
             try db.execute(sql: StoreSchema.standingsIndexSQL)
             return inserted
         }
     }
 
+    /// The entries' positions in the order of the unique name index (`NOCASE`: bytes with ASCII
+    /// letters folded).
+    private static func nameIndexOrder(_ entries: [SeedEntry]) -> [Int] {
+        let keys = entries.map { Array(NoCase.key($0.teamName).utf8) }
+        return entries.indices.sorted { keys[$0].lexicographicallyPrecedes(keys[$1]) }
+    }
+
+    /// Inserts `entries` in `order` (positions; nil: as they are).
     private static func insertRows(
-        _ entries: [SeedEntry], file: String, skippingExisting: Bool, db: Database, progress: ImportProgress?
+        _ entries: [SeedEntry], order: [Int]? = nil, file: String, skippingExisting: Bool, db: Database, progress: ImportProgress?
     ) throws -> Int {
         // Inserting into two indexes in random order thrashes the default 2 MB page cache.
         let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size")!
@@ -359,7 +370,8 @@ public final class TeamStore: ScoreStore, Sendable {
                 + (skippingExisting ? " ON CONFLICT (teamName) DO NOTHING" : ""))
         var inserted = 0
         let step = max(1, entries.count / 100)
-        for (index, entry) in entries.enumerated() {
+        for (done, index) in (order ?? Array(entries.indices)).enumerated() {
+            let entry = entries[index]
             let zoneKey = NoCase.key(entry.qualifyingZone)
             let zone = zoneSpelling[zoneKey] ?? entry.qualifyingZone
             zoneSpelling[zoneKey] = zone
@@ -372,7 +384,7 @@ public final class TeamStore: ScoreStore, Sendable {
                     file: file, entryIndex: index, field: "teamName",
                     message: "a team named \"\(entry.teamName)\" is already in the store"))
             }
-            if let progress, index % step == 0 { progress(index, entries.count) }
+            if let progress, done % step == 0 { progress(done, entries.count) }
         }
         // A large import would leave one history row per team; open scoreboards refetch instead.
         try ChangeHistory.prune(keeping: StoreSchema.historyKept, in: db)

@@ -57,6 +57,23 @@ import Testing
         #expect(try database.wins()["Ghana"] == 3)
     }
 
+    /// A win whose commit stays in doubt is sent again by an idle scoreboard as soon as the
+    /// commits go through again, without a key or another writer to wake it.
+    @Test func anIdleScoreboardResolvesAWinInDoubtByItself() throws {
+        let database = try SharedDatabase()
+        let directory = TemporaryDirectory()
+        let log = directory.path + "/commits.log"
+        let terminal = try Tmux(command: Self.scoreboard(database, in: directory, extra: "--test-commit-log '\(log)'"))
+        #expect(terminal.waitFor("World Cup — 32 teams"))
+        try database.cutCommitsOfScores(times: nil)
+        try terminal.press("Enter")  // the cursor starts on Algeria
+        #expect(terminal.waitFor("Win for Algeria in doubt", timeout: 15), "\(terminal.statusLine)")
+        try database.stopCuttingCommits()
+        #expect(terminal.waitFor("in doubt while the server was away, is counted once", timeout: 5), "\(terminal.statusLine)")
+        #expect(try database.wins()["Algeria"] == 1)
+        #expect((try? String(contentsOfFile: log, encoding: .utf8)) == "Algeria\n")
+    }
+
     @Test func aViewerBesideAScorerSeesTheScoreAndIsToldItIsReadOnly() throws {
         let database = try SharedDatabase()
         #expect(try Self.runWorldCup(["list", "--db", database.uri()]).status == 0)
@@ -106,7 +123,9 @@ import Testing
             usleep(300_000)
             try fault()
             done.wait()
-            #expect(terminal.wait(timeout: 20) { lines in !lines.contains { $0.contains("econnecting") || $0.contains("in doubt") } },
+            // Neither "Reconnecting…" nor a refusal ("Not counted: reconnecting…") nor a win still
+            // "in doubt:" stays once the server is back.
+            #expect(terminal.wait(timeout: 20) { lines in !lines.contains { $0.contains("econnecting") || $0.contains("in doubt:") } },
                     "\(name): \(terminal.statusLine)")
         }
         let reported = (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n").count ?? 0

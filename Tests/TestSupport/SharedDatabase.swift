@@ -37,6 +37,33 @@ public struct SharedDatabase: Sendable {
         return wins
     }
 
+    /// Makes the server end the session of whoever commits a score, during the `COMMIT` (a
+    /// deferred trigger that terminates its own backend), the first `times` times (nil: until
+    /// ``stopCuttingCommits()``). The transaction is rolled back, and its client cannot tell
+    /// whether it committed.
+    public func cutCommitsOfScores(times: Int?) throws {
+        let connection = try connect()
+        try connection.execute("CREATE SEQUENCE commits_cut")
+        try connection.execute("""
+            CREATE FUNCTION cut_during_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF \(times.map { "nextval('commits_cut') <= \($0)" } ?? "true") THEN
+                    PERFORM pg_terminate_backend(pg_backend_pid());
+                END IF;
+                RETURN NULL;
+            END $$
+            """)
+        try connection.execute("""
+            CREATE CONSTRAINT TRIGGER cut AFTER INSERT ON score_receipt DEFERRABLE INITIALLY DEFERRED
+            FOR EACH ROW EXECUTE FUNCTION cut_during_commit()
+            """)
+    }
+
+    /// Lets commits of scores through again.
+    public func stopCuttingCommits() throws {
+        try connect().execute("DROP TRIGGER cut ON score_receipt")
+    }
+
     /// Runs the README's roles block as the owner, and makes a login in each role:
     /// `viewer`, `scorer` and `organiser` (trust authentication: the cluster has no passwords).
     public func createRoles() throws {

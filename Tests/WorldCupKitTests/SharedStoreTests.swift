@@ -19,26 +19,6 @@ import Testing
         Int64(try database.connect().execute("SELECT id FROM team WHERE team_name = $1", [name]).scalar!)!
     }
 
-    /// Makes the server end the session of whoever commits a score, during the `COMMIT` (a
-    /// deferred trigger that terminates its own backend), the first `times` times (nil: always).
-    /// The transaction is rolled back, and its client cannot tell whether it committed.
-    static func cutCommitsOfScores(times: Int?, _ connection: PostgreSQLConnection) throws {
-        try connection.execute("CREATE SEQUENCE commits_cut")
-        try connection.execute("""
-            CREATE FUNCTION cut_during_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                IF \(times.map { "nextval('commits_cut') <= \($0)" } ?? "true") THEN
-                    PERFORM pg_terminate_backend(pg_backend_pid());
-                END IF;
-                RETURN NULL;
-            END $$
-            """)
-        try connection.execute("""
-            CREATE CONSTRAINT TRIGGER cut AFTER INSERT ON score_receipt DEFERRABLE INITIALLY DEFERRED
-            FOR EACH ROW EXECUTE FUNCTION cut_during_commit()
-            """)
-    }
-
     /// An attempt whose reply was lost after it committed is sent again with the same key:
     /// the server finds the key and counts nothing more.
     @Test func aScoreSentAgainWithItsKeyCountsOnce() throws {
@@ -61,11 +41,10 @@ import Testing
     /// reconnects, sends it again with its key, and the win counts exactly once.
     @Test func aConnectionCutDuringTheCommitIsResolvedByTheKey() throws {
         let (store, database) = try Self.seededStore()
-        let connection = try database.connect()
-        try Self.cutCommitsOfScores(times: 1, connection)
+        try database.cutCommitsOfScores(times: 1)
         let japan = try Self.teamID("Japan", database)
         #expect(try store.addWin(teamID: japan, key: ScoreKey())?.wins == 1)
-        #expect(try connection.execute("SELECT last_value FROM commits_cut").scalar == "2", "the first attempt was cut, the second counted")
+        #expect(try database.connect().execute("SELECT last_value FROM commits_cut").scalar == "2", "the first attempt was cut, the second counted")
         #expect(try database.wins()["Japan"] == 1)
     }
 
@@ -74,8 +53,7 @@ import Testing
     @Test func aScoreWhoseOutcomeStaysUnknownIsSaidToBeInDoubt() throws {
         let (store, database) = try Self.seededStore()
         store.doubtTimeout = .milliseconds(300)
-        let connection = try database.connect()
-        try SharedStoreTests.cutCommitsOfScores(times: nil, connection)
+        try database.cutCommitsOfScores(times: nil)
         let iran = try Self.teamID("Iran", database)
         #expect {
             try store.addWin(teamID: iran, key: ScoreKey())
@@ -113,15 +91,14 @@ import Testing
         var reported: [String] = []
         screen.didCommitWin = { reported.append($0.teamName) }
         screen.render()
-        let connection = try database.connect()
-        try SharedStoreTests.cutCommitsOfScores(times: nil, connection)
+        try database.cutCommitsOfScores(times: nil)
         _ = screen.handle(.enter)  // the cursor starts on Algeria
         screen.render()
         #expect(grid.line(39).hasPrefix("Win for Algeria in doubt: the connection broke during its commit."), "\(grid.line(39))")
         #expect(reported.isEmpty)
         #expect(try database.wins()["Algeria"] == 0)
 
-        try connection.execute("DROP TRIGGER cut ON score_receipt")
+        try database.stopCuttingCommits()
         screen.showExternalChanges()
         screen.render()
         #expect(grid.line(39).hasPrefix("The win for Algeria, in doubt while the server was away, is counted once."), "\(grid.line(39))")

@@ -150,7 +150,6 @@ extension ScoreboardScreen {
     @discardableResult
     public func showExternalChanges() -> Bool {
         var changed = true
-        let problemBefore = controller.connectionProblem
         isShowingExternalChanges = true
         do {
             changed = try controller.processExternalChanges()
@@ -158,9 +157,13 @@ extension ScoreboardScreen {
             message = Self.sentence("\(error)")
         }
         isShowingExternalChanges = false
-        if controller.connectionProblem != problemBefore {
+        // The connection may have broken or come back in this look or since the last one (a
+        // batch of rows read while drawing reconnects too): compare with what the screen shows.
+        let problem = controller.connectionProblem
+        if problem != shownConnectionProblem {
             changed = true
-            if problemBefore != nil, controller.connectionProblem == nil { message = "Connected again; the standings are up to date." }
+            if problem == nil { message = "Connected again; the standings are up to date." }
+            shownConnectionProblem = problem
         }
         // Not inside the look: a write delivers its own change set.
         if !scoresInDoubt.isEmpty, controller.connectionProblem == nil {
@@ -169,6 +172,10 @@ extension ScoreboardScreen {
         }
         return changed
     }
+
+    /// Whether scores wait to be sent again: the event loop then looks again soon, even with
+    /// nothing to wake it, since a look is what sends them.
+    public var hasScoresInDoubt: Bool { !scoresInDoubt.isEmpty }
 
     /// When the next highlight of another writer's change ends, if one is shown.
     public var nextHighlightExpiry: ContinuousClock.Instant? { highlights.nextExpiry }

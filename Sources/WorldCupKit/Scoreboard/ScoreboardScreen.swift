@@ -29,6 +29,8 @@ public final class ScoreboardScreen: TableViewDataSource {
     /// Scores whose commit reply was lost with the connection: done again, with their keys,
     /// at the first look after the store is back (a key counts once however often it is sent).
     var scoresInDoubt: [ScoreInDoubt] = []
+    /// The connection problem the status line shows (nil: none), to notice when it changes.
+    var shownConnectionProblem: String?
     /// The search that `n` and `N` step through.
     var lastSearch: TeamSearch?
     /// Rows changed by other writers, shown highlighted for a moment.

@@ -4,6 +4,8 @@ import TerminalUI
 
 /// Runs the scoreboard in the real terminal until the user quits.
 public enum ScoreboardSession {
+    /// How often the scoreboard looks while scores wait to be sent again.
+    static let doubtLookMilliseconds: Int32 = 250
     /// How long keys and changes rest before the checkpoint and the cache save.
     static let rest = Duration.seconds(1)
 
@@ -45,6 +47,7 @@ public enum ScoreboardSession {
         var restingSince: ContinuousClock.Instant? = clock.now
         while true {
             var timeout = results.lookTimeoutMilliseconds  // -1: no limit
+            if screen.hasScoresInDoubt { timeout = timeout < 0 ? Self.doubtLookMilliseconds : min(timeout, Self.doubtLookMilliseconds) }
             for deadline in [restingSince.map { $0 + Self.rest }, screen.nextHighlightExpiry].compactMap({ $0 }) {
                 let untilDeadline = Int32(max(0, ((deadline - clock.now) / .milliseconds(1)).rounded(.up)))
                 timeout = timeout < 0 ? untilDeadline : min(timeout, untilDeadline)

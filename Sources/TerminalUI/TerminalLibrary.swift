@@ -19,4 +19,11 @@ public enum TerminalLibrary {
     public static var stderrIsTerminal: Bool {
         isatty(2) == 1
     }
+
+    /// The width of the terminal stderr writes to, in columns (nil when it is not one).
+    public static var stderrColumns: Int? {
+        var size = winsize()
+        guard ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
 }

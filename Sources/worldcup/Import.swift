@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import WorldCupKit
 
 extension WorldCup {
@@ -23,7 +24,7 @@ extension WorldCup {
             try reportingErrors {
                 let entries = try SeedFile.read(path: file)
                 let teamStore = try store.openStore()
-                let progress = ImportProgressReporter.reporter(label: "Importing \(file)")
+                let progress = ImportProgressReporter.reporter(label: "Importing \((file as NSString).lastPathComponent)")
                 // A new store takes the file as its first content, in place of the seed, so
                 // that a backup (worldcup export) restores to exactly what it held.
                 let seeded = try teamStore.seedIfNeeded(progress: progress) { (entries, file) }

@@ -37,15 +37,22 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
-/// Shows import progress on one redrawn stderr line, only for large imports on a terminal.
+/// Shows import progress on one redrawn stderr line (a bar, rate and time left), only for large
+/// imports on a terminal.
 enum ImportProgressReporter {
     static let minimumTeams = 10_000
 
     static func reporter(label: String) -> ImportProgress? {
         guard TerminalLibrary.stderrIsTerminal else { return nil }
+        let start = ContinuousClock.now
         return { done, total in
             guard total >= minimumTeams else { return }
-            StandardError.write("\r\(label): \(done * 100 / total)% (\(done) of \(total) teams)")
+            let elapsed = (ContinuousClock.now - start) / .seconds(1)
+            let line = ImportProgressLine.text(label: label, done: done, total: total, elapsedSeconds: elapsed)
+            // One row, never wrapped (a carriage return goes back to the start of the last row
+            // only), then erase what a longer earlier line left.
+            let width = max(10, (TerminalLibrary.stderrColumns ?? 80) - 1)
+            StandardError.write("\r" + TextWidth.truncate(line, toColumns: width) + "\u{1B}[K")
             if done == total { StandardError.write("\n") }
         }
     }

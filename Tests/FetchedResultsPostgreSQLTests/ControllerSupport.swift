@@ -82,10 +82,6 @@ final class PostgreSQLRecorder: CallbackLog, PostgreSQLResultsControllerDelegate
 /// code moved from row to row or taken by a new row (the old holder deleted), now and then a
 /// `TRUNCATE`, and rollbacks. Literal values, so that `psql` in another process can run them.
 enum PostgreSQLWorkload {
-    static let groups: [String?] = ["Africa", "africa", "Asia", "Europe", "Internets", "日本", "Zone", nil]
-    static let names = ["alpha", "Alpha", "beta", "Émile", "émile", "zeta", "Z", "a", "日本", "ß", "", "Ωmega"]
-    static let codes = ["c1", "c2", "c3", "c4"]
-
     struct Transaction {
         var statements: [String]
         var rollback: Bool
@@ -94,62 +90,39 @@ enum PostgreSQLWorkload {
         var script: String { (["BEGIN"] + statements + [rollback ? "ROLLBACK" : "COMMIT"]).joined(separator: ";\n") + ";" }
     }
 
-    static func literal(_ value: String?) -> String {
-        value.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "NULL"
-    }
-
     static func transaction(itemIDs: [Int64], random: inout SplitMix64) -> Transaction {
         let rollback = Int.random(in: 0..<10, using: &random) == 0
         if Int.random(in: 0..<400, using: &random) == 0 { return Transaction(statements: ["TRUNCATE item"], rollback: rollback) }
-        var ids = itemIDs
-        var nextID = (ids.max() ?? 0) + 1
-        var statements: [String] = []
+        var step = ItemWorkload(itemIDs: itemIDs)
+        let literal = ItemWorkload.literal
         for _ in 0..<Int.random(in: 1...4, using: &random) {
-            let target = ids.randomElement(using: &random)
-            switch (Int.random(in: 0..<14, using: &random), target) {
-            case (0...2, _), (_, nil):
-                let score = Int.random(in: 0..<8, using: &random) == 0 ? nil : Int.random(in: 0...5, using: &random)
-                let values = [String(nextID), literal(groups.randomElement(using: &random)!), score.map(String.init) ?? "NULL",
-                              literal(names.randomElement(using: &random)!), "''", Int.random(in: 0..<5, using: &random) == 0 ? "0" : "1"]
-                statements.append("INSERT INTO item (id, grp, score, name, note, visible) VALUES (\(values.joined(separator: ", ")))")
-                ids.append(nextID)
-                nextID += 1
-            case (3, let id?):
-                statements.append("DELETE FROM item WHERE id = \(id)")
-                ids.removeAll { $0 == id }
-            case (4, let id?):
-                statements.append("UPDATE item SET score = coalesce(score, 0) + 1 WHERE id = \(id)")
-            case (5, let id?):
-                statements.append("UPDATE item SET grp = \(literal(groups.randomElement(using: &random)!)) WHERE id = \(id)")
-            case (6, let id?):
-                statements.append("UPDATE item SET name = \(literal(names.randomElement(using: &random)!)) WHERE id = \(id)")
-            case (7, let id?):
-                statements.append("UPDATE item SET note = note || 'x' WHERE id = \(id)")
-            case (8, let id?):
-                statements.append("UPDATE item SET visible = 1 - visible WHERE id = \(id)")
+            let target = step.ids.randomElement(using: &random)
+            let choice = Int.random(in: 0..<14, using: &random)
+            if step.commonStep(choice, on: target, random: &random) { continue }
+            switch (choice, target) {
             case (9, let id?):
                 // A new key for the row: the feed names the old id and the new one.
-                statements.append("UPDATE item SET id = \(nextID) WHERE id = \(id)")
-                ids.removeAll { $0 == id }
-                ids.append(nextID)
-                nextID += 1
+                step.statements.append("UPDATE item SET id = \(step.nextID) WHERE id = \(id)")
+                step.ids.removeAll { $0 == id }
+                step.takeNextID()
             case (10, let id?):
-                let code = literal(codes.randomElement(using: &random)!)
-                statements.append("UPDATE item SET code = NULL WHERE code = \(code)")
-                statements.append("UPDATE item SET code = \(code) WHERE id = \(id)")
+                let code = literal(ItemWorkload.codes.randomElement(using: &random)!)
+                step.statements.append("UPDATE item SET code = NULL WHERE code = \(code)")
+                step.statements.append("UPDATE item SET code = \(code) WHERE id = \(id)")
             case (11, _):
                 // The new row takes the code; the row that held it goes.
-                let code = literal(codes.randomElement(using: &random)!)
-                statements.append("DELETE FROM item WHERE code = \(code)")
-                statements.append("INSERT INTO item (id, grp, score, name, code) VALUES (\(nextID), \(literal(groups.randomElement(using: &random)!)), "
-                                  + "\(Int.random(in: 0...5, using: &random)), \(literal(names.randomElement(using: &random)!)), \(code))")
-                ids.append(nextID)
-                nextID += 1
+                let code = literal(ItemWorkload.codes.randomElement(using: &random)!)
+                step.statements.append("DELETE FROM item WHERE code = \(code)")
+                step.statements.append("INSERT INTO item (id, grp, score, name, code) VALUES (\(step.nextID), "
+                                       + "\(literal(ItemWorkload.groups.randomElement(using: &random)!)), "
+                                       + "\(Int.random(in: 0...5, using: &random)), \(literal(ItemWorkload.names.randomElement(using: &random)!)), \(code))")
+                step.takeNextID()
             case (_, let id?):
-                // Touches the row without changing it: no callback by itself.
-                statements.append("UPDATE item SET score = score WHERE id = \(id)")
+                step.touch(id)
+            case (_, nil):
+                preconditionFailure("a step without a row is an insert")
             }
         }
-        return Transaction(statements: statements, rollback: rollback)
+        return Transaction(statements: step.statements, rollback: rollback)
     }
 }

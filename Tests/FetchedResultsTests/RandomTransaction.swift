@@ -22,10 +22,6 @@ struct RandomTransaction {
     }
 }
 
-/// A string as an SQL literal (NULL for nil).
-func sqlLiteral(_ value: String?) -> String {
-    value.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "NULL"
-}
 
 extension RandomWorkload {
     /// Runs one random transaction on `writer`; returns true when it was rolled back.

@@ -124,60 +124,37 @@ import Testing
 /// Transactions are SQL text with literal values, so that a shell in another process can run
 /// them as well as a connection of this one.
 enum RandomWorkload {
-    static let groups: [String?] = ["Africa", "africa", "Asia", "Europe", "Internets", "日本", "Zone", nil]
-    static let names = ["alpha", "Alpha", "beta", "Émile", "émile", "zeta", "Z", "a", "日本", "ß", "", "Ωmega"]
-    static let codes = ["c1", "c2", "c3", "c4"]
-
     /// One random transaction over the rows with these ids.
     static func transaction(itemIDs: [Int64], random: inout SplitMix64) -> RandomTransaction {
         let rollback = Int.random(in: 0..<10, using: &random) == 0
-        var ids = itemIDs
-        var nextID = (ids.max() ?? 0) + 1
-        var statements: [String] = []
+        var step = ItemWorkload(itemIDs: itemIDs)
         for _ in 0..<Int.random(in: 1...4, using: &random) {
-            let target = ids.randomElement(using: &random)
-            switch (Int.random(in: 0..<13, using: &random), target) {
-            case (0...2, _), (_, nil):
-                let score = Int.random(in: 0..<8, using: &random) == 0 ? nil : Int.random(in: 0...5, using: &random)
-                let values = [String(nextID), sqlLiteral(groups.randomElement(using: &random)!), score.map(String.init) ?? "NULL",
-                              sqlLiteral(names.randomElement(using: &random)!), "''", Int.random(in: 0..<5, using: &random) == 0 ? "0" : "1"]
-                statements.append("INSERT INTO item (id, grp, score, name, note, visible) VALUES (\(values.joined(separator: ", ")))")
-                ids.append(nextID)
-                nextID += 1
-            case (3, let id?):
-                statements.append("DELETE FROM item WHERE id = \(id)")
-                ids.removeAll { $0 == id }
-            case (4, let id?):
-                statements.append("UPDATE item SET score = coalesce(score, 0) + 1 WHERE id = \(id)")
-            case (5, let id?):
-                statements.append("UPDATE item SET grp = \(sqlLiteral(groups.randomElement(using: &random)!)) WHERE id = \(id)")
-            case (6, let id?):
-                statements.append("UPDATE item SET name = \(sqlLiteral(names.randomElement(using: &random)!)) WHERE id = \(id)")
-            case (7, let id?):
-                statements.append("UPDATE item SET note = note || 'x' WHERE id = \(id)")
-            case (8, let id?):
-                statements.append("UPDATE item SET visible = 1 - visible WHERE id = \(id)")
+            let target = step.ids.randomElement(using: &random)
+            let choice = Int.random(in: 0..<13, using: &random)
+            if step.commonStep(choice, on: target, random: &random) { continue }
+            switch (choice, target) {
             case (10, let id?):
                 // A new row id: a free one, or another row's (which REPLACE deletes).
-                let newID = Bool.random(using: &random) ? nextID : ids.randomElement(using: &random)!
-                statements.append("UPDATE OR REPLACE item SET id = \(newID) WHERE id = \(id)")
-                ids.removeAll { $0 == id || $0 == newID }
-                ids.append(newID)
-                if newID == nextID { nextID += 1 }
+                let newID = Bool.random(using: &random) ? step.nextID : step.ids.randomElement(using: &random)!
+                step.statements.append("UPDATE OR REPLACE item SET id = \(newID) WHERE id = \(id)")
+                step.ids.removeAll { $0 == id || $0 == newID }
+                step.ids.append(newID)
+                if newID == step.nextID { step.nextID += 1 }
             case (11, let id?):
                 // Another row holding this code is deleted by REPLACE.
-                statements.append("UPDATE OR REPLACE item SET code = \(sqlLiteral(codes.randomElement(using: &random)!)) WHERE id = \(id)")
+                step.statements.append("UPDATE OR REPLACE item SET code = \(ItemWorkload.literal(ItemWorkload.codes.randomElement(using: &random)!)) WHERE id = \(id)")
             case (12, _):
-                let values = [String(nextID), sqlLiteral(groups.randomElement(using: &random)!), String(Int.random(in: 0...5, using: &random)),
-                              sqlLiteral(names.randomElement(using: &random)!), "''", "1", sqlLiteral(codes.randomElement(using: &random)!)]
-                statements.append("INSERT OR REPLACE INTO item (id, grp, score, name, note, visible, code) VALUES (\(values.joined(separator: ", ")))")
-                ids.append(nextID)
-                nextID += 1
+                let values = [String(step.nextID), ItemWorkload.literal(ItemWorkload.groups.randomElement(using: &random)!),
+                              String(Int.random(in: 0...5, using: &random)), ItemWorkload.literal(ItemWorkload.names.randomElement(using: &random)!),
+                              "''", "1", ItemWorkload.literal(ItemWorkload.codes.randomElement(using: &random)!)]
+                step.statements.append("INSERT OR REPLACE INTO item (id, grp, score, name, note, visible, code) VALUES (\(values.joined(separator: ", ")))")
+                step.takeNextID()
             case (_, let id?):
-                // Touches the row without changing it: must produce no callback by itself.
-                statements.append("UPDATE item SET score = score WHERE id = \(id)")
+                step.touch(id)
+            case (_, nil):
+                preconditionFailure("a step without a row is an insert")
             }
         }
-        return RandomTransaction(statements: statements, rollback: rollback)
+        return RandomTransaction(statements: step.statements, rollback: rollback)
     }
 }

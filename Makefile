@@ -1,7 +1,7 @@
 # worldcup — make run (the scoreboard), make test (every test), make bench (benchmarks).
 SWIFT ?= swift
 SHELL := /bin/bash
-APT_PACKAGES := libncurses-dev libsqlite3-dev libpq-dev libsimdjson-dev postgresql pkg-config tmux sqlite3 iproute2 openssl
+APT_PACKAGES := libncurses-dev libsqlite3-dev libpq-dev rapidjson-dev postgresql pkg-config tmux sqlite3 iproute2 openssl
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)/worldcup
 # SwiftPM compiles with other flags (colour diagnostics) when its output is a terminal, and a
 # change of flags rebuilds everything: so its output always goes through a pipe, to stderr,
@@ -18,7 +18,7 @@ deps:
 	pkg-config --exists ncursesw 2>/dev/null || missing="yes"; \
 	pkg-config --exists sqlite3 2>/dev/null || missing="yes"; \
 	pkg-config --exists libpq 2>/dev/null || missing="yes"; \
-	pkg-config --exists simdjson 2>/dev/null || missing="yes"; \
+	pkg-config --exists RapidJSON 2>/dev/null || missing="yes"; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="yes"; \
 	command -v tmux >/dev/null 2>&1 || missing="yes"; \
 	command -v sqlite3 >/dev/null 2>&1 || missing="yes"; \

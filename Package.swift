@@ -35,8 +35,9 @@ let package = Package(
         .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // The PostgreSQL store: a libpq connection and the gap-safe change feed.
         .target(name: "FetchedResultsPostgreSQL", dependencies: ["FetchedResultsCore", "CLibpq"]),
-        // simdjson (Debian's libsimdjson-dev) behind a C interface: seed-shaped files read fast.
-        .target(name: "CSeedParser", linkerSettings: [.linkedLibrary("simdjson")]),
+        // RapidJSON's streaming reader (Debian's header-only rapidjson-dev) behind a C interface:
+        // seed-shaped files read fast, one entry at a time.
+        .target(name: "CSeedParser"),
         // The terminal layer: knows text and terminals, nothing of teams or SQL.
         .target(name: "TerminalUI", dependencies: ["CNcursesw"]),
         // The app: teams, the store, the seed; wires the controller and the terminal layer.
@@ -48,6 +49,8 @@ let package = Package(
                 "CSeedParser",
                 "TerminalUI",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C interface, for the import's insert loop.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         // The command line: small declarative commands over WorldCupKit.
@@ -90,6 +93,6 @@ let package = Package(
         ),
     ],
     swiftLanguageModes: [.v6],
-    // simdjson needs C++17.
+    // The parser target uses std::string_view.
     cxxLanguageStandard: .cxx17
 )

@@ -51,19 +51,33 @@ public enum ChangeHistory {
     /// refetches once instead of reading a history row per written row. Call it inside the
     /// bulk write's transaction, so that readers see the write and the mark together.
     public static func withoutRecording<T>(on table: String, in db: Database, _ body: () throws -> T) throws -> T {
-        guard try db.tableExists(tableName) else { return try body() }
+        try stopRecording(on: table, in: db)
+        let result = try body()
+        try resumeRecording(on: table, in: db)
+        return result
+    }
+
+    /// Stops recording `table`'s changes, for a bulk write that decides part way that it is
+    /// one; ``resumeRecording(on:in:)`` must follow in the same transaction. Prefer
+    /// ``withoutRecording(on:in:_:)`` when the write is known to be bulk from the start.
+    public static func stopRecording(on table: String, in db: Database) throws {
+        guard try db.tableExists(tableName) else { return }
         let replace = UndetectedChanges.replaceTriggerSuffixes
         for name in ["insert", "update", "delete"].map({ triggerName(table, $0) }) + [replace.insert, replace.update].map({ replaceTriggerPrefix(table) + $0 }) {
             try db.execute(sql: "DROP TRIGGER IF EXISTS \(name.quotedDatabaseIdentifier)")
         }
-        let result = try body()
+    }
+
+    /// Records `table`'s changes again after ``stopRecording(on:in:)``, and marks the history
+    /// as pruned, so that every controller refetches once.
+    public static func resumeRecording(on table: String, in db: Database) throws {
+        guard try db.tableExists(tableName) else { return }
         try install(on: table, in: db)
         // Empty history after a jump of the sequence: "pruned" to every reader.
         let latest = try latestSequence(db)
         try db.execute(sql: "DELETE FROM \(tableName)")
         try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name = ?", arguments: [tableName])
         try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", arguments: [tableName, latest + 2])
-        return result
     }
 
     private static func triggerName(_ table: String, _ event: String) -> String {

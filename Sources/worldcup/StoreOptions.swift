@@ -23,7 +23,7 @@ struct StoreOptions: ParsableArguments {
         try store.seedIfNeeded(progress: ImportProgressReporter.reporter(label: "Importing the seed")) {
             let path = try SeedLocator.locate(
                 explicit: seed, environment: environment, executablePath: SeedLocator.currentExecutablePath)
-            return (try SeedFile.read(path: path), path)
+            return .file(path)
         }
         return store
     }
@@ -37,23 +37,25 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
-/// Shows import progress on one redrawn stderr line (a bar, rate and time left), only for large
-/// imports on a terminal.
+/// Shows import progress on one redrawn stderr line (a bar, rate and time left), only on a
+/// terminal and only for an import that lasts long enough to be worth watching.
 enum ImportProgressReporter {
-    static let minimumTeams = 10_000
+    /// An import done sooner prints nothing.
+    static let quietSeconds = 0.3
 
     static func reporter(label: String) -> ImportProgress? {
         guard TerminalLibrary.stderrIsTerminal else { return nil }
         let start = ContinuousClock.now
-        return { done, total in
-            guard total >= minimumTeams else { return }
+        return { status in
+            // Once shown, always shown: the time only grows.
             let elapsed = (ContinuousClock.now - start) / .seconds(1)
-            let line = ImportProgressLine.text(label: label, done: done, total: total, elapsedSeconds: elapsed)
+            guard elapsed >= quietSeconds else { return }
+            let line = ImportProgressLine.text(label: label, status: status, elapsedSeconds: elapsed)
             // One row, never wrapped (a carriage return goes back to the start of the last row
             // only), then erase what a longer earlier line left.
             let width = max(10, (TerminalLibrary.stderrColumns ?? 80) - 1)
             StandardError.write("\r" + TextWidth.truncate(line, toColumns: width) + "\u{1B}[K")
-            if done == total { StandardError.write("\n") }
+            if status.isDone { StandardError.write("\n") }
         }
     }
 }

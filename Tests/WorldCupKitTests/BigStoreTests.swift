@@ -42,8 +42,9 @@ import Testing
         try controller.performFetch()
 
         var generator = TeamGenerator(seed: 1)
-        let teams = generator.teams(count: TeamStore.bulkImportThreshold, zones: 20)
-        try store.importTeams(teams, file: "generated.json")
+        // Past the threshold: the import becomes a bulk load part way.
+        let teams = generator.teams(count: TeamStore.bulkImportThreshold + 100, zones: 20)
+        try store.importTeams(from: SeedSource(entries: teams, file: "generated.json"))
         #expect(try schema() == schemaBefore, "indexes and history triggers are back")
         let history = try store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM fetchedresults_history")! }
         #expect(history == 0, "no history row per imported team")
@@ -72,9 +73,9 @@ import Testing
         let schema = { try store.pool.read { db in try String.fetchAll(db, sql: "SELECT coalesce(sql, name) FROM sqlite_master ORDER BY name") } }
         let before = (try schema(), try store.teamsInStandingsOrder())
         var generator = TeamGenerator(seed: 2)
-        var teams = generator.teams(count: TeamStore.bulkImportThreshold, zones: 5)
+        var teams = generator.teams(count: TeamStore.bulkImportThreshold + 100, zones: 5)
         teams[teams.count - 1].teamName = "BRAZIL"  // already in the store
-        #expect(throws: WorldCupError.self) { try store.importTeams(teams, file: "generated.json") }
+        #expect(throws: WorldCupError.self) { try store.importTeams(from: SeedSource(entries: teams, file: "generated.json")) }
         #expect(try schema() == before.0)
         #expect(try store.teamsInStandingsOrder() == before.1)
     }

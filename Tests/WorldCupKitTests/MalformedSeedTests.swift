@@ -64,7 +64,7 @@ struct MalformedSeed: CustomTestStringConvertible, Sendable {
         let store = try TeamStore.open(path: directory.path + "/store.sqlite")
 
         let error = #expect(throws: WorldCupError.self) {
-            try store.seedIfNeeded { (try SeedFile.read(path: seedPath), seedPath) }
+            try store.seedIfNeeded { .file(seedPath) }
         }
         guard case let .seedInvalid(problem)? = error else {
             Issue.record("expected a seed problem, got \(String(describing: error))")
@@ -89,7 +89,7 @@ struct MalformedSeed: CustomTestStringConvertible, Sendable {
         let before = try store.teamsInStandingsOrder()
         let path = directory.file("bad.json", data: Data(seed.bytes))
         #expect(throws: WorldCupError.self) {
-            try store.importTeams(try SeedFile.read(path: path), file: path)
+            try store.importTeams(from: .file(path))
         }
         #expect(try store.teamsInStandingsOrder() == before)
     }
@@ -102,7 +102,7 @@ struct MalformedSeed: CustomTestStringConvertible, Sendable {
              {"teamName": "brazil", "qualifyingZone": "South America", "imageName": null, "wins": 0}]
             """)
         let error = #expect(throws: WorldCupError.self) {
-            try store.importTeams(try SeedFile.read(path: path), file: path)
+            try store.importTeams(from: .file(path))
         }
         #expect(error == .seedInvalid(SeedProblem(
             file: path, entryIndex: 1, field: "teamName", message: "a team named \"brazil\" is already in the store")))

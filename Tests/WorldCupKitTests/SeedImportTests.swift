@@ -8,7 +8,7 @@ import Testing
     @Test func firstLaunchImportsThirtyTwoTeamsInFiveZones() throws {
         let directory = TemporaryDirectory()
         let store = try TeamStore.open(path: directory.path + "/store.sqlite")
-        let imported = try store.seedIfNeeded { (try SeedFile.read(path: Fixtures.seedPath), Fixtures.seedPath) }
+        let imported = try store.seedIfNeeded { .file(Fixtures.seedPath) }
         #expect(imported == 32)
         let standings = try store.standings()
         #expect(standings.map(\.zone) == ["Africa", "Asia", "Europe", "North, Central America & Caribbean", "South America"])
@@ -24,7 +24,7 @@ import Testing
         var seedWasRead = false
         let imported = try reopened.seedIfNeeded {
             seedWasRead = true
-            return (try SeedFile.read(path: Fixtures.seedPath), Fixtures.seedPath)
+            return .file(Fixtures.seedPath)
         }
         #expect(imported == 0)
         #expect(!seedWasRead)
@@ -36,7 +36,7 @@ import Testing
         let store = try Fixtures.seededStore(in: directory)
         try store.pool.write { db in _ = try Team.deleteAll(db) }
         let reopened = try TeamStore.open(path: store.path)
-        let imported = try reopened.seedIfNeeded { (try SeedFile.read(path: Fixtures.seedPath), Fixtures.seedPath) }
+        let imported = try reopened.seedIfNeeded { .file(Fixtures.seedPath) }
         #expect(imported == 0)
         #expect(try Fixtures.teamCount(reopened) == 0)
     }

@@ -11,7 +11,7 @@ import Testing
     static func seededStore() throws -> (PostgreSQLTeamStore, SharedDatabase) {
         let database = try SharedDatabase()
         let store = try PostgreSQLTeamStore.open(conninfo: database.uri())
-        try store.seedIfNeeded { (try SeedFile.read(path: Fixtures.seedPath), Fixtures.seedPath) }
+        try store.seedIfNeeded { .file(Fixtures.seedPath) }
         return (store, database)
     }
 
@@ -70,7 +70,7 @@ import Testing
         let cluster = try TemporaryCluster()
         let database = try SharedDatabase(in: cluster)
         let store = try PostgreSQLTeamStore.open(conninfo: database.uri())
-        try store.seedIfNeeded { (try SeedFile.read(path: Fixtures.seedPath), Fixtures.seedPath) }
+        try store.seedIfNeeded { .file(Fixtures.seedPath) }
         try cluster.restart()
         #expect(try store.addTeam(name: "Wenderland", zone: "Internets").teamName == "Wenderland")
         try cluster.restart()

@@ -11,7 +11,7 @@ enum Fixtures {
 
     static func seededStore(in directory: TemporaryDirectory) throws -> TeamStore {
         let store = try TeamStore.open(path: directory.path + "/store.sqlite")
-        try store.seedIfNeeded { (try SeedFile.read(path: seedPath), seedPath) }
+        try store.seedIfNeeded { .file(seedPath) }
         return store
     }
 

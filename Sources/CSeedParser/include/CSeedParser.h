@@ -1,7 +1,8 @@
-// A thin C interface to simdjson for reading seed-shaped files fast: an array of objects with
-// teamName, qualifyingZone, imageName and wins. Anything else in the document (a syntax error,
-// a trailing comma, a wrong type) makes it give up, and the caller reads the file the thorough
-// way, which says exactly what and where the problem is.
+// A thin C interface to RapidJSON's streaming (SAX) reader for seed-shaped files: an array of
+// objects with teamName, qualifyingZone, imageName and wins, handed over one entry at a time
+// so that a file of any size is read in a small, fixed amount of memory. Anything else in the
+// document (a syntax error, a trailing comma, a wrong type) makes it give up, and the caller
+// reads the file the thorough way, which says exactly what and where the problem is.
 #ifndef C_SEED_PARSER_H
 #define C_SEED_PARSER_H
 
@@ -22,18 +23,25 @@ typedef struct {
     const char *image_name;
     size_t image_name_length;
     int64_t wins;
+    /// How many bytes of the document have been read so far (for progress).
+    size_t bytes_read;
 } seed_parser_entry;
 
-/// The bytes a buffer needs beyond its document for the parser to read it in place.
-size_t seed_parser_padding(void);
+/// Receives each entry in order; returns 0 to go on, anything else to stop.
+typedef int (*seed_parser_callback)(void *context, const seed_parser_entry *entry);
 
-/// Hands each entry of the document in `bytes` to `entry`, in order. Returns 0 when the whole
-/// document was a plain array of such entries and every callback returned 0; non-zero as soon
-/// as anything else is found or a callback returns non-zero. When `capacity` (the buffer's
-/// size) leaves `seed_parser_padding()` bytes after the document, it is read in place;
-/// otherwise it is copied first.
-int seed_parser_parse(const char *bytes, size_t length, size_t capacity, void *context,
-                      int (*entry)(void *context, const seed_parser_entry *entry));
+/// The whole document was a plain array of such entries and every callback returned 0.
+#define SEED_PARSER_READ 0
+/// Something else was found (or the file could not be opened): read it the thorough way.
+#define SEED_PARSER_GAVE_UP 1
+/// A callback returned non-zero.
+#define SEED_PARSER_STOPPED 2
+
+/// Reads the file at `path` through a small buffer.
+int seed_parser_read_file(const char *path, void *context, seed_parser_callback entry);
+
+/// Reads the `length` bytes at `bytes`.
+int seed_parser_read_bytes(const char *bytes, size_t length, void *context, seed_parser_callback entry);
 
 #ifdef __cplusplus
 }

@@ -9,33 +9,28 @@ import Foundation
 /// entry's index and the field.
 public enum SeedFile {
     public static func read(path: String) throws -> [SeedEntry] {
-        if let entries = readFast(path: path) { return entries }
-        let data: Data
+        if let entries = FastSeedReader.entries(inFileAt: path) { return entries }
+        return try thoroughlyParse(try contents(path: path), file: path)
+    }
+
+    /// Throws the error ``read(path:)`` would throw when the file cannot be opened or read at
+    /// all (missing, a folder, no permission), before anything is done with it.
+    public static func checkReadable(path: String) throws {
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            defer { try? handle.close() }
+            _ = try handle.read(upToCount: 1)
         } catch {
             throw WorldCupError.seedUnreadable(path: path, reason: Self.reason(for: error, path: path))
         }
-        return try thoroughlyParse(data, file: path)
     }
 
-    /// The entries of a plain, valid file, read in place by the fast reader (the buffer has room
-    /// after the bytes for it); nil for anything else, which ``read(path:)`` reads thoroughly.
-    private static func readFast(path: String) -> [SeedEntry]? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              attributes[.type] as? FileAttributeType == .typeRegular,
-              let size = (attributes[.size] as? NSNumber)?.intValue, let handle = FileHandle(forReadingAtPath: path) else {
-            return nil
+    private static func contents(path: String) throws -> Data {
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw WorldCupError.seedUnreadable(path: path, reason: Self.reason(for: error, path: path))
         }
-        defer { try? handle.close() }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size + FastSeedReader.padding, alignment: 64)
-        defer { buffer.deallocate() }
-        var filled = 0
-        while filled < size, let chunk = try? handle.read(upToCount: min(size - filled, 1 << 24)), !chunk.isEmpty {
-            chunk.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
-            filled += chunk.count
-        }
-        return FastSeedReader.entries(in: UnsafeRawBufferPointer(rebasing: buffer[..<filled]), capacity: buffer.count)
     }
 
     public static func parse(_ data: Data, file: String) throws -> [SeedEntry] {
@@ -61,15 +56,20 @@ public enum SeedFile {
         guard !entries.isEmpty else {
             throw problem("holds no teams; a seed needs at least one")
         }
+        try checkNamesDiffer(entries, file: file)
+        return entries
+    }
+
+    /// Throws for the first entry whose name an earlier entry has, ignoring ASCII case.
+    static func checkNamesDiffer(_ entries: [SeedEntry], file: String) throws {
         var firstIndexByName: [String: Int] = [:]
         for (index, entry) in entries.enumerated() {
             if let earlier = firstIndexByName.updateValue(index, forKey: NoCase.key(entry.teamName)) {
-                throw problem(
-                    "\"\(entry.teamName)\" is already the name of entry \(earlier) (names are case-insensitive)",
-                    entry: index, field: "teamName")
+                throw WorldCupError.seedInvalid(SeedProblem(
+                    file: file, entryIndex: index, field: "teamName",
+                    message: "\"\(entry.teamName)\" is already the name of entry \(earlier) (names are case-insensitive)"))
             }
         }
-        return entries
     }
 
     /// Entry index, field name and a plain-words message for a decoding error.

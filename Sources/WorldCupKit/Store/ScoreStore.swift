@@ -20,13 +20,13 @@ public protocol ScoreStore: AnyObject {
     /// programs open a new store at once); returns how many teams it imported. `loadSeed` is
     /// called only when the seed is needed.
     @discardableResult
-    func seedIfNeeded(progress: ImportProgress?, loadSeed: () throws -> (entries: [SeedEntry], source: String)) throws -> Int
+    func seedIfNeeded(progress: ImportProgress?, loadSeed: () throws -> SeedSource) throws -> Int
 
-    /// Imports teams from a file's entries, all or nothing. A name already in the store is
+    /// Imports teams from a file (or entries), all or nothing. A name already in the store is
     /// reported against its entry, unless `skippingExisting`, which leaves that entry out.
     @discardableResult
     func importTeams(
-        _ entries: [SeedEntry], file: String, skippingExisting: Bool, progress: ImportProgress?
+        from source: SeedSource, skippingExisting: Bool, progress: ImportProgress?
     ) throws -> (imported: Int, skipped: Int)
 
     /// Adds `count` wins to the team named `name` (ignoring the case of ASCII letters); returns
@@ -71,8 +71,25 @@ extension ScoreStore {
     }
 }
 
-/// Called as an import proceeds with (rows written, rows in all).
-public typealias ImportProgress = @Sendable (Int, Int) -> Void
+/// Called as an import proceeds, a few hundred times at most, and once when it is done.
+public typealias ImportProgress = @Sendable (ImportStatus) -> Void
+
+/// How far an import has got.
+public struct ImportStatus: Equatable, Sendable {
+    /// Teams written so far.
+    public var teams: Int
+    /// The share of the whole import done, from 0 to 1 (1 once it is done). A streamed import
+    /// does not know how many teams are to come, so this is not `teams` over a total.
+    public var share: Double
+
+    public init(teams: Int, share: Double) {
+        self.teams = teams
+        self.share = share
+    }
+
+    /// Whether the import has finished.
+    public var isDone: Bool { share >= 1 }
+}
 
 /// The identity of one score (a key press, a `worldcup win`): doing a score again with the same
 /// key never counts it twice (see ``ScoreStore``).

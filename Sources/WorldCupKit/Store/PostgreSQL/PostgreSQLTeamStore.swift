@@ -162,12 +162,12 @@ public final class PostgreSQLTeamStore: ScoreStore {
     // MARK: - Seeding and import
 
     @discardableResult
-    public func seedIfNeeded(
-        progress: ImportProgress? = nil, loadSeed: () throws -> (entries: [SeedEntry], source: String)
-    ) throws -> Int {
+    public func seedIfNeeded(progress: ImportProgress? = nil, loadSeed: () throws -> SeedSource) throws -> Int {
         let seeded = try transaction("read the seed marker") { try Self.isSeeded($0) }
         if seeded { return 0 }
-        let seed = try loadSeed()
+        let source = try loadSeed()
+        // The rows go to the server in batches of arrays, so they are read whole first.
+        let seed = (entries: try source.entries(), source: source.file)
         return try transaction("import the seed (as the database's owner or organiser)") { connection in
             // Every program that found no seed waits here; the first one seeds.
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgreSQLSchema.lockKey])
@@ -185,9 +185,10 @@ public final class PostgreSQLTeamStore: ScoreStore {
 
     @discardableResult
     public func importTeams(
-        _ entries: [SeedEntry], file: String, skippingExisting: Bool = false, progress: ImportProgress? = nil
+        from source: SeedSource, skippingExisting: Bool = false, progress: ImportProgress? = nil
     ) throws -> (imported: Int, skipped: Int) {
-        try transaction("add teams") { connection in
+        let entries = try source.entries(), file = source.file
+        return try transaction("add teams") { connection in
             let imported = try Self.insert(entries, file: file, skippingExisting: skippingExisting, connection, progress: progress)
             return (imported, entries.count - imported)
         }
@@ -231,7 +232,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
                 """, [PostgreSQLConnection.arrayLiteral(batch.map(\.teamName)), PostgreSQLConnection.arrayLiteral(zones),
                       PostgreSQLConnection.arrayLiteral(batch.map(\.imageName)),
                       PostgreSQLConnection.arrayLiteral(batch.map { String($0.wins) })]).affectedRows
-            progress?(start + batch.count, entries.count)
+            progress?(ImportStatus(teams: inserted, share: Double(start + batch.count) / Double(entries.count)))
         }
         return inserted
     }

@@ -44,8 +44,36 @@ enum StoreSchema {
         migrator.registerMigration("v4: history of rows REPLACE deletes") { db in
             try ChangeHistory.install(on: "team", in: db)
         }
+        migrator.registerMigration("v5: names unique by a named index") { db in
+            // A column's UNIQUE makes an index that cannot be dropped; a named one can, so that
+            // a big import builds it once after the rows instead of keeping it ordered row by row.
+            try db.execute(sql: """
+                CREATE TABLE team_v5 (
+                    id INTEGER PRIMARY KEY,
+                    teamName TEXT NOT NULL COLLATE NOCASE
+                        CHECK (length(trim(teamName)) > 0),
+                    qualifyingZone TEXT NOT NULL COLLATE NOCASE
+                        CHECK (length(trim(qualifyingZone)) > 0),
+                    imageName TEXT,
+                    wins INTEGER NOT NULL DEFAULT 0
+                        CHECK (typeof(wins) = 'integer' AND wins >= 0)
+                );
+                INSERT INTO team_v5 (id, teamName, qualifyingZone, imageName, wins)
+                    SELECT id, teamName, qualifyingZone, imageName, wins FROM team;
+                DROP TABLE team;
+                ALTER TABLE team_v5 RENAME TO team;
+                \(nameIndexSQL);
+                \(standingsIndexSQL);
+                """)
+            // Dropping the table dropped its history triggers.
+            try ChangeHistory.install(on: "team", in: db)
+        }
         return migrator
     }
+
+    /// No two names equal ignoring ASCII case (the column's `NOCASE`), as a named index that a
+    /// big import drops and builds again after the rows.
+    static let nameIndexSQL = "CREATE UNIQUE INDEX team_name ON team (teamName)"
 
     /// The standings order as an index, so the ordered fetch is a scan of it (a big import
     /// drops it and builds it again). Made from ``Team/standingsOrder``, like the

@@ -128,10 +128,7 @@ public final class TeamStore: ScoreStore, Sendable {
     /// `loadSeed` is called only when the seed is needed, so a missing seed file is no problem
     /// for a store that was seeded long ago. The import and the marker are one transaction.
     @discardableResult
-    public func seedIfNeeded(
-        progress: ImportProgress? = nil,
-        loadSeed: () throws -> (entries: [SeedEntry], source: String)
-    ) throws -> Int {
+    public func seedIfNeeded(progress: ImportProgress? = nil, loadSeed: () throws -> SeedSource) throws -> Int {
         if try isSeeded() { return 0 }
         let seed = try loadSeed()
         return try StoreErrors.translating(path: path) {
@@ -140,28 +137,29 @@ public final class TeamStore: ScoreStore, Sendable {
                 guard try !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM seedMarker)") ?? false) else {
                     return 0
                 }
-                try Self.insert(seed.entries, file: seed.source, db: db, progress: progress)
+                let count = try Self.importRows(from: seed, skippingExisting: false, db: db, progress: progress).read
                 try db.execute(
                     sql: "INSERT INTO seedMarker (id, source, teamCount) VALUES (1, ?, ?)",
-                    arguments: [seed.source, seed.entries.count])
-                return seed.entries.count
+                    arguments: [seed.file, count])
+                return count
             }
         }
     }
 
     // MARK: - Writes
 
-    /// Imports teams from a file's entries in one transaction. A name already in the store is
-    /// reported against its entry and nothing is imported, unless `skippingExisting`, which
-    /// leaves that entry out (and keeps the team in the store as it is).
+    /// Imports teams from a file in one transaction, streamed: a file of any size takes the
+    /// same bounded memory (see ``importRows(from:skippingExisting:db:progress:)``). A name
+    /// already in the store is reported against its entry and nothing is imported, unless
+    /// `skippingExisting`, which leaves that entry out (and keeps the team in the store as it is).
     @discardableResult
     public func importTeams(
-        _ entries: [SeedEntry], file: String, skippingExisting: Bool = false, progress: ImportProgress? = nil
+        from source: SeedSource, skippingExisting: Bool = false, progress: ImportProgress? = nil
     ) throws -> (imported: Int, skipped: Int) {
         try StoreErrors.translating(path: path) {
             try pool.write { db in
-                let imported = try Self.insert(entries, file: file, skippingExisting: skippingExisting, db: db, progress: progress)
-                return (imported, entries.count - imported)
+                let counts = try Self.importRows(from: source, skippingExisting: skippingExisting, db: db, progress: progress)
+                return (counts.inserted, counts.read - counts.inserted)
             }
         }
     }
@@ -313,82 +311,5 @@ public final class TeamStore: ScoreStore, Sendable {
             try controller.performFetch()
             return controller.sections!.map { ZoneStanding(zone: $0.name, teams: $0.objects) }
         }
-    }
-
-    // MARK: - Import
-
-    /// Imports at least this many teams, and at least as many as the store holds, are written
-    /// as a bulk load: see ``insert(_:file:db:progress:)``.
-    static let bulkImportThreshold = 50_000
-
-    /// Inserts entries with one prepared statement inside the caller's transaction.
-    ///
-    /// A big import skips the change history (open scoreboards refetch once instead of reading
-    /// one history row per team), builds the standings index once at the end, which is several
-    /// times faster than keeping it ordered row by row, and inserts the rows in the order of the
-    /// unique name index, which then grows at its end instead of everywhere (twice as fast at a
-    /// million rows, in the `sqlite3` shell too); the row ids follow that order.
-    /// Returns how many entries were inserted.
-    @discardableResult
-    private static func insert(
-        _ entries: [SeedEntry], file: String, skippingExisting: Bool = false, db: Database, progress: ImportProgress?
-    ) throws -> Int {
-        let existing = try Int.fetchOne(db, sql: "SELECT count(*) FROM team") ?? 0
-        guard entries.count >= bulkImportThreshold, entries.count >= existing else {
-            return try insertRows(entries, file: file, skippingExisting: skippingExisting, db: db, progress: progress)
-        }
-        return try ChangeHistory.withoutRecording(on: Team.databaseTableName, in: db) {
-            try db.execute(sql: "DROP INDEX IF EXISTS team_standings")
-            let inserted = try insertRows(entries, order: nameIndexOrder(entries), file: file, skippingExisting: skippingExisting,
-                                          db: db, progress: progress)
-            try db.execute(sql: StoreSchema.standingsIndexSQL)
-            return inserted
-        }
-    }
-
-    /// The entries' positions in the order of the unique name index (`NOCASE`: bytes with ASCII
-    /// letters folded).
-    private static func nameIndexOrder(_ entries: [SeedEntry]) -> [Int] {
-        let keys = entries.map { Array(NoCase.key($0.teamName).utf8) }
-        return entries.indices.sorted { keys[$0].lexicographicallyPrecedes(keys[$1]) }
-    }
-
-    /// Inserts `entries` in `order` (positions; nil: as they are).
-    private static func insertRows(
-        _ entries: [SeedEntry], order: [Int]? = nil, file: String, skippingExisting: Bool, db: Database, progress: ImportProgress?
-    ) throws -> Int {
-        // Inserting into two indexes in random order thrashes the default 2 MB page cache.
-        let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size")!
-        try db.execute(sql: "PRAGMA cache_size = -65536")
-        defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
-        var zoneSpelling: [String: String] = [:]
-        for zone in try String.fetchAll(db, sql: "SELECT DISTINCT qualifyingZone FROM team") {
-            zoneSpelling[NoCase.key(zone)] = zone
-        }
-        let statement = try db.makeStatement(
-            sql: "INSERT INTO team (teamName, qualifyingZone, imageName, wins) VALUES (?, ?, ?, ?)"
-                + (skippingExisting ? " ON CONFLICT (teamName) DO NOTHING" : ""))
-        var inserted = 0
-        let step = max(1, entries.count / 100)
-        for (done, index) in (order ?? Array(entries.indices)).enumerated() {
-            let entry = entries[index]
-            let zoneKey = NoCase.key(entry.qualifyingZone)
-            let zone = zoneSpelling[zoneKey] ?? entry.qualifyingZone
-            zoneSpelling[zoneKey] = zone
-            statement.setUncheckedArguments([entry.teamName, zone, entry.imageName, entry.wins])
-            do {
-                try statement.execute()
-                inserted += db.changesCount
-            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-                throw WorldCupError.seedInvalid(SeedProblem(
-                    file: file, entryIndex: index, field: "teamName",
-                    message: "a team named \"\(entry.teamName)\" is already in the store"))
-            }
-            if let progress, done % step == 0 { progress(done, entries.count) }
-        }
-        // A large import would leave one history row per team; open scoreboards refetch instead.
-        try ChangeHistory.prune(keeping: StoreSchema.historyKept, in: db)
-        progress?(entries.count, entries.count)
-        return inserted
     }
 }

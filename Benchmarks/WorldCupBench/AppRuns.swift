@@ -16,6 +16,12 @@ struct AppRuns {
         /// showed others' changes was flushed, on the machine's monotonic clock (ms).
         var winKeysAt: [Double] = []
         var externalFramesAt: [Double] = []
+        /// When every team was loaded behind the first frame (from the start, ms), and from
+        /// where; nil when the first fetch held them all.
+        var allLoadedMilliseconds: Double?
+        var loadedFrom: String?
+        /// Each step of that load, until `doupdate` returned (ms): the longest a key waits.
+        var loadStepMilliseconds: [Double] = []
     }
 
     func generate(teams: Int, to path: String) throws -> ChildRun {
@@ -113,7 +119,8 @@ struct AppRuns {
         return Double(after - before) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    /// Opens the scoreboard in a 100×40 tmux terminal and waits for its first frame.
+    /// Opens the scoreboard in a 100×40 tmux terminal and waits for its first frame, then for
+    /// every team to be loaded behind it.
     ///
     /// - Parameters:
     ///   - session: the tmux session's name.
@@ -132,6 +139,11 @@ struct AppRuns {
             }
         }
         try waitUntil(seconds: 120) { (try? tmux(["capture-pane", "-p", "-t", session]))?.contains("World Cup") == true }
+        // Keys are measured on loaded standings, and a session that quits loaded saves its cache.
+        // Seldom: each look starts a tmux client, which would slow the load it waits for.
+        try waitUntil(seconds: 120, pause: 200_000) {
+            (try? tmux(["capture-pane", "-p", "-t", session]))?.contains("loading the standings") == false
+        }
     }
 
     static func parse(_ text: String) throws -> Session {
@@ -146,6 +158,9 @@ struct AppRuns {
             case "peak_rss_kb": session.peakKilobytes = Int(parts[1]) ?? 0
             case "win_key_at_ms": session.winKeysAt.append(Double(parts[1]) ?? .nan)
             case "external_frame_at_ms": session.externalFramesAt.append(Double(parts[1]) ?? .nan)
+            case "all_loaded_ms": session.allLoadedMilliseconds = Double(parts[1])
+            case "loaded_from": session.loadedFrom = parts[1]
+            case "load_step_ms": session.loadStepMilliseconds.append(Double(parts[1]) ?? .nan)
             default: break
             }
         }
@@ -165,11 +180,11 @@ struct AppRuns {
         return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
     }
 
-    func waitUntil(seconds: Double, _ condition: () -> Bool) throws {
+    func waitUntil(seconds: Double, pause: useconds_t = 5_000, _ condition: () -> Bool) throws {
         let start = Clock.now()
         while !condition() {
             guard Clock.milliseconds(since: start) < seconds * 1000 else { throw BenchError("timed out waiting for the scoreboard") }
-            usleep(5_000)
+            usleep(pause)
         }
     }
 }

@@ -19,6 +19,8 @@ struct PostgreSQLLatency {
         /// The same fetch by a second controller, from the cache the first one saved.
         var cachedFetchSeconds: Double
         var cachedFetchPeakMegabytes: Int
+        /// A progressive fetch's start: `performFetch(firstRows: 1000)`, what a screen shows first.
+        var firstRowsSeconds: Double
         var bare, ours, refetch: Percentiles
     }
 
@@ -93,6 +95,13 @@ struct PostgreSQLLatency {
             try first.saveCache()
             return measured
         }()
+        let firstRows = try { () throws -> Double in
+            let progressive = makeController()
+            progressive.delegate = delegate
+            let start = Clock.now()
+            try progressive.performFetch(firstRows: 1000)
+            return Clock.milliseconds(since: start) / 1000
+        }()
         let controller = makeController()
         let cached = try timedFetch(controller)
         guard controller.lastFetchSource == .cache else { throw BenchError("the second fetch did not use the cache") }
@@ -113,7 +122,7 @@ struct PostgreSQLLatency {
             previous = ids
         }
         return Result(teams: teams, firstFetchSeconds: uncached.seconds, firstFetchPeakMegabytes: uncached.peak,
-                      cachedFetchSeconds: cached.seconds, cachedFetchPeakMegabytes: cached.peak,
+                      cachedFetchSeconds: cached.seconds, cachedFetchPeakMegabytes: cached.peak, firstRowsSeconds: firstRows,
                       bare: bare, ours: ours, refetch: refetch)
     }
 }

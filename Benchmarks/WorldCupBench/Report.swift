@@ -100,15 +100,24 @@ struct Report {
 
             ## Scoreboard and import
 
-            | teams | first frame, uncached | first frame, cached | uncached ÷ cached | flushed p50 / p99 (ms) | peak memory uncached / cached | generate | import | import peak memory | `sqlite3` `.import` (CSV) | ours ÷ shell |
-            |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+            The first frame shows the first teams; the rest load behind it, in steps a key waits for
+            at most (with a valid cache, the first step takes them all from it). "All loaded" counts
+            from the start of the command, like the first frame.
+
+            | teams | first frame, uncached | first frame, cached | all loaded, uncached / cached | longest load step | flushed p50 / p99 (ms) | peak memory uncached / cached | generate | import | import peak memory | `sqlite3` `.import` (CSV) | ours ÷ shell |
+            |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 
             """
         for row in rows {
             let uncached = row.uncached.firstFrameMilliseconds + processStartMilliseconds
             let cached = row.cachedFirstFrame + processStartMilliseconds
-            text += "| \(Self.count(row.teams)) | \(Self.ms(uncached)) ms | \(Self.ms(cached)) ms (\(row.cached.map(\.source).joined(separator: ", "))) | "
-                + "\(Self.ratio(uncached / cached)) | \(Self.pair(row.flushed)) | "
+            func loaded(_ session: AppRuns.Session) -> String {
+                session.allLoadedMilliseconds.map { Self.ms($0 + processStartMilliseconds) + " ms (\(session.loadedFrom ?? "?"))" } ?? "at once"
+            }
+            let steps = ([row.uncached] + row.cached).flatMap(\.loadStepMilliseconds)
+            text += "| \(Self.count(row.teams)) | \(Self.ms(uncached)) ms | \(Self.ms(cached)) ms | "
+                + "\(loaded(row.uncached)) / \(loaded(row.cached.last ?? row.uncached)) | \(steps.max().map { Self.ms($0) + " ms" } ?? "–") | "
+                + "\(Self.pair(row.flushed)) | "
                 + "\(row.uncached.peakKilobytes / 1024) / \((row.cached.map(\.peakKilobytes).max() ?? 0) / 1024) MB | "
                 + "\(String(format: "%.2f", row.generated.seconds)) s | "
                 + "\(String(format: "%.2f", row.imported.seconds)) s | \(row.imported.peakKilobytes / 1024) MB | "
@@ -146,17 +155,19 @@ struct Report {
             *First fetch*: `performFetch()` (ids and sort keys through a cursor; rows load by batch), and
             how much the process's resident memory grew at its peak during it (the controller's own
             memory, with libpq's); *cached*: a second controller's fetch from the cache file the first
-            one saved (`saveCache()`), then what the feed names since.
+            one saved (`saveCache()`), then what the feed names since; *first 1,000 rows*: a progressive
+            fetch's start, `performFetch(firstRows: 1000)`, what the scoreboard shows first.
             The table has a covering index in the request's order (`INCLUDE` the text columns), which the
             first fetch and the refetch both use.
 
-            | teams | first fetch (memory) | cached fetch (memory) | bare commit p50 / p99 | **ours** p50 / p99 | refetch + diff p50 / p99 | refetch ÷ ours (p50) | ours ÷ bare (p50) |
-            |---:|---:|---:|---:|---:|---:|---:|---:|
+            | teams | first fetch (memory) | cached fetch (memory) | first 1,000 rows | bare commit p50 / p99 | **ours** p50 / p99 | refetch + diff p50 / p99 | refetch ÷ ours (p50) | ours ÷ bare (p50) |
+            |---:|---:|---:|---:|---:|---:|---:|---:|---:|
 
             """
         for row in postgreSQL {
             text += "| \(Self.count(row.teams)) | \(Self.ms(row.firstFetchSeconds * 1000)) ms (\(row.firstFetchPeakMegabytes) MB) | "
                 + "\(Self.ms(row.cachedFetchSeconds * 1000)) ms (\(row.cachedFetchPeakMegabytes) MB) | "
+                + "\(Self.ms(row.firstRowsSeconds * 1000)) ms | "
                 + "\(Self.pair(row.bare)) | **\(Self.pair(row.ours))** | \(Self.pair(row.refetch)) | "
                 + "\(Self.ratio(row.refetch.p50 / row.ours.p50)) | \(Self.ratio(row.ours.p50 / row.bare.p50)) |\n"
         }
@@ -185,15 +196,18 @@ struct Report {
             commit is included) to the other scoreboard's flushed frame showing it (both `--stats`, on
             the machine's monotonic clock). *First frame*: the
             scoreboard's own figure (process start to first flushed frame), over the network, without a
-            cache and with the one the previous session saved.
+            cache and with the one the previous session saved; *all loaded*: every team loaded behind
+            it (with the cache, by the first step).
 
-            | teams | first frame, no cache | first frame, cached | win → other screen p50 / p99 | wins |
-            |---:|---:|---:|---:|---:|
+            | teams | first frame, no cache | first frame, cached | all loaded, no cache / cached | win → other screen p50 / p99 | wins |
+            |---:|---:|---:|---:|---:|---:|
 
             """
         for row in sharedScoreboard {
+            let loaded = [row.uncachedAllLoadedMilliseconds, row.cachedAllLoadedMilliseconds].map { $0.map(Self.ms) ?? "at once" }
             text += "| \(Self.count(row.teams)) | \(Self.ms(row.uncachedFirstFrameMilliseconds)) | "
-                + "\(Self.ms(row.cachedFirstFrameMilliseconds)) | **\(Self.pair(row.winToOtherScreen))** | \(row.winToOtherScreen.count) |\n"
+                + "\(Self.ms(row.cachedFirstFrameMilliseconds)) | \(loaded.joined(separator: " / ")) | "
+                + "**\(Self.pair(row.winToOtherScreen))** | \(row.winToOtherScreen.count) |\n"
         }
         return text
     }
@@ -222,8 +236,8 @@ struct Report {
         text += line("flushed p99 ≤ 5 ms", Self.ms(big.flushed.p99) + " ms", big.flushed.p99 <= 5)
         let smallLaunch = small.uncached.firstFrameMilliseconds + processStartMilliseconds
         text += line("first frame ≤ 50 ms at \(Self.count(small.teams)) (no cache)", Self.ms(smallLaunch) + " ms", smallLaunch <= 50)
-        text += line("cached first frame ≤ 100 ms", Self.ms(cachedLaunch) + " ms", cachedLaunch <= 100)
-        text += line("cache ≥ 5× faster than no cache", Self.ratio(uncachedLaunch / cachedLaunch), uncachedLaunch >= 5 * cachedLaunch)
+        text += line("first frame ≤ 100 ms without a cache (issue 15)", Self.ms(uncachedLaunch) + " ms", uncachedLaunch <= 100)
+        text += line("first frame ≤ 40 ms with a cache (issue 15)", Self.ms(cachedLaunch) + " ms", cachedLaunch <= 40)
         text += line("peak memory ≤ 120 MB", "\(peak) MB", peak <= 120)
         text += line("import ≤ 3 s", String(format: "%.1f s", big.imported.seconds), big.imported.seconds <= 3)
         text += line("generate ≤ 1.5 s (issue 15)", String(format: "%.2f s", big.generated.seconds), big.generated.seconds <= 1.5)

@@ -66,8 +66,9 @@ for size in sizes where stores.contains("sqlite") {
 let cluster = try TemporaryCluster()
 for size in sizes where stores.contains("postgresql") {
     let result = try PostgreSQLLatency(cluster: cluster, teams: size, iterations: iterations, folder: folder).run()
-    print(String(format: "PostgreSQL %d teams: first fetch %.3f s (peak %d MB), cached %.3f s (peak %d MB); per change p50: bare %.3f, ours %.3f, refetch + diff %.3f ms",
+    print(String(format: "PostgreSQL %d teams: first fetch %.3f s (peak %d MB), cached %.3f s (peak %d MB), first 1,000 rows %.1f ms; per change p50: bare %.3f, ours %.3f, refetch + diff %.3f ms",
                  size, result.firstFetchSeconds, result.firstFetchPeakMegabytes, result.cachedFetchSeconds, result.cachedFetchPeakMegabytes,
+                 result.firstRowsSeconds * 1000,
                  result.bare.p50, result.ours.p50, result.refetch.p50))
     report.postgreSQL.append(result)
 }

@@ -15,7 +15,8 @@ extension FetchedResultsController {
     /// committed since it was written are read from the store's change history and applied on
     /// top of it. Apps call this when idle and when they quit.
     public func saveCache() throws {
-        guard cacheIsStale, let url = cacheFile, let state, let generation = lastSeenSequence else { return }
+        // A progressive fetch's rows up to its boundary are not the results a cache describes.
+        guard cacheIsStale, loadBoundary == nil, let url = cacheFile, let state, let generation = lastSeenSequence else { return }
         guard let validity = try database.read({ db in try self.cacheValidity(db) }) else { return }
         try ResultsCacheFile.write(state.keys, validity: validity, generation: String(generation),
                                    sectionNames: state.sectionNames.mapValues(\.name), to: url)
@@ -83,14 +84,14 @@ extension FetchedResultsController {
             if let bytes = ResultsCacheFile.bytes(fromHex: identity) { names[bytes] = KnownSectionName(name: name, firstRowID: nil) }
         }
         let cachedState = try makeState(keys: cachedKeys, knownNames: names, recheck: [], loaded: { cachedRecords[$0] }, db)
-        let previous = (state, records)
-        (state, records) = (cachedState, cachedRecords)
+        let previous = (state, records, loadBoundary)
+        (state, records, loadBoundary) = (cachedState, cachedRecords, nil)
         // The cache reflects the store at its generation; what was committed since is applied
         // now, without callbacks, as part of this fetch.
         do {
             if !touched.isEmpty { try apply(touched: touched, db: db, notify: false) }
         } catch {
-            (state, records) = previous
+            (state, records, loadBoundary) = previous
             throw error
         }
         lastSeenSequence = changes.latest

@@ -132,7 +132,7 @@ extension FetchedResultsController {
     func apply(touched: Set<Int64>, db: Database, notify: Bool = true) throws {
         // No copy of the state is held here: the keys are changed in place, not copied.
         guard state != nil else { return }
-        let fresh = try readRows(touched, db: db, predicate: true)
+        let fresh = keepingLoaded(try readRows(touched, db: db, predicate: true))
         let rows = state!.touchedRows(touched, fresh: fresh, key: key(of:)) { Self.changedColumns(records[$0], $1) }
         let changes = try state!.apply(rows, flatDifference: wantsFlatDifference) { id in
             try self.sectionName(ofRow: id, loaded: fresh[id] ?? self.records[id], db)
@@ -186,7 +186,7 @@ extension FetchedResultsController {
 
     private var wantsFlatDifference: Bool { changeStyles.contains(.difference) }
 
-    private func deliver(_ changes: ChangeSetBuilder.Result, db: Database) {
+    func deliver(_ changes: ChangeSetBuilder.Result, db: Database) {
         guard let state else { return }
         databaseInCallback = db
         defer { databaseInCallback = nil }

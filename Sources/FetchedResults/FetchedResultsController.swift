@@ -60,6 +60,12 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
 
     /// The ordered keys and their sections, nil before ``performFetch()``.
     var state: ResultsState?
+    /// While a progressive fetch loads (``performFetch(firstRows:)``), the last row loaded as
+    /// it was read: the results are exactly the matching rows whose keys are not after its key.
+    /// Nil once every row is loaded.
+    var loadBoundary: LoadBoundary?
+    /// Whether the next step of a progressive fetch should try the cache file first.
+    var cacheMayFinishLoad = false
     var records: RecordCache<Row>
     let encoding: SortKeyEncoding
     /// The key paths across relationships the request uses, resolved by ``performFetch()``.
@@ -140,8 +146,13 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
         exclusiveAccess.enter()
         defer { exclusiveAccess.leave() }
         #endif
+        try fetch(firstRows: nil)
+    }
+
+    /// ``performFetch()``, or with `firstRows` the start of a progressive fetch.
+    func fetch(firstRows: Int?) throws {
         if isTracking {
-            try fetchAndObserve(validating: true)
+            try fetchAndObserve(validating: true, firstRows: firstRows)
         } else {
             if let observer {
                 self.observer = nil
@@ -149,7 +160,7 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
             }
             let fetched = try database.read { db in
                 try self.validate(db)
-                return try self.fetchAll(db)
+                return try self.fetchAll(db, firstRows: firstRows)
             }
             install(fetched)
         }
@@ -177,13 +188,17 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
     }
 
     /// Fetches and installs the observer in one turn of the writer, so no commit falls between;
-    /// `validating` checks the request first, in the same turn (``performFetch()``).
-    private func fetchAndObserve(validating: Bool = false) throws {
+    /// `validating` checks the request first, in the same turn (``performFetch()``); with
+    /// `firstRows`, only that many rows are fetched when there is no usable cache.
+    func fetchAndObserve(validating: Bool = false, firstRows: Int? = nil) throws {
         try database.writeWithoutTransaction { db in
             if validating { try self.validate(db) }
             // One read transaction, so the history position matches the fetched rows exactly.
             try db.inTransaction(.deferred) {
-                if try !self.loadFromCache(db) { self.install(try self.fetchAll(db)) }
+                // A progressive fetch shows its first rows before reading a cache file, which
+                // its first step then uses for every other row.
+                if try firstRows != nil || !self.loadFromCache(db) { self.install(try self.fetchAll(db, firstRows: firstRows)) }
+                self.cacheMayFinishLoad = self.loadBoundary != nil && self.cacheName != nil
                 return .commit
             }
             self.schemaSeen = try self.currentSchema(db)
@@ -229,54 +244,121 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
         var state: ResultsState
         var records: RecordCache<Row>
         var lastSeenSequence: Int64?
+        /// See ``loadBoundary``.
+        var loadBoundary: LoadBoundary?
     }
 
     func install(_ fetched: Fetched) {
         state = fetched.state
         records = fetched.records
         lastSeenSequence = fetched.lastSeenSequence
+        loadBoundary = fetched.loadBoundary
         lastFetchSource = .store
         cacheIsStale = true
     }
 
-    /// Fetches the ordering (and, without batching, every row) with one ordered query.
-    func fetchAll(_ db: Database) throws -> Fetched {
-        var builder = OrderedKeys.Builder()
+    /// Fetches the ordering (and, without batching, every row) with one ordered query; with
+    /// `firstRows`, only the first rows of the order (a progressive fetch's start).
+    func fetchAll(_ db: Database, firstRows: Int? = nil) throws -> Fetched {
+        let ordered = try readOrdered(db, limit: firstRows)
+        let keys = ordered.keys.finish()
         var records = RecordCache<Row>(batchSize: fetchRequest.fetchBatchSize)
-        var loaded: [Int64: Row] = [:]
-        var key: [UInt8] = []
-        var values: [DatabaseValue] = []
-        let keyCount = fetchRequest.sortDescriptors.count
-        if records.isBatching {
-            // Row ids and sort values only: the store can answer from an index.
-            let columns = fetchRequest.sortDescriptors.map { columnSQL($0.key) }.joined(separator: ", ")
-            let cursor = try Row.fetchCursor(
-                db, sql: "SELECT rowid, \(columns) FROM \(quotedTable) \(predicate.whereSQL) ORDER BY \(fetchRequest.orderBySQL)",
-                arguments: predicate.arguments)
-            while let row = try cursor.next() {
-                values.removeAll(keepingCapacity: true)
-                for index in 1...keyCount { values.append(row[index]) }
-                key.removeAll(keepingCapacity: true)
-                encoding.append(values, rowID: row[0], to: &key)
-                builder.append(rowID: row[0], key: key)
-            }
-        } else {
-            let cursor = try Row.fetchCursor(
-                db, sql: selectSQL + " \(predicate.whereSQL) ORDER BY \(fetchRequest.orderBySQL)", arguments: predicate.arguments)
-            while let row = try cursor.next() {
-                let rowID: Int64 = row[row.count - 1]
-                key.removeAll(keepingCapacity: true)
-                encoding.append(sortValues(of: row), rowID: rowID, to: &key)
-                builder.append(rowID: rowID, key: key)
-                loaded[rowID] = row.copy()
-            }
-        }
-        let keys = builder.finish()
-        records.storeBatch(loaded)
+        records.storeBatch(ordered.loaded)
         // Every section name read afresh: rows may have changed in ways no event named.
         let state = try makeState(keys: keys, loaded: { records[$0] }, db)
         let sequence = try ChangeHistory.isInstalled(db) ? ChangeHistory.latestSequence(db) : nil
-        return Fetched(state: state, records: records, lastSeenSequence: sequence)
+        let boundary = firstRows.flatMap { ordered.count == $0 ? ordered.last : nil }
+        return Fetched(state: state, records: records, lastSeenSequence: sequence, loadBoundary: boundary)
+    }
+
+    /// Rows in the request's order, all of them or the first `limit` after `after` (all from
+    /// the start when nil): their ids and keys, without batching the rows themselves, and the
+    /// last row read. Rows already in `held` are left out (`count` counts every row read).
+    func readOrdered(
+        _ db: Database, limit: Int?, after: LoadBoundary? = nil, held: OrderedKeys? = nil
+    ) throws -> (keys: OrderedKeys.Builder, loaded: [Int64: Row], count: Int, last: LoadBoundary?) {
+        var builder = OrderedKeys.Builder()
+        var loaded: [Int64: Row] = [:]
+        var key: [UInt8] = []
+        var values: [DatabaseValue] = []
+        var count = 0
+        var last: (values: [DatabaseValue], rowID: Int64)?
+        let keyCount = fetchRequest.sortDescriptors.count
+        let batching = fetchRequest.fetchBatchSize > 0
+        // Row ids and sort values only when batching: the store can answer from an index.
+        let select = batching
+            ? "SELECT rowid, " + fetchRequest.sortDescriptors.map { columnSQL($0.key) }.joined(separator: ", ") + " FROM \(quotedTable)"
+            : selectSQL
+        let parts = after.map(keysetParts(after:)) ?? [("", StatementArguments())]
+        for part in parts {
+            let remaining = limit.map { $0 - count }
+            if let remaining, remaining <= 0 { break }
+            let conditions: [String] = (predicate.sql.isEmpty ? [] : ["(\(predicate.sql))"]) + (part.sql.isEmpty ? [] : [part.sql])
+            let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+            let cursor = try Row.fetchCursor(
+                db, sql: select + whereSQL + " ORDER BY \(fetchRequest.orderBySQL)" + (remaining.map { " LIMIT \($0)" } ?? ""),
+                arguments: predicate.arguments + part.arguments)
+            while let row = try cursor.next() {
+                count += 1
+                let rowID: Int64 = batching ? row[0] : row[row.count - 1]
+                values.removeAll(keepingCapacity: true)
+                if batching {
+                    for index in 1...keyCount { values.append(row[index]) }
+                } else {
+                    values = sortValues(of: row)
+                }
+                key.removeAll(keepingCapacity: true)
+                encoding.append(values, rowID: rowID, to: &key)
+                last = (values, rowID)
+                if let held, held.contains(rowID) { continue }
+                builder.append(rowID: rowID, key: key)
+                if !batching { loaded[rowID] = row.copy() }
+            }
+        }
+        let lastRead = last.map { LoadBoundary(key: encoding.key($0.values, rowID: $0.rowID), values: $0.values, rowID: $0.rowID) }
+        return (builder, loaded, count, lastRead)
+    }
+
+    /// The rows after `boundary` in the request's order (SQLite's: NULL first when ascending,
+    /// last when descending; the row id breaks ties), as conditions whose rows follow one
+    /// another: first the rows equal to the boundary on every sort value with a greater row
+    /// id, then those equal on all but the last sort value and after it on that one, and so on
+    /// up to the first. Each part is one range of an index on the sort keys — equal values,
+    /// then a range on one more — so each is read from where it starts, not from the index's
+    /// start.
+    func keysetParts(after boundary: LoadBoundary) -> [(sql: String, arguments: StatementArguments)] {
+        let descriptors = fetchRequest.sortDescriptors
+        func equal(_ index: Int) -> (String, [DatabaseValue]) {
+            let column = descriptors[index].key.quotedDatabaseIdentifier, value = boundary.values[index]
+            return value.isNull ? ("\(column) IS NULL", []) : ("\(column) = ? COLLATE \(descriptors[index].collation.rawValue)", [value])
+        }
+        /// The values after the boundary's on one sort key, in order: one or two ranges.
+        func after(_ index: Int) -> [(String, [DatabaseValue])] {
+            let descriptor = descriptors[index], value = boundary.values[index]
+            let column = descriptor.key.quotedDatabaseIdentifier, collate = " COLLATE \(descriptor.collation.rawValue)"
+            switch (descriptor.ascending, value.isNull) {
+            case (true, true): return [("\(column) IS NOT NULL", [])]
+            case (true, false): return [("\(column) > ?\(collate)", [value])]
+            case (false, true): return []  // NULL is last when descending: nothing after it
+            case (false, false): return [("\(column) < ?\(collate)", [value]), ("\(column) IS NULL", [])]
+            }
+        }
+        var parts: [(sql: String, arguments: StatementArguments)] = []
+        for level in stride(from: descriptors.count, through: 0, by: -1) {
+            let equals: [(String, [DatabaseValue])] = (0..<level).map(equal)
+            let ranges: [(String, [DatabaseValue])] = level == descriptors.count ? [("rowid > ?", [boundary.rowID.databaseValue])] : after(level)
+            for range in ranges {
+                let terms = equals + [range]
+                let sql = "(" + terms.map { $0.0 }.joined(separator: " AND ") + ")"
+                parts.append((sql, StatementArguments(terms.flatMap { $0.1 })))
+            }
+        }
+        return parts
+    }
+
+    /// Whether `key` sorts after `other` (byte order, see `SortKey`).
+    static func key(_ key: [UInt8], follows other: [UInt8]) -> Bool {
+        key.withUnsafeBufferPointer { key in other.withUnsafeBufferPointer { other in SortKey.compare(key, other) > 0 } }
     }
 
     /// Cuts `keys` into sections, each named after the first sort value of its first row.

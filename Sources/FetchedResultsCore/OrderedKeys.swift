@@ -151,6 +151,9 @@ package struct OrderedKeys {
             last.lengthenPrefix()
             return OrderedKeys(sortedChunks: chunks + [last])
         }
+
+        /// The rows collected so far.
+        package var count: Int { chunks.reduce(current.count) { $0 + $1.count } }
     }
 
     // MARK: - Reading
@@ -227,6 +230,39 @@ package struct OrderedKeys {
             } else {
                 shiftStarts(after: chunk, by: 1)
             }
+        }
+    }
+
+    /// Appends rows collected in order whose keys all follow the last key held (the next rows
+    /// of a progressive load): O(k) for k rows, whole chunks at a time.
+    package mutating func append(_ rows: Builder) {
+        let added = rows.finish().chunks
+        guard let first = added.first else { return }
+        #if DEBUG
+        if let last = chunks.last {
+            let ordered = last.key(last.count - 1).withUnsafeBufferPointer { a in
+                first.key(0).withUnsafeBufferPointer { b in SortKey.compare(a, b) < 0 }
+            }
+            precondition(ordered, "appended keys follow every key held")
+        }
+        #endif
+        let firstNew = chunks.count
+        for chunk in added {
+            var renamed = Chunk(id: makeChunkID())
+            renamed.rowIDs = chunk.rowIDs
+            renamed.ends = chunk.ends
+            renamed.bytes = chunk.bytes
+            renamed.prefix = chunk.prefix
+            for rowID in renamed.rowIDs { locator[rowID] = renamed.id }
+            chunks.append(renamed)
+        }
+        reindexChunks(from: firstNew)
+    }
+
+    /// Removes the last `k` rows (undoing an ``append(_:)``).
+    package mutating func removeLast(_ k: Int) {
+        for _ in 0..<k {
+            remove(rowID: rowID(at: count - 1))
         }
     }
 

@@ -194,6 +194,59 @@ package struct ResultsState {
             .build(flatDifference: flatDifference)
     }
 
+    /// Appends rows whose keys all follow every key held — the next rows of a progressive
+    /// load — and returns the change set: rows inserted at the end of the last section, and
+    /// sections inserted after it. O(k) for k rows, plus the sections. When naming a section
+    /// throws, nothing changes.
+    ///
+    /// - Parameter sectionName: the first sort value of a row.
+    package mutating func append(
+        _ rows: OrderedKeys.Builder, flatDifference: Bool, sectionName: (Int64) throws -> String
+    ) throws -> ChangeSetBuilder.Result {
+        let old = self
+        keys.append(rows)
+        var names = sectionNames
+        do {
+            // Known sections keep their names: only a section that starts among the new rows is named.
+            layout = try Self.layout(of: keys, shape: shape, names: &names, recheck: [], sectionName: sectionName)
+        } catch {
+            keys.removeLast(keys.count - old.keys.count)
+            throw error
+        }
+        sectionNames = names
+        #if DEBUG
+        keys._checkInvariants()
+        #endif
+        return appendedChanges(after: old.layout, oldCount: old.keys.count, flatDifference: flatDifference)
+    }
+
+    /// The change set from `old` to these results when they hold `old`'s rows first and others
+    /// after them (a progressive load finished at once, from a cache file), or nil when they
+    /// do not start with `old`'s rows.
+    package func changes(appendedTo old: ResultsState, flatDifference: Bool) -> ChangeSetBuilder.Result? {
+        guard old.keys.count <= keys.count,
+              (0..<old.keys.count).allSatisfy({ old.keys.rowID(at: $0) == keys.rowID(at: $0) && old.keys.key(at: $0) == keys.key(at: $0) })
+        else { return nil }
+        return appendedChanges(after: old.layout, oldCount: old.keys.count, flatDifference: flatDifference)
+    }
+
+    /// Rows inserted after the first `oldCount`. A table view inserts a new section whole, so
+    /// only the rows that join the old last section are placed one by one — unless the flat
+    /// difference, which lists every row, is asked for.
+    private func appendedChanges(after oldLayout: ResultsLayout, oldCount: Int, flatDifference: Bool) -> ChangeSetBuilder.Result {
+        var end = keys.count
+        if !flatDifference, shape.isSectioned, oldCount > 0, let last = oldLayout.sections.last {
+            end = keys.endOfRun(withPrefix: last.identity, in: oldCount..<keys.count)
+        }
+        let placements = (oldCount..<end).compactMap { position in
+            layout.visiblePosition(position).map {
+                CandidatePlacement(rowID: keys.rowID(at: position), oldPosition: nil, newPosition: $0, changedColumns: [])
+            }
+        }
+        return ChangeSetBuilder(oldLayout: oldLayout, newLayout: layout, sameLayout: false, placements: placements)
+            .build(flatDifference: flatDifference)
+    }
+
     /// The change set from `old` to `new`, two full fetches (a refetch after missed history,
     /// an error or a reconnect).
     ///

@@ -16,7 +16,8 @@ extension PostgreSQLResultsController {
     /// - Throws: ``PostgreSQLError`` when the server cannot say which database it is, or the
     ///   file's error.
     public func saveCache() throws {
-        guard cacheIsStale, let url = cacheFile, let state, let position else { return }
+        // A progressive fetch's rows up to its boundary are not the results a cache describes.
+        guard cacheIsStale, loadBoundary == nil, let url = cacheFile, let state, let position else { return }
         let validity = try cacheValidity(try connect())
         try ResultsCacheFile.write(state.keys, validity: validity, generation: position.snapshot,
                                    sectionNames: state.sectionNames.mapValues(\.name), to: url)
@@ -91,15 +92,15 @@ extension PostgreSQLResultsController {
         let cachedState = try ResultsState(keys: cachedKeys, shape: shape, knownNames: names, recheck: []) { rowID in
             try sectionName(ofRow: rowID, loaded: cachedRecords[rowID], connection)
         }
-        let previous = (state, records)
-        (state, records) = (cachedState, cachedRecords)
+        let previous = (state, records, loadBoundary)
+        (state, records, loadBoundary) = (cachedState, cachedRecords, nil)
         let touched = (read.rowIDs[fetchRequest.table] ?? []).union(try rowsReferring(to: read.rowIDs, connection))
         do {
             if !touched.isEmpty {
                 try apply(touched: touched, fresh: try readRows(touched, matching: true, connection), connection, notify: false)
             }
         } catch {
-            (state, records) = previous
+            (state, records, loadBoundary) = previous
             throw error
         }
         position = read.position

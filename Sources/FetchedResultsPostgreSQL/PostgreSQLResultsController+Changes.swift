@@ -77,7 +77,7 @@ extension PostgreSQLResultsController {
 
     /// What one look read: the new position, the touched row ids, and the touched rows that
     /// still match the request.
-    private struct ChangesRead {
+    struct ChangesRead {
         var position: PostgreSQLChangeFeed.Position
         var mustRefetch = false
         var touched: Set<Int64> = []
@@ -87,7 +87,7 @@ extension PostgreSQLResultsController {
     /// The changes to the table since `position` and the touched rows, in one statement (one
     /// round trip, one snapshot). Touched: the rows the feed names, and the rows whose
     /// relationships lead to related rows it names.
-    private func readChanges(since position: PostgreSQLChangeFeed.Position, _ connection: PostgreSQLConnection) throws -> ChangesRead {
+    func readChanges(since position: PostgreSQLChangeFeed.Position, _ connection: PostgreSQLConnection) throws -> ChangesRead {
         let request = fetchRequest, alias = PostgreSQLFetchRequest.rowAlias
         let positionParameter = "$\(request.arguments.count + 1)", tablesParameter = "$\(request.arguments.count + 2)::text[]"
         let referring = related.map(\.relationship).uniqued(by: \.foreignKey).map { relationship in
@@ -143,7 +143,8 @@ extension PostgreSQLResultsController {
     /// changes when reading a section name fails.
     ///
     /// - Parameter notify: false while a fetch catches up, when there is nothing to tell yet.
-    func apply(touched: Set<Int64>, fresh: [Int64: PostgreSQLRow], _ connection: PostgreSQLConnection, notify: Bool) throws {
+    func apply(touched: Set<Int64>, fresh allFresh: [Int64: PostgreSQLRow], _ connection: PostgreSQLConnection, notify: Bool) throws {
+        let fresh = keepingLoaded(allFresh)
         let rows = state!.touchedRows(touched, fresh: fresh, key: key(of:)) { Self.changedColumns(records[$0], $1) }
         // No copy of the state is held here: the keys are changed in place, not copied.
         let changes = try state!.apply(rows, flatDifference: changeStyles.contains(.difference)) { id in
@@ -156,7 +157,7 @@ extension PostgreSQLResultsController {
 
     /// Refetches everything and reports the difference (after pruned history, a truncation,
     /// an error). Nothing changes when the refetch fails.
-    private func refetchAndDiff(_ connection: PostgreSQLConnection) throws {
+    func refetchAndDiff(_ connection: PostgreSQLConnection) throws {
         var fetched = try fetchAll(connection)
         guard let old = state else { return install(fetched) }
         let oldRecords = records
@@ -180,7 +181,7 @@ extension PostgreSQLResultsController {
         return Set(new.columns.indices.filter { old.values[$0] != new.values[$0] }.map { new.columns[$0] })
     }
 
-    private func deliver(_ changes: ChangeSetBuilder.Result) {
+    func deliver(_ changes: ChangeSetBuilder.Result) {
         guard let delegate, let state else { return }
         if changeStyles.contains(.changes) {
             delegate.controllerWillChangeContent(self)

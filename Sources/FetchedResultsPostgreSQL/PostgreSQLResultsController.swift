@@ -79,6 +79,12 @@ open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLR
     var records: RecordCache<PostgreSQLRow>
     /// The history position the results are exact at.
     var position: PostgreSQLChangeFeed.Position?
+    /// While a progressive fetch loads (``performFetch(firstRows:)``), the last row loaded as
+    /// it was read: the results are exactly the matching rows whose keys are not after its key.
+    /// Nil once every row is loaded.
+    var loadBoundary: PostgreSQLLoadBoundary?
+    /// Whether the next step of a progressive fetch should try the cache file first.
+    var cacheMayFinishLoad = false
     /// An error left the results behind the server: the next look refetches.
     var needsRefetch = false
     var reconnection = ReconnectionSchedule()
@@ -139,11 +145,19 @@ open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLR
     ///   section key path is not its first sort key, or, when tracking, on a table without its
     ///   change feed; ``PostgreSQLError`` when the server cannot be reached or refuses the query.
     open func performFetch() throws {
+        try fetch(firstRows: nil)
+    }
+
+    /// ``performFetch()``, or with `firstRows` the start of a progressive fetch.
+    func fetch(firstRows: Int?) throws {
         try validate()
         let connection = try connect()
         if isTracking { try requireChangeFeed(connection) }
         try connection.transaction(isolation: "REPEATABLE READ READ ONLY") {
-            if try !isTracking || !loadFromCache(connection) { install(try fetchAll(connection)) }
+            // A progressive fetch shows its first rows before reading a cache file, which its
+            // first step then uses for every other row.
+            if try firstRows != nil || !isTracking || !loadFromCache(connection) { install(try fetchAll(connection, firstRows: firstRows)) }
+            cacheMayFinishLoad = isTracking && loadBoundary != nil && cacheName != nil
         }
     }
 
@@ -179,58 +193,147 @@ open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLR
         var state: ResultsState
         var records: RecordCache<PostgreSQLRow>
         var position: PostgreSQLChangeFeed.Position
+        /// See ``loadBoundary``.
+        var loadBoundary: PostgreSQLLoadBoundary?
     }
 
     func install(_ fetched: Fetched) {
         state = fetched.state
         records = fetched.records
         position = fetched.position
+        loadBoundary = fetched.loadBoundary
         needsRefetch = false
         lastFetchSource = .store
         cacheIsStale = true
     }
 
     /// Fetches the ordering (and, without batching, every row) with one ordered query, read
-    /// through a cursor so that memory holds the keys and one batch of rows. Runs inside a
+    /// through a cursor so that memory holds the keys and one batch of rows; with `firstRows`,
+    /// only the first rows of the order (a progressive fetch's start). Runs inside a
     /// repeatable-read transaction, whose snapshot is the returned position.
-    func fetchAll(_ connection: PostgreSQLConnection) throws -> Fetched {
+    func fetchAll(_ connection: PostgreSQLConnection, firstRows: Int? = nil) throws -> Fetched {
         let position = try PostgreSQLChangeFeed.currentPosition(in: connection)
+        let ordered = try readOrdered(connection, limit: firstRows)
         var records = RecordCache<PostgreSQLRow>(batchSize: fetchRequest.fetchBatchSize)
-        // With batches, the key and sort columns only, read in place; else every column.
-        let columns = records.isBatching ? fetchRequest.keysOnlySQL(related: related) : fetchRequest.fullRowSQL(related: related)
-        var builder = OrderedKeys.Builder()
-        var loaded: [Int64: PostgreSQLRow] = [:]
-        // The names of the rows that start a section (or the window): the rest are not kept.
-        var startNames: [Int64: String] = [:]
-        var key: [UInt8] = []
-        var previousFirst: ArraySlice<UInt8> = []
-        var reader: RowReader?
-        var index = 0
-        let shape = self.shape
-        try connection.forEachRow(
-            throughCursor: "SELECT \(columns) FROM \(fetchRequest.fromSQL)\(fetchRequest.whereSQL) ORDER BY \(fetchRequest.orderBySQL(related: related))",
-            fetchRequest.arguments
-        ) { row in
-            let rowReader = reader ?? RowReader(columns: row.columns, request: fetchRequest)
-            reader = rowReader
-            let rowID = rowReader.rowID(row)
-            key.removeAll(keepingCapacity: true)
-            rowReader.appendKey(row, to: &key)
-            builder.append(rowID: rowID, key: key)
-            if shape.isSectioned {
-                let first = shape.firstComponent(of: key)
-                if index == 0 || index == fetchRequest.fetchOffset || first != previousFirst { startNames[rowID] = rowReader.sectionName(row) }
-                previousFirst = first
-            }
-            if !records.isBatching { loaded[rowID] = row.fullRow }
-            index += 1
-        }
-        records.storeBatch(loaded)
-        let state = try ResultsState(keys: builder.finish(), shape: shape) { rowID in
-            if let name = startNames[rowID] { return name }
+        records.storeBatch(ordered.loaded)
+        let state = try ResultsState(keys: ordered.keys.finish(), shape: shape) { rowID in
+            if let name = ordered.startNames[rowID] { return name }
             return try sectionName(ofRow: rowID, loaded: nil, connection)
         }
-        return Fetched(state: state, records: records, position: position)
+        let boundary = firstRows.flatMap { ordered.count == $0 ? ordered.last : nil }
+        return Fetched(state: state, records: records, position: position, loadBoundary: boundary)
+    }
+
+    /// Rows in the request's order, all of them or the first `limit` after `after` (from the
+    /// start when nil): ids and keys, without batching the rows themselves, the names of the
+    /// rows that start a section (or the window), and the last row read. Rows already in `held`
+    /// are left out (`count` counts every row read).
+    func readOrdered(
+        _ connection: PostgreSQLConnection, limit: Int?, after: PostgreSQLLoadBoundary? = nil, held: OrderedKeys? = nil
+    ) throws -> (keys: OrderedKeys.Builder, loaded: [Int64: PostgreSQLRow], startNames: [Int64: String], count: Int,
+                 last: PostgreSQLLoadBoundary?) {
+        let batching = fetchRequest.fetchBatchSize > 0
+        // With batches, the key and sort columns only, read in place; else every column.
+        let columns = batching ? fetchRequest.keysOnlySQL(related: related) : fetchRequest.fullRowSQL(related: related)
+        var builder = OrderedKeys.Builder()
+        var loaded: [Int64: PostgreSQLRow] = [:]
+        var startNames: [Int64: String] = [:]
+        var key: [UInt8] = []
+        let shape = self.shape
+        var previousFirst: ArraySlice<UInt8> = after.map { shape.firstComponent(of: $0.key) } ?? []
+        var reader: RowReader?
+        // Positions in the whole order, which the window's start is counted in.
+        var index = after == nil ? 0 : state?.keys.count ?? 0
+        var count = 0
+        var last: PostgreSQLLoadBoundary?
+        let parts = after.map { keysetParts(after: $0) } ?? [("", [])]
+        for part in parts {
+            let remaining = limit.map { $0 - count }
+            if let remaining, remaining <= 0 { break }
+            let conditions = [fetchRequest.predicate.map { "(\($0))" }, part.sql.isEmpty ? nil : part.sql].compactMap { $0 }
+            let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+            try connection.forEachRow(
+                throughCursor: "SELECT \(columns) FROM \(fetchRequest.fromSQL)\(whereSQL) ORDER BY \(fetchRequest.orderBySQL(related: related))"
+                    + (remaining.map { " LIMIT \($0)" } ?? ""),
+                fetchRequest.arguments + part.parameters
+            ) { row in
+                let rowReader = reader ?? RowReader(columns: row.columns, request: fetchRequest)
+                reader = rowReader
+                let rowID = rowReader.rowID(row)
+                key.removeAll(keepingCapacity: true)
+                rowReader.appendKey(row, to: &key)
+                count += 1
+                if limit != nil { last = PostgreSQLLoadBoundary(key: key, values: rowReader.sortValues(row), rowID: rowID) }
+                if let held, held.contains(rowID) { return }
+                builder.append(rowID: rowID, key: key)
+                if shape.isSectioned {
+                    let first = shape.firstComponent(of: key)
+                    if index == 0 || index == fetchRequest.fetchOffset || first != previousFirst { startNames[rowID] = rowReader.sectionName(row) }
+                    previousFirst = first
+                }
+                if !batching { loaded[rowID] = row.fullRow }
+                index += 1
+            }
+        }
+        return (builder, loaded, startNames, count, last)
+    }
+
+    /// The rows after `boundary` in the request's order, as conditions whose rows follow one
+    /// another (see the SQLite controller's `keysetParts`): rows equal to the boundary on every
+    /// sort value with a greater key, then equal on all but the last sort value and after it on
+    /// that one, and so on up to the first; each one range of an index on the sort keys. The
+    /// parameters follow the request's own.
+    func keysetParts(after boundary: PostgreSQLLoadBoundary) -> [(sql: String, parameters: [String?])] {
+        let descriptors = fetchRequest.sortDescriptors
+        let first = fetchRequest.arguments.count + 1
+        /// A condition on one value: its SQL given the value's parameter number, and the value.
+        typealias Term = (sql: (Int) -> String, value: String?)
+        func ordered(_ index: Int) -> (expression: String, ordered: String, parameter: (Int) -> String) {
+            let descriptor = descriptors[index]
+            let expression = fetchRequest.expression(descriptor.column, related: related)
+            switch descriptor.type {
+            case .text where descriptor.caseInsensitive:
+                return (expression, "lower(\(expression) COLLATE \"C\")", { "lower($\($0)::text COLLATE \"C\")" })
+            case .text:
+                return (expression, "(\(expression) COLLATE \"C\")", { "($\($0)::text COLLATE \"C\")" })
+            case .integer, .real, .bytea:
+                return (expression, expression, { "$\($0)" })
+            }
+        }
+        func equal(_ index: Int) -> Term {
+            let (expression, value, parameter) = ordered(index)
+            guard let boundaryValue = boundary.values[index] else { return ({ _ in "\(expression) IS NULL" }, nil) }
+            return ({ "\(value) = \(parameter($0))" }, boundaryValue)
+        }
+        func after(_ index: Int) -> [Term] {
+            let (expression, value, parameter) = ordered(index)
+            switch (descriptors[index].ascending, boundary.values[index]) {
+            case (true, nil): return [({ _ in "\(expression) IS NOT NULL" }, nil)]
+            case (true, let boundaryValue?): return [({ "\(value) > \(parameter($0))" }, boundaryValue)]
+            case (false, nil): return []  // NULL is last when descending: nothing after it
+            case (false, let boundaryValue?): return [({ "\(value) < \(parameter($0))" }, boundaryValue), ({ _ in "\(expression) IS NULL" }, nil)]
+            }
+        }
+        let key = fetchRequest.expression(fetchRequest.keyColumn, related: related)
+        var parts: [(sql: String, parameters: [String?])] = []
+        for level in stride(from: descriptors.count, through: 0, by: -1) {
+            let equals = (0..<level).map(equal)
+            let ranges: [Term] = level == descriptors.count ? [({ "\(key) > $\($0)" }, String(boundary.rowID))] : after(level)
+            for range in ranges {
+                var number = first
+                var sql: [String] = []
+                var parameters: [String?] = []
+                for term in equals + [range] {
+                    sql.append(term.sql(number))
+                    if let value = term.value {
+                        parameters.append(value)
+                        number += 1
+                    }
+                }
+                parts.append(("(" + sql.joined(separator: " AND ") + ")", parameters))
+            }
+        }
+        return parts
     }
 
     /// The name of the section a row starts: its first sort value ("" for NULL), from the row
@@ -396,4 +499,7 @@ struct RowReader {
     }
 
     func sectionName(_ row: PostgreSQLRawRow) -> String { (sortIndexes[0] >= 0 ? row.text(sortIndexes[0]) : nil) ?? "" }
+
+    /// The row's sort values as the server sent them (nil for NULL).
+    func sortValues(_ row: PostgreSQLRawRow) -> [String?] { sortIndexes.map { $0 >= 0 ? row.text($0) : nil } }
 }

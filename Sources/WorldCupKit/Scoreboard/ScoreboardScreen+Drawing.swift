@@ -27,7 +27,9 @@ extension ScoreboardScreen {
     private func drawTitle(_ row: Int) {
         let teams = (0..<controller.numberOfSections).reduce(0) { $0 + controller.numberOfObjects(inSection: $1) }
         let zones = controller.numberOfSections
-        let title = "World Cup — \(Thousands.grouped(teams)) team\(teams == 1 ? "" : "s") in \(Thousands.grouped(zones)) zone\(zones == 1 ? "" : "s")"
+        let title = controller.isLoading
+            ? "World Cup — loading the standings: \(Thousands.grouped(teams)) teams so far"
+            : "World Cup — \(Thousands.grouped(teams)) team\(teams == 1 ? "" : "s") in \(Thousands.grouped(zones)) zone\(zones == 1 ? "" : "s")"
         guard title != drawn.title else { return }
         surface.drawLine(row, title, style: [.bold])
         drawn.title = title
@@ -72,7 +74,8 @@ extension ScoreboardScreen {
     private var positionText: String {
         guard let position = tableView.cursorPosition else { return "" }
         let marks = (tableView.hasLinesAbove ? "▲" : " ") + (tableView.hasLinesBelow ? "▼" : " ")
-        return marks + " " + Thousands.grouped(position.ordinal) + " / " + Thousands.grouped(position.count)
+        // "+": more teams are still loading behind the first screens.
+        return marks + " " + Thousands.grouped(position.ordinal) + " / " + Thousands.grouped(position.count) + (controller.isLoading ? "+" : "")
     }
 
     private func drawStatus() {

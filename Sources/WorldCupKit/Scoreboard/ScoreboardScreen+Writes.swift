@@ -145,6 +145,24 @@ extension ScoreboardScreen {
         }
     }
 
+    /// Whether the standings are still loading behind the first screens: the event loop then
+    /// calls ``loadMoreStandings()`` whenever no key waits (while connected: a server that is
+    /// away is waited for as usual).
+    public var isLoadingStandings: Bool { controller.isLoading }
+
+    /// Whether a step of the load can be made now.
+    public var canLoadMoreStandings: Bool { controller.isLoading && controller.connectionProblem == nil }
+
+    /// Loads the next part of the standings (a few milliseconds); their rows arrive through
+    /// the binding like any change, without the highlight others' changes get.
+    public func loadMoreStandings() {
+        do {
+            try controller.loadMore()
+        } catch {
+            message = Self.sentence("\(error)")
+        }
+    }
+
     /// Shows what other processes committed since the last look (the idle tick calls this);
     /// returns whether anything changed. Their rows are highlighted for a moment.
     @discardableResult

@@ -47,6 +47,8 @@ public enum ScoreboardSession {
         var restingSince: ContinuousClock.Instant? = clock.now
         while true {
             var timeout = results.lookTimeoutMilliseconds  // -1: no limit
+            // Standings still loading: keys first, and a step of the load whenever none waits.
+            if screen.canLoadMoreStandings { timeout = 0 }
             if screen.hasScoresInDoubt { timeout = timeout < 0 ? Self.doubtLookMilliseconds : min(timeout, Self.doubtLookMilliseconds) }
             for deadline in [restingSince.map { $0 + Self.rest }, screen.nextHighlightExpiry].compactMap({ $0 }) {
                 let untilDeadline = Int32(max(0, ((deadline - clock.now) / .milliseconds(1)).rounded(.up)))
@@ -64,6 +66,15 @@ public enum ScoreboardSession {
                     stats?.externalChangesFlushed()
                 } else if highlightsEnded {
                     screen.render()
+                }
+                if screen.canLoadMoreStandings {
+                    let step = {
+                        screen.loadMoreStandings()
+                        screen.render()
+                    }
+                    if let stats { stats.timeLoadStep(step) } else { step() }
+                    if !screen.isLoadingStandings { stats?.standingsLoaded(source: screen.fetchSource) }
+                    continue
                 }
                 if let since = restingSince, clock.now - since >= Self.rest {
                     screen.checkpointIfNeeded()

@@ -6,7 +6,9 @@ import Foundation
 ///
 /// The file has one `name value` pair per line: `first_frame_ms` (from the start of the
 /// command to the first flushed frame), `fetch_source` (`cache` or `store`), one
-/// `key_to_flush_ms` per key, `peak_rss_kb`, and for measuring across programs, on the
+/// `key_to_flush_ms` per key, `all_loaded_ms` once every team is loaded behind the first frame
+/// (from the start too) and `loaded_from` (`cache` or `store`), one `load_step_ms` per step of
+/// that load, `peak_rss_kb`, and for measuring across programs, on the
 /// machine's monotonic clock (the same in every process and network namespace): one
 /// `win_key_at_ms` per win this scoreboard committed (when its key arrived), one
 /// `external_frame_at_ms` per frame that showed other programs' changes.
@@ -25,6 +27,21 @@ public final class SessionStats {
     func firstFrameShown(fetchSource: String) {
         lines.append("first_frame_ms \(Self.milliseconds(since: start))")
         lines.append("fetch_source \(fetchSource)")
+    }
+
+    /// Every team of a progressive fetch is loaded (the first frame showed the first ones),
+    /// the rest from `source` (`cache` or `store`).
+    func standingsLoaded(source: String) {
+        lines.append("all_loaded_ms \(Self.milliseconds(since: start))")
+        lines.append("loaded_from \(source)")
+    }
+
+    /// Runs one step of the load behind the first frame and records how long it took: the
+    /// longest a key can wait for it.
+    func timeLoadStep(_ step: () -> Void) {
+        let stepStart = DispatchTime.now().uptimeNanoseconds
+        step()
+        lines.append("load_step_ms \(Self.milliseconds(since: stepStart))")
     }
 
     func keyReceived() {

@@ -10,8 +10,13 @@ public protocol StandingsResults: AnyObject {
     /// Receives each change set; weak, as a delegate is.
     var receiver: (any StandingsChangeReceiver)? { get set }
 
-    /// Fetches the standings (from the cache when it is valid) and starts following commits.
+    /// Fetches the standings (from the cache when it is valid) and starts following commits;
+    /// may fetch only the first screenfuls and leave the rest to ``loadMore()``.
     func performFetch() throws
+    /// Whether rows remain to load after the first screenfuls (a progressive fetch).
+    var isLoading: Bool { get }
+    /// Loads the next part of the standings; their rows arrive as a change set of inserts.
+    func loadMore() throws
     /// Applies what others committed since the last look; returns whether anything changed.
     func processExternalChanges() throws -> Bool
     /// After this program's own write: delivers its change set now, if the store did not yet.

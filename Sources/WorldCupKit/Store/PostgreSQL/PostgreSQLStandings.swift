@@ -6,6 +6,7 @@ import FetchedResultsPostgreSQL
 final class PostgreSQLStandings: StandingsResults, PostgreSQLResultsControllerDelegate {
     private let controller: PostgreSQLResultsController<Team>
     private let server: String
+    private var pacer = LoadPacer()
     weak var receiver: (any StandingsChangeReceiver)?
 
     init(controller: PostgreSQLResultsController<Team>, server: String) {
@@ -14,7 +15,9 @@ final class PostgreSQLStandings: StandingsResults, PostgreSQLResultsControllerDe
         controller.delegate = self
     }
 
-    func performFetch() throws { try controller.performFetch() }
+    func performFetch() throws { try controller.performFetch(firstRows: LoadPacer.firstRows) }
+    var isLoading: Bool { controller.hasRowsToLoad }
+    func loadMore() throws { try pacer.step { try controller.loadMoreRows($0) } }
     func processExternalChanges() throws -> Bool { try controller.processExternalChanges() }
     /// The store wrote on its own connection: the look reads it from the feed now, so the
     /// frame after the key shows it.

@@ -37,6 +37,8 @@ final class SQLiteStandings: StandingsResults, FetchedResultsControllerDelegate 
     /// that another program deleted and made anew.
     static let safetyPollMilliseconds: Int32 = 5000
 
+    private var pacer = LoadPacer()
+
     private let controller: FetchedResultsController<Team>
     private let signal: StoreChangeSignal?
     weak var receiver: (any StandingsChangeReceiver)?
@@ -47,7 +49,9 @@ final class SQLiteStandings: StandingsResults, FetchedResultsControllerDelegate 
         controller.delegate = self
     }
 
-    func performFetch() throws { try controller.performFetch() }
+    func performFetch() throws { try controller.performFetch(firstRows: LoadPacer.firstRows) }
+    var isLoading: Bool { controller.hasRowsToLoad }
+    func loadMore() throws { try pacer.step { try controller.loadMoreRows($0) } }
     func processExternalChanges() throws -> Bool { try controller.processExternalChanges() }
     /// A write through the store's pool reaches the controller as it commits.
     func followOwnWrite() {}

@@ -1,0 +1,199 @@
+import TestSupport
+import FetchedResults
+import Foundation
+import GRDB
+import Testing
+
+/// A progressive fetch (`performFetch(firstRows:)`, then `loadMoreRows`) under random
+/// transactions: after every commit and every step of the load, the controller holds exactly
+/// the first rows of a fresh fetch by SQLite (as many as it says it holds), every callback
+/// style turns the old state into the new one, and once loaded it equals the full fetch.
+@Suite struct ProgressiveFetchTests {
+    struct Configuration: Sendable, CustomTestStringConvertible {
+        let label: String
+        let request: TableFetchRequest
+        var sectioned = true
+        var writer = TransactionWriter.Kind.controllersPool
+        /// Without `.difference`, rows of inserted sections are not placed one by one.
+        var styles: ChangeStyles = [.changes, .snapshot, .difference]
+        var testDescription: String { label }
+    }
+
+    static let standings = RandomisedOracleTests.standings
+    static let configurations: [Configuration] = [
+        .init(label: "sections, predicate, local writer",
+              request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings)),
+        .init(label: "sections, per-object callbacks and snapshots only",
+              request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings), styles: [.changes, .snapshot]),
+        .init(label: "no sections, binary names",
+              request: TableFetchRequest(table: "item", predicate: "visible = 1",
+                                         sortDescriptors: [ColumnSortDescriptor(key: "name"), ColumnSortDescriptor(key: "score", ascending: false)]),
+              sectioned: false),
+        .init(label: "window limit 7 offset 3",
+              request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings, fetchLimit: 7, fetchOffset: 3)),
+        .init(label: "batches of 3",
+              request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings, fetchBatchSize: 3)),
+        // Without batches: after pruned history a batched controller cannot tell which rows it
+        // did not hold changed (see `checkStep`), which the progressive fetch does not change.
+        .init(label: "history, writer on another connection, pruning",
+              request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings),
+              writer: .otherConnection),
+    ]
+
+    /// Rows in the table before the fetch, so that the load takes many steps.
+    static let initialRows = 150
+
+    static func fill(_ pool: DatabasePool, rows: Int, random: inout SplitMix64) throws {
+        var workload = ItemWorkload(itemIDs: [])
+        for _ in 0..<rows { _ = workload.commonStep(0, on: nil, random: &random) }
+        try pool.write { db in
+            for statement in workload.statements { try db.execute(sql: statement) }
+        }
+    }
+
+    @Test(arguments: configurations)
+    func everyStepHoldsExactlyTheFirstRowsAndEveryCallbackStyleReplays(configuration: Configuration) throws {
+        let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? 20261123
+        print("ProgressiveFetchTests[\(configuration.label)] seed \(seed)")
+        var random = SplitMix64(seed: seed)
+        let (pool, path) = try makeItemDatabase(history: configuration.writer == .otherConnection)
+        try Self.fill(pool, rows: Self.initialRows, random: &random)
+        let writer = try TransactionWriter(configuration.writer, pool: pool, path: path)
+        let request = configuration.request
+        let controller = FetchedResultsController<Item>(
+            fetchRequest: request, database: pool, sectionNameKeyPath: configuration.sectioned ? "grp" : nil)
+        let recorder = Recorder()
+        controller.delegate = recorder
+        controller.changeStyles = configuration.styles
+        try controller.performFetch(firstRows: 4)
+        #expect(controller.hasRowsToLoad && controller.heldRowCount == 4)
+
+        let orderBy = request.sortDescriptors.map { "\($0.key) COLLATE \($0.collation.rawValue)\($0.ascending ? "" : " DESC")" }.joined(separator: ", ")
+        let (predicate, arguments) = try pool.read { db in try request.predicate!.build(db) }
+        var window = ""
+        if request.fetchLimit > 0 || request.fetchOffset > 0 {
+            window = " LIMIT \(request.fetchLimit > 0 ? request.fetchLimit : -1) OFFSET \(request.fetchOffset)"
+        }
+        /// The first `held` rows of SQLite's order, cut by the request's window.
+        func oracle(held: Int?) throws -> ItemState {
+            let first = "SELECT * FROM item WHERE \(predicate) ORDER BY \(orderBy), id LIMIT \(held ?? -1)"
+            return try pool.read { db in
+                try ItemState.query(db, sql: "SELECT * FROM (\(first)) ORDER BY \(orderBy), id\(window)", arguments: arguments,
+                                    sectioned: configuration.sectioned)
+            }
+        }
+        func controllerState() -> ItemState {
+            SectionedState(sections: controller.sections!.map { ($0.name, $0.objects.map { $0.id! }) },
+                           content: Dictionary(uniqueKeysWithValues: controller.fetchedObjects!.map { ($0.id!, $0) }))
+        }
+
+        var state = try oracle(held: controller.heldRowCount)
+        var loads = 0, commitsWhileLoading = 0
+        for step in 0..<400 {
+            recorder.reset()
+            let rolledBack: Bool
+            if controller.hasRowsToLoad, Int.random(in: 0..<4, using: &random) == 0 {
+                try controller.loadMoreRows(Int.random(in: 1...4, using: &random))
+                rolledBack = false
+                loads += 1
+            } else {
+                if controller.hasRowsToLoad { commitsWhileLoading += 1 }
+                rolledBack = try writer.commitStep(step, pruneEvery: 53, random: &random, transaction: { random in
+                    let ids = try pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM item") }
+                    return RandomWorkload.transaction(itemIDs: ids, random: &random)
+                }, poll: { try controller.processExternalChanges() })
+            }
+            let newState = try oracle(held: controller.heldRowCount)
+            try checkStep(recorder, old: state, new: newState, controllerState: controllerState(), rolledBack: rolledBack,
+                          batched: request.fetchBatchSize > 0, context: "seed \(seed), step \(step), held \(controller.heldRowCount)",
+                          withDifference: configuration.styles.contains(.difference))
+            state = newState
+        }
+        print("ProgressiveFetchTests[\(configuration.label)]: \(loads) steps of the load, \(commitsWhileLoading) transactions during it")
+        #expect(loads >= 10 && commitsWhileLoading >= 30, "the load and the transactions must interleave")
+
+        while try controller.loadMoreRows(3) {}
+        #expect(!controller.hasRowsToLoad)
+        #expect(controllerState() == (try oracle(held: nil)), "once loaded, the full fetch")
+        #expect(recorder.errors.isEmpty)
+    }
+
+    @Test func aValidCacheFinishesTheLoadInOneStep() throws {
+        var random = SplitMix64(seed: 11)
+        let (pool, path) = try makeItemDatabase(history: true)
+        try Self.fill(pool, rows: 120, random: &random)
+        let request = TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: Self.standings, fetchBatchSize: 5)
+        let cacheDirectory = URL(fileURLWithPath: NSTemporaryDirectory() + "progressive-cache-" + UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: cacheDirectory) }
+        func makeController() -> (FetchedResultsController<Item>, Recorder) {
+            let controller = FetchedResultsController<Item>(
+                fetchRequest: request, database: pool, sectionNameKeyPath: "grp", cacheName: "items", cacheDirectory: cacheDirectory)
+            let recorder = Recorder()
+            controller.delegate = recorder
+            controller.changeStyles = [.changes, .snapshot]
+            return (controller, recorder)
+        }
+        let (first, _) = makeController()
+        try first.performFetch()
+        try first.saveCache()
+        // Changes after the file was written, at the start and in the tail of the order.
+        let writer = try TransactionWriter(.otherConnection, pool: pool, path: path)
+        for step in 0..<20 {
+            _ = try writer.commitStep(step, pruneEvery: 1000, random: &random, transaction: { random in
+                let ids = try pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM item") }
+                return RandomWorkload.transaction(itemIDs: ids, random: &random)
+            }, poll: {})
+        }
+
+        let (controller, recorder) = makeController()
+        try controller.performFetch(firstRows: 4)
+        #expect(controller.lastFetchSource == .store && controller.hasRowsToLoad, "the first rows come from the store")
+        let orderBy = request.sortDescriptors.map { "\($0.key) COLLATE \($0.collation.rawValue)\($0.ascending ? "" : " DESC")" }.joined(separator: ", ")
+        func oracle(held: Int?) throws -> ItemState {
+            try pool.read { db in
+                try ItemState.query(db, sql: "SELECT * FROM item WHERE visible = 1 ORDER BY \(orderBy), id LIMIT \(held ?? -1)", sectioned: true)
+            }
+        }
+        let before = try oracle(held: 4)
+        recorder.reset()
+        #expect(try !controller.loadMoreRows(2), "one step loads every row")
+        #expect(controller.lastFetchSource == .cache)
+        let after = try oracle(held: nil)
+        let state = SectionedState(sections: controller.sections!.map { ($0.name, $0.objects.map { $0.id! }) },
+                                   content: Dictionary(uniqueKeysWithValues: controller.fetchedObjects!.map { ($0.id!, $0) }))
+        try checkStep(recorder, old: before, new: after, controllerState: state, rolledBack: false, batched: true, context: "cache",
+                      withDifference: false)
+        #expect(after.flatIDs.count > 60)
+    }
+
+    @Test func withoutADelegateTheLoadEndsAtTheFullFetch() throws {
+        var random = SplitMix64(seed: 7)
+        let (pool, _) = try makeItemDatabase()
+        try Self.fill(pool, rows: 60, random: &random)
+        let request = TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: Self.standings)
+        let controller = FetchedResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
+        let full = FetchedResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
+        try full.performFetch()
+        try controller.performFetch(firstRows: 5)
+        #expect(controller.fetchedObjects?.map(\.id) == full.fetchedObjects?.prefix(5).map(\.id))
+        var steps = 0
+        while try controller.loadMoreRows(7) { steps += 1 }
+        #expect(steps >= 6)
+        #expect(controller.fetchedObjects?.map(\.id) == full.fetchedObjects?.map(\.id))
+        #expect(controller.sections?.map(\.name) == full.sections?.map(\.name))
+    }
+
+    @Test func aFetchOfMoreRowsThanMatchIsComplete() throws {
+        var random = SplitMix64(seed: 8)
+        let (pool, _) = try makeItemDatabase()
+        try Self.fill(pool, rows: 10, random: &random)
+        let controller = FetchedResultsController<Item>(
+            fetchRequest: TableFetchRequest(table: "item", sortDescriptors: Self.standings), database: pool)
+        try controller.performFetch(firstRows: 10)
+        #expect(controller.hasRowsToLoad, "exactly as many as asked: the next step finds none")
+        #expect(try !controller.loadMoreRows())
+        #expect(controller.heldRowCount == 10)
+        try controller.performFetch(firstRows: 11)
+        #expect(!controller.hasRowsToLoad && controller.heldRowCount == 10)
+    }
+}

@@ -319,41 +319,32 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
         return (builder, loaded, count, lastRead)
     }
 
-    /// The rows after `boundary` in the request's order (SQLite's: NULL first when ascending,
-    /// last when descending; the row id breaks ties), as conditions whose rows follow one
-    /// another: first the rows equal to the boundary on every sort value with a greater row
-    /// id, then those equal on all but the last sort value and after it on that one, and so on
-    /// up to the first. Each part is one range of an index on the sort keys — equal values,
-    /// then a range on one more — so each is read from where it starts, not from the index's
-    /// start.
+    /// The rows after `boundary` in the request's order, as SQL conditions whose rows follow one
+    /// another, each one range of an index on the sort keys (see `KeysetPlan`).
     func keysetParts(after boundary: LoadBoundary) -> [(sql: String, arguments: StatementArguments)] {
         let descriptors = fetchRequest.sortDescriptors
-        func equal(_ index: Int) -> (String, [DatabaseValue]) {
-            let column = descriptors[index].key.quotedDatabaseIdentifier, value = boundary.values[index]
-            return value.isNull ? ("\(column) IS NULL", []) : ("\(column) = ? COLLATE \(descriptors[index].collation.rawValue)", [value])
-        }
-        /// The values after the boundary's on one sort key, in order: one or two ranges.
-        func after(_ index: Int) -> [(String, [DatabaseValue])] {
-            let descriptor = descriptors[index], value = boundary.values[index]
-            let column = descriptor.key.quotedDatabaseIdentifier, collate = " COLLATE \(descriptor.collation.rawValue)"
-            switch (descriptor.ascending, value.isNull) {
-            case (true, true): return [("\(column) IS NOT NULL", [])]
-            case (true, false): return [("\(column) > ?\(collate)", [value])]
-            case (false, true): return []  // NULL is last when descending: nothing after it
-            case (false, false): return [("\(column) < ?\(collate)", [value]), ("\(column) IS NULL", [])]
+        let plan = KeysetPlan.parts(ascending: descriptors.map(\.ascending), boundaryIsNull: boundary.values.map(\.isNull))
+        return plan.map { conditions in
+            var arguments: [DatabaseValue] = []
+            let terms = conditions.map { condition -> String in
+                func column(_ key: Int) -> String { descriptors[key].key.quotedDatabaseIdentifier }
+                func compared(_ key: Int, _ operator: String) -> String {
+                    arguments.append(boundary.values[key])
+                    return "\(column(key)) \(`operator`) ? COLLATE \(descriptors[key].collation.rawValue)"
+                }
+                switch condition {
+                case let .equal(key): return compared(key, "=")
+                case let .greater(key): return compared(key, ">")
+                case let .less(key): return compared(key, "<")
+                case let .isNull(key): return "\(column(key)) IS NULL"
+                case let .isNotNull(key): return "\(column(key)) IS NOT NULL"
+                case .rowIDGreater:
+                    arguments.append(boundary.rowID.databaseValue)
+                    return "rowid > ?"
+                }
             }
+            return ("(" + terms.joined(separator: " AND ") + ")", StatementArguments(arguments))
         }
-        var parts: [(sql: String, arguments: StatementArguments)] = []
-        for level in stride(from: descriptors.count, through: 0, by: -1) {
-            let equals: [(String, [DatabaseValue])] = (0..<level).map(equal)
-            let ranges: [(String, [DatabaseValue])] = level == descriptors.count ? [("rowid > ?", [boundary.rowID.databaseValue])] : after(level)
-            for range in ranges {
-                let terms = equals + [range]
-                let sql = "(" + terms.map { $0.0 }.joined(separator: " AND ") + ")"
-                parts.append((sql, StatementArguments(terms.flatMap { $0.1 })))
-            }
-        }
-        return parts
     }
 
     /// Whether `key` sorts after `other` (byte order, see `SortKey`).

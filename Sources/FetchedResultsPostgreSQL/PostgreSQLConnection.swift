@@ -142,6 +142,15 @@ public final class PostgreSQLConnection {
         try execute("CLOSE fetched_results_rows")
     }
 
+    /// Runs a query in one round trip and hands its rows to `body` one by one as the server's
+    /// bytes; the whole result is in memory meanwhile, so this is for results known to be small
+    /// (a `LIMIT`). Bigger ones go through ``forEachRow(throughCursor:_:fetchSize:_:)``.
+    public func forEachRow(of sql: String, _ parameters: [String?] = [], _ body: (PostgreSQLRawRow) throws -> Void) throws {
+        try withResult(sql, parameters) { result in
+            for row in 0..<PQntuples(result) { try body(PostgreSQLRawRow(result: result, row: row)) }
+        }
+    }
+
     private func withResult<T>(_ sql: String, _ parameters: [String?], _ body: (OpaquePointer) throws -> T) throws -> T {
         let values = parameters.map { $0.map { strdup($0) } ?? nil }
         defer { values.forEach { free($0) } }

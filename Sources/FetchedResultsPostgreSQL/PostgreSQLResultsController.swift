@@ -246,18 +246,17 @@ open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLR
         var index = after == nil ? 0 : state?.keys.count ?? 0
         var count = 0
         var last: PostgreSQLLoadBoundary?
+        let request = fetchRequest
         let parts = after.map { keysetParts(after: $0) } ?? [("", [])]
         for part in parts {
             let remaining = limit.map { $0 - count }
             if let remaining, remaining <= 0 { break }
             let conditions = [fetchRequest.predicate.map { "(\($0))" }, part.sql.isEmpty ? nil : part.sql].compactMap { $0 }
             let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-            try connection.forEachRow(
-                throughCursor: "SELECT \(columns) FROM \(fetchRequest.fromSQL)\(whereSQL) ORDER BY \(fetchRequest.orderBySQL(related: related))"
-                    + (remaining.map { " LIMIT \($0)" } ?? ""),
-                fetchRequest.arguments + part.parameters
-            ) { row in
-                let rowReader = reader ?? RowReader(columns: row.columns, request: fetchRequest)
+            let sql = "SELECT \(columns) FROM \(fetchRequest.fromSQL)\(whereSQL) ORDER BY \(fetchRequest.orderBySQL(related: related))"
+            let parameters = fetchRequest.arguments + part.parameters
+            let take: (PostgreSQLRawRow) throws -> Void = { row in
+                let rowReader = reader ?? RowReader(columns: row.columns, request: request)
                 reader = rowReader
                 let rowID = rowReader.rowID(row)
                 key.removeAll(keepingCapacity: true)
@@ -268,72 +267,58 @@ open class PostgreSQLResultsController<Record: PostgreSQLRecord>: AnyPostgreSQLR
                 builder.append(rowID: rowID, key: key)
                 if shape.isSectioned {
                     let first = shape.firstComponent(of: key)
-                    if index == 0 || index == fetchRequest.fetchOffset || first != previousFirst { startNames[rowID] = rowReader.sectionName(row) }
+                    if index == 0 || index == request.fetchOffset || first != previousFirst { startNames[rowID] = rowReader.sectionName(row) }
                     previousFirst = first
                 }
                 if !batching { loaded[rowID] = row.fullRow }
                 index += 1
             }
+            // A step's few thousand rows in one round trip; every row through a cursor, a batch at a time.
+            if let remaining {
+                try connection.forEachRow(of: sql + " LIMIT \(remaining)", parameters, take)
+            } else {
+                try connection.forEachRow(throughCursor: sql, parameters, take)
+            }
         }
         return (builder, loaded, startNames, count, last)
     }
 
-    /// The rows after `boundary` in the request's order, as conditions whose rows follow one
-    /// another (see the SQLite controller's `keysetParts`): rows equal to the boundary on every
-    /// sort value with a greater key, then equal on all but the last sort value and after it on
-    /// that one, and so on up to the first; each one range of an index on the sort keys. The
-    /// parameters follow the request's own.
+    /// The rows after `boundary` in the request's order, as SQL conditions whose rows follow one
+    /// another, each one range of an index on the sort keys (see `KeysetPlan`); the parameters
+    /// follow the request's own.
     func keysetParts(after boundary: PostgreSQLLoadBoundary) -> [(sql: String, parameters: [String?])] {
         let descriptors = fetchRequest.sortDescriptors
-        let first = fetchRequest.arguments.count + 1
-        /// A condition on one value: its SQL given the value's parameter number, and the value.
-        typealias Term = (sql: (Int) -> String, value: String?)
-        func ordered(_ index: Int) -> (expression: String, ordered: String, parameter: (Int) -> String) {
-            let descriptor = descriptors[index]
-            let expression = fetchRequest.expression(descriptor.column, related: related)
-            switch descriptor.type {
-            case .text where descriptor.caseInsensitive:
-                return (expression, "lower(\(expression) COLLATE \"C\")", { "lower($\($0)::text COLLATE \"C\")" })
-            case .text:
-                return (expression, "(\(expression) COLLATE \"C\")", { "($\($0)::text COLLATE \"C\")" })
-            case .integer, .real, .bytea:
-                return (expression, expression, { "$\($0)" })
-            }
-        }
-        func equal(_ index: Int) -> Term {
-            let (expression, value, parameter) = ordered(index)
-            guard let boundaryValue = boundary.values[index] else { return ({ _ in "\(expression) IS NULL" }, nil) }
-            return ({ "\(value) = \(parameter($0))" }, boundaryValue)
-        }
-        func after(_ index: Int) -> [Term] {
-            let (expression, value, parameter) = ordered(index)
-            switch (descriptors[index].ascending, boundary.values[index]) {
-            case (true, nil): return [({ _ in "\(expression) IS NOT NULL" }, nil)]
-            case (true, let boundaryValue?): return [({ "\(value) > \(parameter($0))" }, boundaryValue)]
-            case (false, nil): return []  // NULL is last when descending: nothing after it
-            case (false, let boundaryValue?): return [({ "\(value) < \(parameter($0))" }, boundaryValue), ({ _ in "\(expression) IS NULL" }, nil)]
-            }
-        }
-        let key = fetchRequest.expression(fetchRequest.keyColumn, related: related)
-        var parts: [(sql: String, parameters: [String?])] = []
-        for level in stride(from: descriptors.count, through: 0, by: -1) {
-            let equals = (0..<level).map(equal)
-            let ranges: [Term] = level == descriptors.count ? [({ "\(key) > $\($0)" }, String(boundary.rowID))] : after(level)
-            for range in ranges {
-                var number = first
-                var sql: [String] = []
-                var parameters: [String?] = []
-                for term in equals + [range] {
-                    sql.append(term.sql(number))
-                    if let value = term.value {
-                        parameters.append(value)
-                        number += 1
+        let plan = KeysetPlan.parts(ascending: descriptors.map(\.ascending), boundaryIsNull: boundary.values.map { $0 == nil })
+        return plan.map { conditions in
+            var parameters: [String?] = []
+            let terms = conditions.map { condition -> String in
+                func expression(_ key: Int) -> String { fetchRequest.expression(descriptors[key].column, related: related) }
+                /// The value as the order compares it, against the boundary's as a parameter.
+                func compared(_ key: Int, _ operator: String) -> String {
+                    parameters.append(boundary.values[key])
+                    let number = fetchRequest.arguments.count + parameters.count
+                    switch descriptors[key].type {
+                    case .text where descriptors[key].caseInsensitive:
+                        return "lower(\(expression(key)) COLLATE \"C\") \(`operator`) lower($\(number)::text COLLATE \"C\")"
+                    case .text:
+                        return "(\(expression(key)) COLLATE \"C\") \(`operator`) ($\(number)::text COLLATE \"C\")"
+                    case .integer, .real, .bytea:
+                        return "\(expression(key)) \(`operator`) $\(number)"
                     }
                 }
-                parts.append(("(" + sql.joined(separator: " AND ") + ")", parameters))
+                switch condition {
+                case let .equal(key): return compared(key, "=")
+                case let .greater(key): return compared(key, ">")
+                case let .less(key): return compared(key, "<")
+                case let .isNull(key): return "\(expression(key)) IS NULL"
+                case let .isNotNull(key): return "\(expression(key)) IS NOT NULL"
+                case .rowIDGreater:
+                    parameters.append(String(boundary.rowID))
+                    return "\(fetchRequest.expression(fetchRequest.keyColumn, related: related)) > $\(fetchRequest.arguments.count + parameters.count)"
+                }
             }
+            return ("(" + terms.joined(separator: " AND ") + ")", parameters)
         }
-        return parts
     }
 
     /// The name of the section a row starts: its first sort value ("" for NULL), from the row

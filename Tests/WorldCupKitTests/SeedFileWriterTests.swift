@@ -41,12 +41,17 @@ import Testing
         let seed: UInt64 = 20_261_123
         print("ByteStringSet seed \(seed)")
         var random = SplitMix64(seed: seed)
-        var ours = ByteStringSet(), reference = Set<[UInt8]>()
-        for _ in 0..<50_000 {
+        var ours = ByteStringSet(), reserved = ByteStringSet(), reference = Set<[UInt8]>()
+        reserved.reserveCapacity(3_000)
+        for step in 0..<50_000 {
             let member = (0..<Int.random(in: 1...6, using: &random)).map { _ in UInt8.random(in: 97...100, using: &random) }
-            #expect(ours.insert(member) == reference.insert(member).inserted)
+            let inserted = reference.insert(member).inserted
+            #expect(ours.insert(member) == inserted)
+            #expect(reserved.insert(member) == inserted)
+            if step == 100 { reserved.reserveCapacity(5_000) }
         }
-        #expect(ours.count == reference.count)
+        #expect(ours.count == reference.count && reserved.count == reference.count)
         ours._checkInvariants()
+        reserved._checkInvariants()
     }
 }

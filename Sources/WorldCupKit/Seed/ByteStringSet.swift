@@ -21,6 +21,12 @@ struct ByteStringSet {
         slots = Array(repeating: 0, count: size)
     }
 
+    /// Makes room for `capacity` members in all, so that inserting up to that many never grows
+    /// the table.
+    mutating func reserveCapacity(_ capacity: Int) {
+        while capacity * 2 > slots.count { grow() }
+    }
+
     /// Adds `member`; false when it was there already.
     mutating func insert(_ member: [UInt8]) -> Bool {
         precondition(!member.isEmpty && member.count < 1 << 16, "members are 1 to 65,535 bytes")
@@ -58,7 +64,7 @@ struct ByteStringSet {
     }
 
     /// FNV-1a, then a multiply to spread it over the low bits the table uses.
-    private static func hash<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> UInt64 {
+    static func hash<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
         return (hash &* 0x9E37_79B9_7F4A_7C15) >> 16

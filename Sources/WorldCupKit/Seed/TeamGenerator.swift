@@ -24,10 +24,11 @@ public struct TeamGenerator {
     private var random: SplitMixGenerator
     /// The names given so far, folded as the store compares them (``NoCase``).
     private var used = ByteStringSet()
-    /// For a folded name given more than once: the first number its next copy may take
-    /// ("Tolia 7"); every lower one is taken. Without it a common name would try 2, 3, 4… again
-    /// at each copy, and a million names would take a quadratic time.
-    private var nextSuffix: [[UInt8]: Int] = [:]
+    /// For a folded name given more than once, by its hash: the first number its next copy may
+    /// take ("Tolia 7"). Without it a common name would try 2, 3, 4… again at each copy, and a
+    /// million names would take a quadratic time. Only a hint: the set of names used decides, so
+    /// two names with one hash would still get unique numbers.
+    private var nextSuffix: [UInt64: Int] = [:]
     /// The name being made, and folded (reused: one buffer each for a million names).
     private var name: [UInt8] = [], folded: [UInt8] = []
 
@@ -47,6 +48,9 @@ public struct TeamGenerator {
     /// returns), so a writer need not hold them all.
     public mutating func forEachTeam(count: Int, zones zoneCount: Int, _ body: (SeedEntry) throws -> Void) rethrows {
         let zones = Array(Self.zones.prefix(max(1, min(zoneCount, Self.zones.count))))
+        // Room for every name at once: growing the set a million names long would hash them all
+        // again at each doubling.
+        used.reserveCapacity(used.count + count)
         for _ in 0..<count {
             let zone = zones.randomElement(using: &random)!
             // Wins skew low, as in a real tournament: most teams win a few games, few win many.
@@ -60,10 +64,30 @@ public struct TeamGenerator {
         folded.removeAll(keepingCapacity: true)
         for byte in name { folded.append((0x41...0x5A).contains(byte) ? byte + 0x20 : byte) }
         guard !used.insert(folded) else { return String(decoding: name, as: UTF8.self) }
-        var suffix = nextSuffix[folded, default: 2]
-        while !used.insert(folded + Array(" \(suffix)".utf8)) { suffix += 1 }
-        nextSuffix[folded] = suffix + 1
-        return String(decoding: name + Array(" \(suffix)".utf8), as: UTF8.self)
+        let base = ByteStringSet.hash(folded)
+        var suffix = nextSuffix[base, default: 2]
+        let foldedCount = folded.count
+        while true {
+            Self.appendSuffix(suffix, to: &folded)
+            if used.insert(folded) { break }
+            folded.removeSubrange(foldedCount...)
+            suffix += 1
+        }
+        nextSuffix[base] = suffix + 1
+        Self.appendSuffix(suffix, to: &name)
+        return String(decoding: name, as: UTF8.self)
+    }
+
+    /// Appends " 12" (a space and the number's digits) without making a string.
+    private static func appendSuffix(_ number: Int, to bytes: inout [UInt8]) {
+        bytes.append(0x20)
+        let start = bytes.count
+        var rest = number
+        repeat {
+            bytes.append(0x30 + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        bytes[start...].reverse()
     }
 
     /// Makes a name in ``name``.

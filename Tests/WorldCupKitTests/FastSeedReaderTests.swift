@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 @testable import WorldCupKit
 
-/// The fast reader (simdjson) against the thorough one (Foundation): it never accepts a file
+/// The fast reader (RapidJSON) against the thorough one (Foundation): it never accepts a file
 /// the thorough reader refuses, and where both accept one they give the same entries.
 @Suite struct FastSeedReaderTests {
     /// The property, for one document; returns whether the fast reader took it.

@@ -25,7 +25,7 @@ import Testing
 
         #expect(screen.isLoadingStandings)
         #expect(grid.line(0) == "World Cup — loading the standings: \(Thousands.grouped(LoadPacer.firstRows)) teams so far")
-        #expect(grid.line(29).hasSuffix(" 1 / \(Thousands.grouped(LoadPacer.firstRows))+"), "the position says more is coming")
+        #expect(grid.line(29).hasSuffix(" 1 / \(Thousands.grouped(LoadPacer.firstRows))+ loading"), "the status line says more is coming")
 
         // Keys work during the load: a win for the team under the cursor counts at once.
         let first = try #require(try store.teamsInStandingsOrder().first)
@@ -56,6 +56,7 @@ import Testing
         }
         #expect(shown == expected.map(\.id!), "once loaded, the standings are the store's")
         #expect(grid.line(0) == "World Cup — \(Thousands.grouped(total + 1)) teams in \(results.numberOfSections) zones")
+        #expect(grid.line(29).hasSuffix(" / \(Thousands.grouped(total + 1))"), "and says no more once loaded")
 
         let fresh = GridSurface(rows: 30, columns: 80)
         let freshScreen = try ScoreboardScreen(store: store, surface: fresh, renderer: TeamRowRenderer(showsFlags: false))

@@ -74,8 +74,9 @@ extension ScoreboardScreen {
     private var positionText: String {
         guard let position = tableView.cursorPosition else { return "" }
         let marks = (tableView.hasLinesAbove ? "▲" : " ") + (tableView.hasLinesBelow ? "▼" : " ")
-        // "+": more teams are still loading behind the first screens.
-        return marks + " " + Thousands.grouped(position.ordinal) + " / " + Thousands.grouped(position.count) + (controller.isLoading ? "+" : "")
+        // "+ loading": more teams are still loading behind the first screens.
+        return marks + " " + Thousands.grouped(position.ordinal) + " / " + Thousands.grouped(position.count)
+            + (controller.isLoading ? "+ loading" : "")
     }
 
     private func drawStatus() {

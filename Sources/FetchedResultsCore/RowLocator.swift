@@ -2,14 +2,21 @@
 ///
 /// Row ids are usually dense (1, 2, 3…), so the map is a flat array indexed by row id while the
 /// ids stay within a few times their count: 4 bytes a row, built in one pass. Ids spread wider
-/// than that switch it to a dictionary.
+/// than that switch it to a dictionary, which switches back once enough ids fill the span (a
+/// progressive fetch adds ids in sort order: its first thousand are spread over the whole table).
 package struct RowLocator {
     private static let absent = UInt32.max
 
     private var base: Int64 = 0
     private var slots: [UInt32] = []
     private var sparse: [Int64: UInt32]?
+    /// The lowest and highest ids added to the dictionary (removals leave them: an upper bound
+    /// on the span, so switching back is never wrong, only later).
+    private var sparseLow = Int64.max, sparseHigh = Int64.min
     package private(set) var count = 0
+
+    /// Whether the ids are kept in the flat array (else in the dictionary); for tests.
+    package var isFlat: Bool { sparse == nil }
 
     package init() {}
 
@@ -40,6 +47,7 @@ package struct RowLocator {
                 for id in chunk.rowIDs { sparse[id] = chunk.id }
             }
             self.sparse = sparse
+            (sparseLow, sparseHigh) = (low, high)
             count = sparse.count
         }
     }
@@ -69,6 +77,10 @@ package struct RowLocator {
         if sparse == nil { makeRoom(for: rowID) }
         if sparse != nil {
             if sparse!.updateValue(value, forKey: rowID) == nil { count += 1 }
+            sparseLow = min(sparseLow, rowID)
+            sparseHigh = max(sparseHigh, rowID)
+            // At each doubling (amortised O(1)): back to the flat array if the ids are dense now.
+            if count >= 4096, count & (count - 1) == 0 { becomeFlatIfDense() }
             return
         }
         let index = Int(rowID - base)
@@ -87,6 +99,19 @@ package struct RowLocator {
         }
     }
 
+    /// Switches the dictionary back to a flat array when its ids span at most a few times their
+    /// count.
+    private mutating func becomeFlatIfDense() {
+        guard let dictionary = sparse else { return }
+        let (span, overflow) = sparseHigh.subtractingReportingOverflow(sparseLow)
+        guard !overflow, Self.isDense(span: span, count: count) else { return }
+        var flat = [UInt32](repeating: Self.absent, count: Int(span) + 1)
+        for (id, value) in dictionary { flat[Int(id - sparseLow)] = value }
+        base = sparseLow
+        slots = flat
+        sparse = nil
+    }
+
     /// Grows the flat array to cover `rowID`, or switches to a dictionary when it would be sparse.
     private mutating func makeRoom(for rowID: Int64) {
         if slots.isEmpty {
@@ -102,6 +127,7 @@ package struct RowLocator {
             dictionary.reserveCapacity(count + 1)
             for (index, value) in slots.enumerated() where value != Self.absent { dictionary[base + Int64(index)] = value }
             sparse = dictionary
+            (sparseLow, sparseHigh) = (low, high)
             slots = []
             return
         }

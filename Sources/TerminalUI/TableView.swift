@@ -257,22 +257,21 @@ public final class TableView {
         }
         rebuildLayout()
 
-        var removed: [Int] = updates.deletedRows.map(oldLine) + updates.movedRows.map { oldLine($0.from) }
-        for section in updates.deletedSections { removed += Array(oldSectionLines(section)) }
-        var inserted: [Int] = updates.insertedRows.map(line(of:)) + updates.movedRows.map { line(of: $0.to) }
-        for section in updates.insertedSections {
-            let end = section + 1 < sectionStarts.count ? sectionStarts[section + 1] : lineCount
-            inserted += Array(sectionStarts[section]..<end)
-        }
-        removed.sort()
-        inserted.sort()
+        let removed = LineSet(lines: updates.deletedRows.map(oldLine) + updates.movedRows.map { oldLine($0.from) },
+                              sections: updates.deletedSections.map(oldSectionLines))
+        let inserted = LineSet(lines: updates.insertedRows.map(line(of:)) + updates.movedRows.map { line(of: $0.to) },
+                               sections: updates.insertedSections.map { section in
+                                   sectionStarts[section]..<(section + 1 < sectionStarts.count ? sectionStarts[section + 1] : lineCount)
+                               })
         let reloaded = Set(updates.reloadedRows.map { line(of: $0.to) })
 
         // Keep the content at the top of the band where it was: lines removed or inserted above
-        // it shift the scroll position, not what is shown.
+        // it shift the scroll position, not what is shown. The new top is the least line whose
+        // surviving lines above it are the old top's: a fixed point, reached in a few rounds.
         let oldTop = scrollTop
-        var newTop = oldTop - removed.prefix { $0 < oldTop }.count
-        for line in inserted where line <= newTop { newTop += 1 }
+        let kept = oldTop - removed.count(below: oldTop)
+        var newTop = kept
+        while case let next = kept + inserted.count(below: newTop + 1), next != newTop { newTop = next }
         scrollTop = max(0, min(newTop, max(0, lineCount - height)))
 
         // For each band row, the old line it now shows (nil: a new line) against the old line
@@ -309,12 +308,12 @@ public final class TableView {
     /// A surviving line keeps its rank among surviving lines: the new line is the k-th line
     /// not inserted, so it shows the k-th old line not removed — the fixed point of
     /// `k + (removed lines at or before it)`.
-    private func oldLineShown(atNewLine line: Int, removed: [Int], inserted: [Int]) -> Int? {
-        if binarySearch(inserted, line) { return nil }
-        let rank = line - lowerBound(inserted, line)
+    private func oldLineShown(atNewLine line: Int, removed: LineSet, inserted: LineSet) -> Int? {
+        if inserted.contains(line) { return nil }
+        let rank = line - inserted.count(below: line)
         var source = rank
         while true {
-            let next = rank + lowerBound(removed, source + 1)
+            let next = rank + removed.count(below: source + 1)
             if next == source { return source }
             source = next
         }
@@ -327,11 +326,6 @@ public final class TableView {
             if values[middle] < value { low = middle + 1 } else { high = middle }
         }
         return low
-    }
-
-    private func binarySearch(_ values: [Int], _ value: Int) -> Bool {
-        let index = lowerBound(values, value)
-        return index < values.count && values[index] == value
     }
 
     // MARK: - Drawing

@@ -74,6 +74,28 @@ import Testing
         #expect(!removedMissing)
     }
 
+    /// A progressive fetch adds ids in sort order: the first ones spread over the whole table
+    /// make the locator a dictionary, which must become a flat array again once the ids fill
+    /// their span (a million-row load would otherwise keep a dictionary several times as big).
+    @Test func aLocatorFilledInRandomOrderEndsFlatAndFindsEveryRow() {
+        var random = SplitMix64(seed: 21)
+        var ids = Array(Int64(1)...20_000)
+        ids.shuffle(using: &random)
+        var locator = RowLocator()
+        for (index, id) in ids.enumerated() {
+            locator[id] = UInt32(index % 97)
+            if index == 100 { #expect(!locator.isFlat, "a hundred ids over twenty thousand: sparse") }
+        }
+        #expect(locator.isFlat, "every id of the span: flat again")
+        #expect(locator.count == ids.count)
+        #expect(ids.enumerated().allSatisfy { locator[$0.element] == UInt32($0.offset % 97) })
+        for id in ids.prefix(10_000) { locator[id] = nil }
+        #expect(locator.count == 10_000 && ids.prefix(10_000).allSatisfy { locator[$0] == nil })
+        #expect(ids.enumerated().dropFirst(10_000).allSatisfy { locator[$0.element] == UInt32($0.offset % 97) })
+        locator[Int64.max - 3] = 7
+        #expect(!locator.isFlat && locator[Int64.max - 3] == 7 && locator.count == 10_001, "a far id: sparse again")
+    }
+
     @Test func everyRowCanBeRemovedAndTheListRefilled() {
         var random = SplitMix64(seed: 9)
         var keys = OrderedKeys()

@@ -114,7 +114,7 @@ extension FetchedResultsController {
     /// The rows of `fresh` that the results hold while loading: those not after the boundary.
     func keepingLoaded(_ fresh: [Int64: Row]) -> [Int64: Row] {
         guard let boundary = loadBoundary?.key else { return fresh }
-        return fresh.filter { !Self.key(key(of: $0.value), follows: boundary) }
+        return fresh.filter { SortKey.compare(key(of: $0.value), boundary) <= 0 }
     }
 }
 

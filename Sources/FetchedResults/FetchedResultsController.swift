@@ -347,11 +347,6 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
         }
     }
 
-    /// Whether `key` sorts after `other` (byte order, see `SortKey`).
-    static func key(_ key: [UInt8], follows other: [UInt8]) -> Bool {
-        key.withUnsafeBufferPointer { key in other.withUnsafeBufferPointer { other in SortKey.compare(key, other) > 0 } }
-    }
-
     /// Cuts `keys` into sections, each named after the first sort value of its first row.
     ///
     /// - Parameters:

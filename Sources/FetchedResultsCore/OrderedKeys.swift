@@ -151,9 +151,6 @@ package struct OrderedKeys {
             last.lengthenPrefix()
             return OrderedKeys(sortedChunks: chunks + [last])
         }
-
-        /// The rows collected so far.
-        package var count: Int { chunks.reduce(current.count) { $0 + $1.count } }
     }
 
     // MARK: - Reading
@@ -240,10 +237,7 @@ package struct OrderedKeys {
         guard let first = added.first else { return }
         #if DEBUG
         if let last = chunks.last {
-            let ordered = last.key(last.count - 1).withUnsafeBufferPointer { a in
-                first.key(0).withUnsafeBufferPointer { b in SortKey.compare(a, b) < 0 }
-            }
-            precondition(ordered, "appended keys follow every key held")
+            precondition(SortKey.compare(last.key(last.count - 1), first.key(0)) < 0, "appended keys follow every key held")
         }
         #endif
         let firstNew = chunks.count
@@ -371,8 +365,7 @@ package struct OrderedKeys {
                 precondition(locator[chunk.rowIDs[row]] == chunk.id, "the locator finds each row's chunk")
                 let key = chunk.key(row)
                 if let previous {
-                    let ordered = previous.withUnsafeBufferPointer { a in key.withUnsafeBufferPointer { b in SortKey.compare(a, b) < 0 } }
-                    precondition(ordered, "keys are strictly increasing")
+                    precondition(SortKey.compare(previous, key) < 0, "keys are strictly increasing")
                 }
                 previous = key
             }

@@ -203,21 +203,23 @@ package struct ResultsState {
     package mutating func append(
         _ rows: OrderedKeys.Builder, flatDifference: Bool, sectionName: (Int64) throws -> String
     ) throws -> ChangeSetBuilder.Result {
-        let old = self
+        // Only the old layout and count: a copy of the whole state would make the append copy
+        // every key buffer and the row locator.
+        let (oldLayout, oldCount) = (layout, keys.count)
         keys.append(rows)
         var names = sectionNames
         do {
             // Known sections keep their names: only a section that starts among the new rows is named.
             layout = try Self.layout(of: keys, shape: shape, names: &names, recheck: [], sectionName: sectionName)
         } catch {
-            keys.removeLast(keys.count - old.keys.count)
+            keys.removeLast(keys.count - oldCount)
             throw error
         }
         sectionNames = names
         #if DEBUG
         keys._checkInvariants()
         #endif
-        return appendedChanges(after: old.layout, oldCount: old.keys.count, flatDifference: flatDifference)
+        return appendedChanges(after: oldLayout, oldCount: oldCount, flatDifference: flatDifference)
     }
 
     /// The change set from `old` to these results when they hold `old`'s rows first and others

@@ -96,6 +96,11 @@ package enum SortKey {
         return lhs.count - rhs.count
     }
 
+    /// ``compare(_:_:)`` for whole keys.
+    package static func compare(_ lhs: [UInt8], _ rhs: [UInt8]) -> Int {
+        lhs.withUnsafeBufferPointer { lhs in rhs.withUnsafeBufferPointer { rhs in compare(lhs, rhs) } }
+    }
+
     // MARK: - Components
 
     private static func appendNumber(nearest: Double, distance: Int64, to buffer: inout [UInt8]) {

@@ -102,9 +102,7 @@ extension PostgreSQLResultsController {
     /// The rows of `fresh` that the results hold while loading: those not after the boundary.
     func keepingLoaded(_ fresh: [Int64: PostgreSQLRow]) -> [Int64: PostgreSQLRow] {
         guard let boundary = loadBoundary?.key else { return fresh }
-        return fresh.filter { row in
-            key(of: row.value).withUnsafeBufferPointer { key in boundary.withUnsafeBufferPointer { SortKey.compare(key, $0) <= 0 } }
-        }
+        return fresh.filter { SortKey.compare(key(of: $0.value), boundary) <= 0 }
     }
 }
 

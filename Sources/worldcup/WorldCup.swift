@@ -61,6 +61,11 @@ struct WorldCup: ParsableCommand {
     @Option(help: .hidden)
     var testCommitLog: String?
 
+    /// For the change-signal tests only, so hidden: seconds between an idle scoreboard's
+    /// safety looks on SQLite (5 unless given).
+    @Option(help: .hidden)
+    var testSafetyLookSeconds: Int?
+
     func run() throws {
         let sessionStats = stats.map(SessionStats.init(path:))
         try reportingErrors {
@@ -77,7 +82,8 @@ struct WorldCup: ParsableCommand {
                 try ScoreboardSession.run(
                     store: opened, showsFlags: flags, colors: colors,
                     cacheDirectory: StoreLocation.defaultCacheDirectory(environment: environment), stats: sessionStats,
-                    crashKey: testCrashKey?.first, commitLog: testCommitLog)
+                    crashKey: testCrashKey?.first, commitLog: testCommitLog,
+                    safetyLook: testSafetyLookSeconds.map { .seconds(max(1, $0)) })
             } catch let error as TerminalError {
                 throw CommandFailure(error.description + " To print the standings without the scoreboard, use: worldcup list")
             }

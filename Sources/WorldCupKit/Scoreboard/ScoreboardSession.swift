@@ -14,9 +14,12 @@ public enum ScoreboardSession {
     ///     trap, as a bug would.
     ///   - commitLog: for testing crash consistency only: a file that gets one line per
     ///     committed win, written right after the commit.
+    ///   - safetyLook: for testing the change signal only: how long an idle scoreboard on
+    ///     SQLite sleeps before it looks for commits the signal did not announce (5 s unless
+    ///     given).
     public static func run(
         store: any ScoreStore, showsFlags: Bool, colors: Bool, cacheDirectory: String? = nil, stats: SessionStats? = nil,
-        crashKey: Character? = nil, commitLog: String? = nil
+        crashKey: Character? = nil, commitLog: String? = nil, safetyLook: Duration? = nil
     ) throws {
         defer { stats?.write() }
         let terminal = try CursesTerminal.start(colors: colors)
@@ -43,6 +46,9 @@ public enum ScoreboardSession {
         // housekeeping and the cache save run, and the scoreboard sleeps until the next look
         // the standings ask for (a rare safety look, or a reconnection attempt).
         let results = screen.controller
+        if let safetyLook, let standings = results as? SQLiteStandings {
+            standings.safetyPollMilliseconds = Int32(clamping: safetyLook.components.seconds * 1000)
+        }
         let clock = ContinuousClock()
         var restingSince: ContinuousClock.Instant? = clock.now
         while true {

@@ -34,8 +34,9 @@ final class SQLiteStandings: StandingsResults, FetchedResultsControllerDelegate 
     /// of them (no inotify).
     static let pollMilliseconds: Int32 = 100
     /// With a change signal, a look now and then all the same: a signal would miss a WAL file
-    /// that another program deleted and made anew.
-    static let safetyPollMilliseconds: Int32 = 5000
+    /// that another program deleted and made anew. Tests make it longer, so that a commit the
+    /// signal missed cannot pass for one it caught.
+    var safetyPollMilliseconds: Int32 = 5000
 
     private var pacer = LoadPacer()
 
@@ -68,7 +69,7 @@ final class SQLiteStandings: StandingsResults, FetchedResultsControllerDelegate 
     func section(forSectionIndexTitle title: String, at index: Int) -> Int { controller.section(forSectionIndexTitle: title, at: index) }
 
     var changeDescriptor: Int32? { signal?.fileDescriptor }
-    var lookTimeoutMilliseconds: Int32 { signal.map { $0.followUpTimeout() ?? Self.safetyPollMilliseconds } ?? Self.pollMilliseconds }
+    var lookTimeoutMilliseconds: Int32 { signal.map { $0.followUpTimeout() ?? safetyPollMilliseconds } ?? Self.pollMilliseconds }
     func didWake() { signal?.drain() }
     var connectionProblem: String? { nil }
 

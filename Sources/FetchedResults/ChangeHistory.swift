@@ -128,7 +128,7 @@ public enum ChangeHistory {
         let statement = try db.cachedStatement(
             sql: "SELECT lower(tableName), changedRowID FROM \(tableName) WHERE seq > ? AND lower(tableName) IN (\(placeholders))")
         var rowIDs: [String: Set<Int64>] = [:]
-        let rows = try Row.fetchCursor(statement, arguments: StatementArguments([sequence.databaseValue] + names.map(\.databaseValue)))
+        let rows = try Row.fetchCursor(statement, arguments: StatementArguments(values: [sequence.databaseValue] + names.map(\.databaseValue)))
         while let row = try rows.next() {
             rowIDs[row[0] as String, default: []].insert(row[1])
         }

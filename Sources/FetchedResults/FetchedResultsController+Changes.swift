@@ -117,7 +117,7 @@ extension FetchedResultsController {
                 let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
                 let statement = try db.cachedStatement(
                     sql: "SELECT rowid FROM \(quotedTable) WHERE \(relationship.foreignKey.quotedDatabaseIdentifier) IN (\(placeholders))")
-                result.formUnion(try Int64.fetchSet(statement, arguments: StatementArguments(chunk.map(\.databaseValue))))
+                result.formUnion(try Int64.fetchSet(statement, arguments: StatementArguments(rowIDs: chunk)))
             }
         }
         return result

@@ -343,7 +343,7 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
                     return "rowid > ?"
                 }
             }
-            return ("(" + terms.joined(separator: " AND ") + ")", StatementArguments(arguments))
+            return ("(" + terms.joined(separator: " AND ") + ")", StatementArguments(values: arguments))
         }
     }
 
@@ -363,8 +363,8 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
 
     /// The name of the section a row starts: its first sort value as text ("" for NULL).
     func sectionName(ofRow rowID: Int64, loaded: Row?, _ db: Database) throws -> String {
-        let value = try loaded.map { sortValues(of: $0)[0] } ?? readSectionValue(of: rowID, db)
-        return value.map(Self.sectionName(of:)) ?? ""
+        guard let value = try loaded.map({ sortValues(of: $0)[0] }) ?? readSectionValue(of: rowID, db) else { return "" }
+        return Self.sectionName(of: value)
     }
 
     /// A section value as text: the section's name.
@@ -553,7 +553,7 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
             let chunk = ids[start..<min(start + 500, ids.count)]
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             let sql = selectSQL + " WHERE rowid IN (\(placeholders))\(condition)"
-            var arguments = StatementArguments(chunk.map(\.databaseValue))
+            var arguments = StatementArguments(rowIDs: chunk)
             if usesPredicate { arguments += predicate.arguments }
             // Cached: a statement is prepared once per chunk size, not once per commit.
             let statement = try db.cachedStatement(sql: sql)

@@ -108,9 +108,14 @@ struct LocalChangeTriggers {
         db.add(function: function)
         for table in tables {
             let literal = "'" + table.replacingOccurrences(of: "'", with: "''") + "'"
+            // `UPDATE OF` the names a row id can be set through: SQLite then codes the trigger
+            // only into the updates that name one of them (it matches the SET clause by name),
+            // and an update of other columns compiles and runs as if the trigger were not there.
+            let rowIDNames = ["rowid", "oid", "_rowid_"] + [try db.primaryKey(table).rowIDColumn].compactMap { $0 }
             try db.execute(sql: """
                 CREATE TEMP TRIGGER IF NOT EXISTS \((prefix(table) + "_rowid").quotedDatabaseIdentifier)
-                AFTER UPDATE ON main.\(table.quotedDatabaseIdentifier) WHEN OLD.rowid IS NOT NEW.rowid
+                AFTER UPDATE OF \(rowIDNames.map(\.quotedDatabaseIdentifier).joined(separator: ", "))
+                ON main.\(table.quotedDatabaseIdentifier) WHEN OLD.rowid IS NOT NEW.rowid
                 BEGIN SELECT \(name)(\(literal), OLD.rowid); END
                 """)
             let triggers = try UndetectedChanges.replaceTriggers(on: table, named: prefix(table), temporary: true, action: { whereSQL in

@@ -48,6 +48,27 @@ package struct OrderedKeys {
             prefix + bytes[keyRange(index)]
         }
 
+        /// Removes a key's bytes with one `memmove` of the bytes after them (the array's own
+        /// `removeSubrange` moved them one at a time).
+        mutating func removeBytes(_ range: Range<Int>) {
+            guard !range.isEmpty else { return }
+            bytes.withUnsafeMutableBufferPointer { bytes in
+                let tail = bytes.count - range.upperBound
+                if tail > 0 { memmove(bytes.baseAddress! + range.lowerBound, bytes.baseAddress! + range.upperBound, tail) }
+            }
+            bytes.removeLast(range.count)
+        }
+
+        /// Moves the ends of the keys from `index` on by `delta` bytes, after a key was inserted
+        /// or removed before them. A loop over the buffer, which the compiler vectorises; through
+        /// the array it checked bounds and uniqueness at every element, the most of a one-row
+        /// move's cost.
+        mutating func shiftEnds(from index: Int, by delta: Int32) {
+            ends.withUnsafeMutableBufferPointer { ends in
+                for later in index..<ends.count { ends[later] &+= delta }
+            }
+        }
+
         /// Orders key `index` against `key`, like ``SortKey/compare(_:_:)``.
         func compare(_ index: Int, with key: UnsafeBufferPointer<UInt8>) -> Int {
             prefix.withUnsafeBufferPointer { prefix in
@@ -219,7 +240,7 @@ package struct OrderedKeys {
             chunks[chunk].rowIDs.insert(rowID, at: index)
             chunks[chunk].bytes.insert(contentsOf: rest, at: offset)
             chunks[chunk].ends.insert(Int32(offset), at: index)
-            for later in index..<chunks[chunk].ends.count { chunks[chunk].ends[later] += Int32(rest.count) }
+            chunks[chunk].shiftEnds(from: index, by: Int32(rest.count))
             locator[rowID] = chunks[chunk].id
             count += 1
             if chunks[chunk].count > Self.maximumChunkCount {
@@ -267,9 +288,9 @@ package struct OrderedKeys {
               let index = chunks[chunk].rowIDs.firstIndex(of: rowID) else { return false }
         let range = chunks[chunk].keyRange(index)
         chunks[chunk].rowIDs.remove(at: index)
-        chunks[chunk].bytes.removeSubrange(range)
+        chunks[chunk].removeBytes(range)
         chunks[chunk].ends.remove(at: index)
-        for later in index..<chunks[chunk].ends.count { chunks[chunk].ends[later] -= Int32(range.count) }
+        chunks[chunk].shiftEnds(from: index, by: -Int32(range.count))
         locator[rowID] = nil
         count -= 1
         if chunks[chunk].count == 0 {
@@ -337,7 +358,9 @@ package struct OrderedKeys {
     }
 
     private mutating func shiftStarts(after chunk: Int, by delta: Int) {
-        for later in (chunk + 1)..<chunks.count { chunkStarts[later] += delta }
+        chunkStarts.withUnsafeMutableBufferPointer { starts in
+            for later in (chunk + 1)..<starts.count { starts[later] += delta }
+        }
     }
 
     private mutating func reindexChunks(from first: Int) {

@@ -89,6 +89,19 @@ import Testing
         #expect(fixture.controller.fetchedObjects!.map { $0.id } == [10, 2, 3])
     }
 
+    /// The trigger that reports a changed row id lists the names an `UPDATE` can set it
+    /// through (SQLite fires an `UPDATE OF` trigger by the names in the SET clause): each one,
+    /// in any case, and the row-value form, must be seen.
+    @Test(arguments: ["id = 10", "rowid = 10", "OID = 10", "\"_RowID_\" = 10", "(name, id) = ('z', 10)"])
+    func aRowIDChangedThroughAnyOfItsNamesIsSeen(assignment: String) throws {
+        let fixture = try Fixture(schema: Self.itemSchema, table: "item", rows: Self.itemRows, sortKey: "name")
+        try fixture.check("SET \(assignment)") {
+            try fixture.pool.write { db in try db.execute(sql: "UPDATE item SET \(assignment) WHERE id = 1") }
+        }
+        #expect(fixture.controller.indexPath(forRowID: 1) == nil, "the old row id is gone")
+        #expect(fixture.controller.indexPath(forRowID: 10) != nil)
+    }
+
     @Test func aRowWhoseIDChangesOntoAnotherRowReplacesIt() throws {
         let fixture = try Fixture(schema: Self.itemSchema, table: "item", rows: Self.itemRows, sortKey: "name")
         try fixture.check("rowid 1 → 3, replacing 3") {

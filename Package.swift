@@ -31,8 +31,9 @@ let package = Package(
             // warning on every build. The module map links ncursesw (whose .so pulls in tinfo);
             // the shim defines what the flags would; `make deps` installs libncurses-dev.
         ),
-        // libpq, PostgreSQL's reference client (Debian's libpq-dev).
-        .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // libpq, PostgreSQL's reference client (headers from Debian's libpq-dev), loaded when a
+        // program first connects: linked, it would add some twenty libraries to every start.
+        .target(name: "CLibpq"),
         // The PostgreSQL store: a libpq connection and the gap-safe change feed.
         .target(name: "FetchedResultsPostgreSQL", dependencies: ["FetchedResultsCore", "CLibpq"]),
         // RapidJSON's streaming reader (Debian's header-only rapidjson-dev) behind a C interface:

@@ -133,7 +133,7 @@ enum PeakMemory {
     /// Gives freed memory back to the system first (glibc keeps it otherwise), so that memory an
     /// earlier fetch freed is not reused unseen, then resets the peak.
     static func reset() {
-        mallocTrim(0)
+        _ = mallocTrim(0)
         try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
     }
 

@@ -22,7 +22,11 @@ public final class PostgreSQLConnection {
     ///   - defaults: connection parameters (`connect_timeout`, `keepalives_idle`…) used when
     ///     neither `conninfo` nor their `PG*` variable sets them: an application's choices that
     ///     its user can still override as in `psql`.
+    ///
+    /// - Throws: ``PostgreSQLError/clientLibraryMissing(_:)`` when libpq is not installed,
+    ///   ``PostgreSQLError/connectionFailed(_:)`` when the server cannot be reached or refuses.
     public convenience init(_ conninfo: String, defaults: [String: String] = [:]) throws {
+        try Self.loadClientLibrary()
         let made = Self.withParameters(conninfo, defaults) { PQconnectdbParams($0, $1, 1) }
         guard let connection = made else { throw PostgreSQLError.connectionFailed("out of memory") }
         guard PQstatus(connection) == CONNECTION_OK else {
@@ -31,6 +35,15 @@ public final class PostgreSQLConnection {
             throw PostgreSQLError.connectionFailed(message)
         }
         self.init(established: connection)
+    }
+
+    /// Loads libpq, the first time only. The package loads it when it first needs it rather
+    /// than linking it, so that a program that never connects does not load its twenty-odd
+    /// libraries at every start; a program can call this early to learn that it is missing.
+    ///
+    /// - Throws: ``PostgreSQLError/clientLibraryMissing(_:)`` with the system's reason.
+    public static func loadClientLibrary() throws {
+        if let failure = clibpq_load() { throw PostgreSQLError.clientLibraryMissing(String(cString: failure)) }
     }
 
     /// Takes over a connection libpq has made.
@@ -83,9 +96,9 @@ public final class PostgreSQLConnection {
     }
 
     /// The parameters `conninfo` sets itself (not the `PG*` variables), as libpq parses it; nil
-    /// when it cannot be parsed (then connecting says why).
+    /// when it cannot be parsed or libpq cannot be loaded (then connecting says why).
     public static func parameters(of conninfo: String) -> [String: String]? {
-        guard let options = PQconninfoParse(conninfo, nil) else { return nil }
+        guard (try? loadClientLibrary()) != nil, let options = PQconninfoParse(conninfo, nil) else { return nil }
         defer { PQconninfoFree(options) }
         var values: [String: String] = [:]
         var option = options
@@ -301,6 +314,8 @@ public enum PostgreSQLError: Error, CustomStringConvertible, Equatable {
     case connectionLost(String)
     /// The server refused a statement; `sqlState` is its five-character code.
     case statementFailed(sqlState: String, message: String)
+    /// libpq itself (`libpq.so.5`) could not be loaded: the system's reason.
+    case clientLibraryMissing(String)
 
     /// The error in words, for a status line or stderr.
     public var description: String {
@@ -308,6 +323,8 @@ public enum PostgreSQLError: Error, CustomStringConvertible, Equatable {
         case let .connectionFailed(message): return "cannot connect to PostgreSQL: \(message)"
         case let .connectionLost(message): return "the connection to PostgreSQL was lost: \(message)"
         case let .statementFailed(state, message): return "PostgreSQL refused the statement (\(state)): \(message)"
+        case let .clientLibraryMissing(reason):
+            return "PostgreSQL's client library, libpq, could not be loaded (\(reason)); install it (Debian: apt-get install libpq5)"
         }
     }
 }

@@ -16,8 +16,10 @@ public final class PostgreSQLConnectionAttempt {
 
     /// Starts connecting as ``PostgreSQLConnection/init(_:defaults:)`` would.
     ///
-    /// - Throws: ``PostgreSQLError/connectionFailed(_:)`` when the parameters cannot be used.
+    /// - Throws: ``PostgreSQLError/clientLibraryMissing(_:)`` when libpq is not installed,
+    ///   ``PostgreSQLError/connectionFailed(_:)`` when the parameters cannot be used.
     public init(_ conninfo: String, defaults: [String: String] = [:]) throws {
+        try PostgreSQLConnection.loadClientLibrary()
         let started = PostgreSQLConnection.withParameters(conninfo, defaults) { PQconnectStartParams($0, $1, 1) }
         guard let started else { throw PostgreSQLError.connectionFailed("out of memory") }
         guard PQstatus(started) != CONNECTION_BAD else {

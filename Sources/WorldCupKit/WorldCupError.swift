@@ -21,6 +21,7 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     case storeCorrupt(path: String)
     case storeFailed(path: String, reason: String)
     case serverUnreachable(server: String, reason: String)
+    case postgreSQLClientMissing(reason: String)
     case passwordInURI
     case notPermitted(server: String, role: String, action: String)
     case schemaNotInstalled(server: String, role: String)
@@ -70,6 +71,9 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
         case let .serverUnreachable(server, reason):
             return "cannot reach the PostgreSQL server \(server): \(reason). Nothing was changed; check that the server runs, "
                 + "the --db URI, and the password (PGPASSWORD or ~/.pgpass), then try again."
+        case let .postgreSQLClientMissing(reason):
+            return "--db names a PostgreSQL database, but PostgreSQL's client library (libpq) could not be loaded: \(reason). "
+                + "Install it (Debian: apt-get install libpq5) and try again; SQLite stores work without it."
         case .passwordInURI:
             return "the --db URI holds a password, which anyone on this machine can read in the process list. "
                 + "Leave it out of the URI and put it in PGPASSWORD or ~/.pgpass (as psql reads them)."

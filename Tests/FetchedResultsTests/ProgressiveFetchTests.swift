@@ -104,7 +104,7 @@ import Testing
                 }, poll: { try controller.processExternalChanges() })
             }
             let newState = try oracle(held: controller.heldRowCount)
-            try checkStep(recorder, old: state, new: newState, controllerState: controllerState(), rolledBack: rolledBack,
+            _ = try checkStep(recorder, old: state, new: newState, controllerState: controllerState(), rolledBack: rolledBack,
                           batched: request.fetchBatchSize > 0, context: "seed \(seed), step \(step), held \(controller.heldRowCount)",
                           withDifference: configuration.styles.contains(.difference))
             state = newState
@@ -161,7 +161,7 @@ import Testing
         let after = try oracle(held: nil)
         let state = SectionedState(sections: controller.sections!.map { ($0.name, $0.objects.map { $0.id! }) },
                                    content: Dictionary(uniqueKeysWithValues: controller.fetchedObjects!.map { ($0.id!, $0) }))
-        try checkStep(recorder, old: before, new: after, controllerState: state, rolledBack: false, batched: true, context: "cache",
+        _ = try checkStep(recorder, old: before, new: after, controllerState: state, rolledBack: false, batched: true, context: "cache",
                       withDifference: false)
         #expect(after.flatIDs.count > 60)
     }

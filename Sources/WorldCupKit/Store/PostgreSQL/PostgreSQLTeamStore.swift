@@ -45,6 +45,11 @@ public final class PostgreSQLTeamStore: ScoreStore {
 
     /// Connects to the database `conninfo` names and brings its schema up to date.
     public static func open(conninfo: String) throws -> PostgreSQLTeamStore {
+        do {
+            try PostgreSQLConnection.loadClientLibrary()
+        } catch let PostgreSQLError.clientLibraryMissing(reason) {
+            throw WorldCupError.postgreSQLClientMissing(reason: reason)
+        }
         if PostgreSQLConnection.parameters(of: conninfo)?["password"] != nil { throw WorldCupError.passwordInURI }
         let store = PostgreSQLTeamStore(conninfo: conninfo)
         try store.migrate()
@@ -74,6 +79,8 @@ public final class PostgreSQLTeamStore: ScoreStore {
 
     private func translate(_ error: PostgreSQLError, action: String) -> WorldCupError {
         switch error {
+        case let .clientLibraryMissing(reason):
+            return .postgreSQLClientMissing(reason: reason)
         case let .connectionFailed(reason), let .connectionLost(reason):
             connection = nil
             return .serverUnreachable(server: displayName, reason: Self.firstLine(reason))

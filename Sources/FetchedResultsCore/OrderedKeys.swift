@@ -61,8 +61,7 @@ package struct OrderedKeys {
 
         /// Moves the ends of the keys from `index` on by `delta` bytes, after a key was inserted
         /// or removed before them. A loop over the buffer, which the compiler vectorises; through
-        /// the array it checked bounds and uniqueness at every element, the most of a one-row
-        /// move's cost.
+        /// the array it checked bounds and uniqueness at every element.
         mutating func shiftEnds(from index: Int, by delta: Int32) {
             ends.withUnsafeMutableBufferPointer { ends in
                 for later in index..<ends.count { ends[later] &+= delta }

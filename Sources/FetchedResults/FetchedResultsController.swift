@@ -295,16 +295,21 @@ open class FetchedResultsController<Record: FetchableRecord>: AnyFetchedResultsC
             if let remaining, remaining <= 0 { break }
             let conditions: [String] = (predicate.sql.isEmpty ? [] : ["(\(predicate.sql))"]) + (part.sql.isEmpty ? [] : [part.sql])
             let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-            let cursor = try Row.fetchCursor(
-                db, sql: select + whereSQL + " ORDER BY \(fetchRequest.orderBySQL)" + (remaining.map { " LIMIT \($0)" } ?? ""),
-                arguments: predicate.arguments + part.arguments)
+            let statement = try db.makeStatement(
+                sql: select + whereSQL + " ORDER BY \(fetchRequest.orderBySQL)" + (remaining.map { " LIMIT \($0)" } ?? ""))
+            let cursor = try Row.fetchCursor(statement, arguments: predicate.arguments + part.arguments)
             while let row = try cursor.next() {
                 count += 1
-                let rowID: Int64 = batching ? row[0] : row[row.count - 1]
+                let rowID: Int64
                 values.removeAll(keepingCapacity: true)
                 if batching {
-                    for index in 1...keyCount { values.append(row[index]) }
+                    // Straight from the statement: the row's generic accessors cost more than
+                    // the rest of the load (type metadata looked up for every value).
+                    let current = statement.sqliteStatement
+                    rowID = Int64(sqliteStatement: current, index: 0)
+                    for index in 1...keyCount { values.append(DatabaseValue(sqliteStatement: current, index: CInt(index))) }
                 } else {
+                    rowID = row[row.count - 1]
                     values = sortValues(of: row)
                 }
                 key.removeAll(keepingCapacity: true)

@@ -89,7 +89,7 @@ bench: deps
 		--sizes $(BENCH_SIZES) --iterations $(BENCH_ITERATIONS) --output BENCHMARKS.md --plot docs/per-change-cost.svg
 
 ## docs: the DocC archives of both stores' libraries in .build/docs/ (warnings fail them).
-DOC_TARGETS = FetchedResults FetchedResultsPostgreSQL
+DOC_TARGETS = FetchedResultsSQLite FetchedResultsPostgreSQL
 docs:
 	@mkdir -p .build/docs
 	@for target in $(DOC_TARGETS); do \

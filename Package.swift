@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "FetchedResults", targets: ["FetchedResults"]),
+        .library(name: "FetchedResultsSQLite", targets: ["FetchedResultsSQLite"]),
         .library(name: "FetchedResultsPostgreSQL", targets: ["FetchedResultsPostgreSQL"]),
         .executable(name: "worldcup", targets: ["worldcup"]),
     ],
@@ -18,11 +19,11 @@ let package = Package(
     targets: [
         // What every store's results controller shares and no database knows: sort keys as
         // bytes, the chunked ordered keys, the cache file format.
-        .target(name: "FetchedResultsCore"),
+        .target(name: "FetchedResults"),
         // The results controller on SQLite (through GRDB); knows nothing of curses or teams.
         .target(
-            name: "FetchedResults",
-            dependencies: ["FetchedResultsCore", .product(name: "GRDB", package: "GRDB.swift")]
+            name: "FetchedResultsSQLite",
+            dependencies: ["FetchedResults", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // libncursesw, with a shim for the wide-character API and the C macros Swift cannot see.
         .systemLibrary(
@@ -35,7 +36,7 @@ let package = Package(
         // program first connects: linked, it would add some twenty libraries to every start.
         .target(name: "CLibpq"),
         // The PostgreSQL store: a libpq connection and the gap-safe change feed.
-        .target(name: "FetchedResultsPostgreSQL", dependencies: ["FetchedResultsCore", "CLibpq"]),
+        .target(name: "FetchedResultsPostgreSQL", dependencies: ["FetchedResults", "CLibpq"]),
         // RapidJSON's streaming reader (Debian's header-only rapidjson-dev) behind a C interface:
         // seed-shaped files read fast, one entry at a time.
         .target(name: "CSeedParser"),
@@ -45,7 +46,7 @@ let package = Package(
         .target(
             name: "WorldCupKit",
             dependencies: [
-                "FetchedResults",
+                "FetchedResultsSQLite",
                 "FetchedResultsPostgreSQL",
                 "CSeedParser",
                 "TerminalUI",
@@ -66,20 +67,20 @@ let package = Package(
         // `make bench`: the controller and the scoreboard against the peers, side by side in one run.
         .executableTarget(
             name: "worldcup-bench",
-            dependencies: ["FetchedResults", "FetchedResultsPostgreSQL", "ThrowawayPostgreSQL", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["FetchedResultsSQLite", "FetchedResultsPostgreSQL", "ThrowawayPostgreSQL", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Benchmarks/WorldCupBench"
         ),
         // Helpers shared by the test targets (a seeded generator, temporary folders).
-        .target(name: "TestSupport", dependencies: ["FetchedResultsCore", "FetchedResultsPostgreSQL", "ThrowawayPostgreSQL"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["FetchedResults", "FetchedResultsPostgreSQL", "ThrowawayPostgreSQL"], path: "Tests/TestSupport"),
         // A throw-away PostgreSQL server, and hosts in network namespaces, for the tests and
         // the benchmarks.
         .target(name: "ThrowawayPostgreSQL", path: "Tests/ThrowawayPostgreSQL"),
         .testTarget(
             name: "FetchedResultsTests",
-            dependencies: ["FetchedResults", "FetchedResultsCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["FetchedResultsSQLite", "FetchedResults", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"]),
-        .testTarget(name: "FetchedResultsPostgreSQLTests", dependencies: ["FetchedResultsPostgreSQL", "FetchedResultsCore", "TestSupport"]),
+        .testTarget(name: "FetchedResultsPostgreSQLTests", dependencies: ["FetchedResultsPostgreSQL", "FetchedResults", "TestSupport"]),
         .testTarget(
             name: "WorldCupKitTests",
             dependencies: ["WorldCupKit", "TerminalUI", "TestSupport", "FetchedResultsPostgreSQL", .product(name: "GRDB", package: "GRDB.swift")]

@@ -1,5 +1,5 @@
 import Dispatch
-import FetchedResults
+import FetchedResultsSQLite
 import Foundation
 import GRDB
 

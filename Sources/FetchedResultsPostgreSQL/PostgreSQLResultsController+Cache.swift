@@ -1,4 +1,4 @@
-import FetchedResultsCore
+import FetchedResults
 import struct Foundation.URL
 
 extension PostgreSQLResultsController {

@@ -1,4 +1,4 @@
-@_exported import FetchedResultsCore
+@_exported import FetchedResults
 
 extension PostgreSQLResultsController {
     // MARK: - Following the server

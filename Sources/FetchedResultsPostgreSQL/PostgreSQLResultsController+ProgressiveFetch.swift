@@ -1,4 +1,4 @@
-import FetchedResultsCore
+import FetchedResults
 
 extension PostgreSQLResultsController {
     /// How many rows ``loadMoreRows(_:)`` reads by default.

@@ -1,4 +1,4 @@
-import FetchedResultsCore
+import FetchedResults
 
 /// Receives a ``PostgreSQLResultsController``'s changes, once per look that finds committed
 /// transactions touching its results; the same callbacks as the SQLite controller's delegate,

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import FetchedResultsCore
+import FetchedResults
 
 /// One sort key on a PostgreSQL column, ordered exactly as the core's byte keys order it, so
 /// that the in-memory order equals the server's `ORDER BY`:

@@ -1,4 +1,4 @@
-import FetchedResultsCore
+import FetchedResults
 import FetchedResultsPostgreSQL
 import Foundation
 import TestSupport

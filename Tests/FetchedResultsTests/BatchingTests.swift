@@ -1,5 +1,5 @@
 import TestSupport
-import FetchedResults
+import FetchedResultsSQLite
 import Foundation
 import GRDB
 import Testing

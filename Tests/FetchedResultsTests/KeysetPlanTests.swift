@@ -1,4 +1,4 @@
-import FetchedResultsCore
+import FetchedResults
 import TestSupport
 import Testing
 

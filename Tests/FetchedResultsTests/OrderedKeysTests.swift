@@ -1,6 +1,6 @@
 import TestSupport
 @testable import FetchedResults
-import FetchedResultsCore
+import FetchedResults
 import Foundation
 import GRDB
 import Testing

@@ -1,4 +1,4 @@
-import FetchedResultsCore
+import FetchedResults
 import Testing
 
 // The randomised oracle's checks, shared by the SQLite and PostgreSQL controllers' tests.

@@ -1,4 +1,4 @@
-import FetchedResults
+import FetchedResultsSQLite
 import TerminalUI
 
 /// Binds the standings to a table view: each committed change set becomes one batch

@@ -1,4 +1,4 @@
-import FetchedResults
+import FetchedResultsSQLite
 import TerminalUI
 
 /// Drawing: the title, the column headings, the list, the status line with the cursor's place,

@@ -1,4 +1,4 @@
-import FetchedResults
+import FetchedResultsSQLite
 import TerminalUI
 
 /// Incremental search, as in less and vim: `/` and text moves the cursor to the first team whose

@@ -1,4 +1,4 @@
-import FetchedResults
+import FetchedResultsSQLite
 
 /// The standings as the scoreboard reads and follows them: a results controller over the
 /// standings request, on whichever store holds the teams (see ``ScoreStore/standingsResults(cacheDirectory:)``).

@@ -1,4 +1,4 @@
-import FetchedResults
+import FetchedResultsSQLite
 import GRDB
 
 /// One World Cup team: the tutorial's four attributes plus SQLite's row id.

@@ -1,4 +1,4 @@
-import FetchedResults
+import FetchedResultsSQLite
 import Foundation
 import GRDB
 

@@ -1,4 +1,4 @@
-import FetchedResults
+import FetchedResultsSQLite
 import GRDB
 
 /// The store's schema, as versioned migrations.

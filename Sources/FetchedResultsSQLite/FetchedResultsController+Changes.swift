@@ -1,5 +1,5 @@
 import Foundation
-import FetchedResultsCore
+import FetchedResults
 import GRDB
 
 extension FetchedResultsController {

@@ -1,4 +1,4 @@
-import FetchedResultsCore
+import FetchedResults
 import GRDB
 
 /// Turns a SQLite row's sort values into one byte key (`SortKey` in the core says how the

@@ -1,4 +1,4 @@
-import FetchedResultsCore
+import FetchedResults
 import GRDB
 
 extension FetchedResultsController {

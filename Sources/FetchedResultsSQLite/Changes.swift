@@ -1,4 +1,4 @@
-import FetchedResultsCore
+import FetchedResults
 
 /// Receives a controller's changes, once per committed transaction that touches its results
 /// (Core Data's `NSFetchedResultsControllerDelegate`). Every method has an empty default, so a

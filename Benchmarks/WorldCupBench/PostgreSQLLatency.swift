@@ -35,10 +35,10 @@ struct PostgreSQLLatency {
         init(row: PostgreSQLRow) throws { name = row["teamName"] ?? "" }
     }
 
-    private final class CountingDelegate: PostgreSQLResultsControllerDelegate {
+    private final class CountingDelegate: FetchedResultsControllerDelegate {
         var changes = 0
-        func controller(_ controller: AnyPostgreSQLResultsController, didChange object: ObjectChange) { changes += 1 }
-        func controller(_ controller: AnyPostgreSQLResultsController, didFailWith error: any Error) { fatalError("\(error)") }
+        func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange) { changes += 1 }
+        func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error) { fatalError("\(error)") }
     }
 
     /// The scoreboard's order, as the controller asks for it and as the index keeps it.
@@ -69,10 +69,10 @@ struct PostgreSQLLatency {
         }
         let bare = try Percentiles.measure(iterations, win)
 
-        let request = PostgreSQLFetchRequest(table: "team", sortDescriptors: [
-            PostgreSQLSortDescriptor(column: "qualifyingZone", type: .text, caseInsensitive: true),
-            PostgreSQLSortDescriptor(column: "wins", type: .integer, ascending: false),
-            PostgreSQLSortDescriptor(column: "teamName", type: .text, caseInsensitive: true),
+        let request = TableFetchRequest(table: "team", sortDescriptors: [
+            .ascending("qualifyingZone", collation: .caseInsensitive),
+            .descending("wins"),
+            .ascending("teamName", collation: .caseInsensitive),
         ], fetchBatchSize: 100)
         let cacheDirectory = URL(fileURLWithPath: folder + "/pg-cache-\(teams)")
         func makeController() -> PostgreSQLResultsController<Team> {
@@ -108,9 +108,9 @@ struct PostgreSQLLatency {
 
         let ours = try Percentiles.measure(iterations) {
             try win()
-            var descriptor = pollfd(fd: controller.socket ?? -1, events: Int16(POLLIN), revents: 0)
+            var descriptor = pollfd(fd: controller.wakeDescriptor ?? -1, events: Int16(POLLIN), revents: 0)
             guard poll(&descriptor, 1, 5000) == 1 else { throw BenchError("no notification within 5 s") }
-            try controller.processExternalChanges()
+            try controller.processPendingChanges()
         }
         precondition(delegate.changes >= iterations, "every win produced a callback")
 

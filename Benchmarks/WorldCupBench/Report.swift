@@ -64,9 +64,10 @@ struct Report {
               zones, random wins), then `worldcup import` into a new store (its only teams: a new store takes the file instead of the seed).
             - **Per change** (in one process, on the imported store): a +1 win is one
               `UPDATE team SET wins = wins + 1` transaction on a random team. *Bare commit*: nothing
-              observes it. *Ours*: a `FetchedResultsController` over the scoreboard's request (three
-              sort descriptors, sections by zone, batches of 100) — the time until its change
-              callbacks have been delivered, which happens before the write returns. *ValueObservation
+              observes it. *Ours*: a `FetchedResultsController` on SQLite over the scoreboard's request
+              (three sort descriptors, sections by zone, batches of 100), the win written through the
+              controller (`write(_:)`) — the time until its change callbacks have been delivered, which
+              happens before the write returns. *ValueObservation
               + diff*: GRDB `ValueObservation` of the same ordered ids, then `difference(from:)` — the time
               until the diff is ready. *Full refetch*: the commit, then the ordered ids fetched again.
               Auto-checkpoints are off and a checkpoint runs every 100 writes outside the timed part
@@ -147,10 +148,10 @@ struct Report {
             ## PostgreSQL: +1 win by another connection → change known (ms)
 
             A throw-away PostgreSQL server on this machine (Unix socket), N teams made by the server, the
-            scoreboard's request on `PostgreSQLResultsController` (sections by zone, batches of 100).
+            scoreboard's request on a `FetchedResultsController` on PostgreSQL (sections by zone, batches of 100).
             *Bare commit*: the `UPDATE` alone, autocommit, from another connection. *Ours*: the commit, then
             the controller's socket turns readable (`poll`: the trigger's `NOTIFY`), then
-            `processExternalChanges()` reads the feed and the touched row and delivers the callbacks.
+            `processPendingChanges()` reads the feed and the touched row and delivers the callbacks.
             *Refetch + diff*: the commit, then the ordered ids fetched again and diffed with the last ones.
             *First fetch*: `performFetch()` (ids and sort keys through a cursor; rows load by batch), and
             how much the process's resident memory grew at its peak during it (the controller's own

@@ -120,7 +120,7 @@ public enum PostgreSQLChangeFeed {
     /// The changes committed since `position`, in one repeatable-read transaction so that the
     /// new position is exactly the snapshot the rows were read in.
     public static func changes(since position: Position, in connection: PostgreSQLConnection) throws -> Read {
-        try connection.transaction(isolation: "REPEATABLE READ") { try read(since: position, in: connection) }
+        try connection.transaction(isolation: .repeatableRead) { try read(since: position, in: connection) }
     }
 
     /// The changes committed since `position`, read inside the caller's repeatable-read

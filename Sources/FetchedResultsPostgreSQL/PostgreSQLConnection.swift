@@ -182,14 +182,18 @@ public final class PostgreSQLConnection {
                 throw PostgreSQLError.connectionLost(Self.text(PQerrorMessage(connection)))
             }
             throw PostgreSQLError.statementFailed(
-                sqlState: Self.text(PQresultErrorField(result, Int32(UInt8(ascii: "C")))),
+                sqlState: SQLState(rawValue: Self.text(PQresultErrorField(result, Int32(UInt8(ascii: "C"))))),
                 message: Self.text(PQresultErrorField(result, Int32(UInt8(ascii: "M")))))
         }
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
-    public func transaction<T>(isolation: String = "READ COMMITTED", _ body: () throws -> T) throws -> T {
-        try execute("BEGIN ISOLATION LEVEL " + isolation)
+    ///
+    /// - Parameters:
+    ///   - isolation: the transaction's isolation level.
+    ///   - readOnly: whether the transaction may only read (the server refuses its writes).
+    public func transaction<T>(isolation: IsolationLevel = .readCommitted, readOnly: Bool = false, _ body: () throws -> T) throws -> T {
+        try execute("BEGIN ISOLATION LEVEL " + isolation.sql + (readOnly ? " READ ONLY" : ""))
         do {
             let value = try body()
             try execute("COMMIT")
@@ -235,7 +239,9 @@ public final class PostgreSQLConnection {
 /// The rows a statement returned, as text (nil for NULL), and how many rows it changed.
 public struct PostgreSQLRows: Sendable {
     /// The column names, in order.
-    public let columns: [String]
+    public var columns: [String] { columnIndex.names }
+    /// The column names with their index, shared by the rows.
+    public let columnIndex: PostgreSQLColumns
     /// Each row's values as text, nil for NULL.
     public let rows: [[String?]]
     /// Rows inserted, updated or deleted by the statement (0 for others).
@@ -243,7 +249,7 @@ public struct PostgreSQLRows: Sendable {
 
     init(_ result: OpaquePointer) {
         let fields = Int(PQnfields(result)), count = Int(PQntuples(result))
-        columns = Self.columns(of: result)
+        columnIndex = PostgreSQLColumns(Self.columns(of: result))
         rows = (0..<count).map { row in
             (0..<fields).map { field in
                 PQgetisnull(result, Int32(row), Int32(field)) == 1
@@ -255,6 +261,9 @@ public struct PostgreSQLRows: Sendable {
 
     /// The first column of the first row, if any.
     public var scalar: String? { rows.first?.first ?? nil }
+
+    /// The rows, each decodable by column name.
+    public var records: [PostgreSQLRow] { rows.map { PostgreSQLRow(columns: columnIndex, values: $0) } }
 
     static func columns(of result: OpaquePointer) -> [String] {
         (0..<PQnfields(result)).map { PostgreSQLConnection.text(PQfname(result, $0)) }
@@ -290,8 +299,8 @@ public struct PostgreSQLRawRow {
     /// The column names of the result.
     public var columns: [String] { PostgreSQLRows.columns(of: result) }
 
-    /// The whole row as text values.
-    public var fullRow: PostgreSQLRow {
+    /// The whole row as text values, under `columns` (the result's, made once for its rows).
+    public func fullRow(columns: PostgreSQLColumns) -> PostgreSQLRow {
         PostgreSQLRow(columns: columns, values: (0..<Int(PQnfields(result))).map(text))
     }
 }
@@ -306,14 +315,70 @@ public struct PostgreSQLNotification: Sendable, Equatable {
     public let processID: Int32
 }
 
+/// A transaction's isolation level, as PostgreSQL names them.
+public enum IsolationLevel: Sendable, Equatable {
+    /// Each statement sees what was committed before it began (PostgreSQL's default).
+    case readCommitted
+    /// Every statement sees one snapshot, taken at the transaction's first statement.
+    case repeatableRead
+    /// As if the transactions ran one after the other; the server may refuse a commit that
+    /// could not have.
+    case serializable
+
+    /// The level in SQL.
+    var sql: String {
+        switch self {
+        case .readCommitted: "READ COMMITTED"
+        case .repeatableRead: "REPEATABLE READ"
+        case .serializable: "SERIALIZABLE"
+        }
+    }
+}
+
+/// A PostgreSQL error code (SQLSTATE), five characters: the server's own classification of
+/// what went wrong. The codes a program reacts to have names here.
+public struct SQLState: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The five characters.
+    public let rawValue: String
+
+    /// A code from its five characters.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// The role may not do this (`GRANT` is missing).
+    public static let insufficientPrivilege = SQLState(rawValue: "42501")
+    /// A row would repeat a value a unique index holds.
+    public static let uniqueViolation = SQLState(rawValue: "23505")
+    /// The table does not exist.
+    public static let undefinedTable = SQLState(rawValue: "42P01")
+    /// The server is shutting down on an administrator's order.
+    public static let adminShutdown = SQLState(rawValue: "57P01")
+    /// The server is shutting down after a crash.
+    public static let crashShutdown = SQLState(rawValue: "57P02")
+    /// The server cannot accept connections now.
+    public static let cannotConnectNow = SQLState(rawValue: "57P03")
+    /// A connection exception; every code of class 08 is one.
+    public static let connectionExceptionClass = "08"
+
+    /// Whether the code says the connection itself broke, not that a statement was refused.
+    public var meansConnectionLost: Bool {
+        rawValue.hasPrefix(Self.connectionExceptionClass)
+            || [Self.adminShutdown, Self.crashShutdown, Self.cannotConnectNow].contains(self)
+    }
+
+    public var description: String { rawValue }
+}
+
 /// What went wrong talking to PostgreSQL, with the server's or libpq's own words.
 public enum PostgreSQLError: Error, CustomStringConvertible, Equatable {
     /// The connection could not be made (libpq's reason: host, password, certificate…).
     case connectionFailed(String)
     /// The connection broke (the server went away, or the connection was terminated).
     case connectionLost(String)
-    /// The server refused a statement; `sqlState` is its five-character code.
-    case statementFailed(sqlState: String, message: String)
+    /// A connection broke and the next attempt to make it again is not due yet, or is still
+    /// under way: `lastError` is why the connection is away.
+    case reconnecting(lastError: String)
+    /// The server refused a statement; `sqlState` is its code.
+    case statementFailed(sqlState: SQLState, message: String)
     /// libpq itself (`libpq.so.5`) could not be loaded: the system's reason.
     case clientLibraryMissing(String)
 
@@ -322,6 +387,7 @@ public enum PostgreSQLError: Error, CustomStringConvertible, Equatable {
         switch self {
         case let .connectionFailed(message): return "cannot connect to PostgreSQL: \(message)"
         case let .connectionLost(message): return "the connection to PostgreSQL was lost: \(message)"
+        case let .reconnecting(lastError): return "reconnecting to PostgreSQL (\(lastError))"
         case let .statementFailed(state, message): return "PostgreSQL refused the statement (\(state)): \(message)"
         case let .clientLibraryMissing(reason):
             return "PostgreSQL's client library, libpq, could not be loaded (\(reason)); install it (Debian: apt-get install libpq5)"
@@ -333,12 +399,10 @@ extension PostgreSQLError {
     /// Whether the connection itself broke (as opposed to a refused statement): what was sent
     /// may or may not have been done.
     public var isConnectionLost: Bool {
-        if case .connectionLost = self { return true }
-        if case let .statementFailed(state, _) = self {
-            // Class 08: connection exception; 57P01–57P03: the server is shutting down or
-            // terminated this session (pg_terminate_backend).
-            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+        switch self {
+        case .connectionLost, .reconnecting: return true
+        case let .statementFailed(state, _): return state.meansConnectionLost
+        case .connectionFailed, .clientLibraryMissing: return false
         }
-        return false
     }
 }

@@ -1,9 +1,13 @@
 import GRDB
+import Synchronization
 
 /// Collects the row ids a transaction touches in the fetched table and in the tables of its
-/// relationship key paths, and hands them to the controller once the transaction commits.
-/// Rolled-back work is forgotten (GRDB also drops the events of rolled-back savepoints), so no
-/// callback ever reports a change that did not happen.
+/// relationship key paths, and notes them in ``PendingCommits`` once the transaction commits,
+/// for the controller's next look. Rolled-back work is forgotten (GRDB also drops the events of
+/// rolled-back savepoints), so no callback ever reports a change that did not happen.
+///
+/// It runs on whichever thread commits, so it never calls the controller: it only adds to the
+/// pending commits, behind their lock.
 ///
 /// Besides the update hook's events it takes the row ids its ``LocalChangeTriggers`` caught
 /// (old ids of re-numbered rows, rows deleted by `REPLACE`), and GRDB's
@@ -14,7 +18,7 @@ import GRDB
 /// the history need not be read at all.
 final class CommitObserver: TransactionObserver {
     /// The history sequence numbers one transaction wrote.
-    struct HistoryWritten {
+    struct HistoryWritten: Sendable {
         var first: Int64
         var last: Int64
         var count: Int64
@@ -26,7 +30,7 @@ final class CommitObserver: TransactionObserver {
     }
 
     /// What one committed transaction touched.
-    struct Touched {
+    struct Touched: Sendable {
         /// Row ids of the fetched table.
         var rowIDs: Set<Int64> = []
         /// Row ids of related tables, by lowercased table name.
@@ -41,13 +45,13 @@ final class CommitObserver: TransactionObserver {
     private let table: String
     private let relatedTables: Set<String>
     private var touched = Touched()
-    private let onCommit: (Database, Touched) -> Void
+    private let pending: PendingCommits
     let triggers: LocalChangeTriggers
 
-    init(table: String, relatedTables: Set<String>, onCommit: @escaping (Database, Touched) -> Void) {
+    init(table: String, relatedTables: Set<String>, pending: PendingCommits) {
         self.table = table.lowercased()
         self.relatedTables = Set(relatedTables.map { $0.lowercased() })
-        self.onCommit = onCommit
+        self.pending = pending
         triggers = LocalChangeTriggers(
             name: "fetchedresults_touched_" + String(UInt64.random(in: 0...UInt64.max), radix: 16),
             tables: [table] + relatedTables.filter { $0.lowercased() != table.lowercased() }.sorted())
@@ -87,13 +91,28 @@ final class CommitObserver: TransactionObserver {
             if relatedTables.contains(name) { committed.relatedRowIDs[name, default: []].formUnion(rowIDs) }
             if name == table { committed.rowIDs.formUnion(rowIDs) }
         }
-        // Called for every commit, even one that touched nothing here: a commit may bring back
-        // a table after an error, or change its schema.
-        onCommit(db, committed)
+        if !committed.isEmpty || committed.historyWritten != nil { pending.add(committed) }
     }
 
     func databaseDidRollback(_ db: Database) {
         touched = Touched()
         _ = triggers.collected.take()
+    }
+}
+
+/// The commits an observer saw and the controller has not looked at yet; filled on the
+/// committing thread, emptied by the controller's look.
+final class PendingCommits: Sendable {
+    private let commits = Mutex<[CommitObserver.Touched]>([])
+
+    func add(_ touched: CommitObserver.Touched) {
+        commits.withLock { $0.append(touched) }
+    }
+
+    func take() -> [CommitObserver.Touched] {
+        commits.withLock { commits in
+            defer { commits = [] }
+            return commits
+        }
     }
 }

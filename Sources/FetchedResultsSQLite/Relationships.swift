@@ -1,33 +1,12 @@
+import FetchedResults
 import GRDB
 
-/// A to-one relationship from the fetched table to a row of another table, through a column
-/// that holds the related row's id (Core Data's to-one relationship, as a foreign key).
+/// A key path across a to-one relationship (``ToOneRelationship``), resolved against the schema:
+/// what to select for it and which rows of the fetched table a change to a related row concerns.
 ///
-/// Key paths such as `bucket.name` name a relationship and a column of the related table. A
-/// request may use them as sort keys (so also as the section key path) and as
-/// ``TableFetchRequest/relationshipKeyPathsForRefreshing``. A relationship the request does not
-/// declare is looked up among the table's foreign keys (see ``TableFetchRequest/relationships``).
-public struct ToOneRelationship: Sendable, Hashable {
-    /// The name key paths use: `bucket` in `bucket.name`.
-    public var name: String
-    /// The fetched table's column holding the related row's id.
-    public var foreignKey: String
-    /// The related table. Its rows are found by row id (an `INTEGER PRIMARY KEY` is the row id).
-    public var destinationTable: String
-
-    /// - Parameters:
-    ///   - name: the first part of the key paths that cross this relationship.
-    ///   - foreignKey: the fetched table's column holding the related row's id.
-    ///   - destinationTable: the related table.
-    public init(_ name: String, foreignKey: String, destinationTable: String) {
-        self.name = name
-        self.foreignKey = foreignKey
-        self.destinationTable = destinationTable
-    }
-}
-
-/// A key path across a to-one relationship, resolved against the schema: what to select for it
-/// and which rows of the fetched table a change to a related row concerns.
+/// A relationship the request does not declare is found among the table's foreign keys when it
+/// is a one-column key to the related table's row id named after the relationship (`bucket`,
+/// `bucketId`, `bucket_id`, or a key to table `bucket`).
 struct RelationshipKeyPath: Hashable {
     /// The key path as the request names it (also the name of its column in fetched rows).
     let keyPath: String
@@ -41,7 +20,8 @@ struct RelationshipKeyPath: Hashable {
         let related = "fetchedresults_related"
         return "(SELECT \(related).\(destinationColumn.quotedDatabaseIdentifier) "
             + "FROM \(relationship.destinationTable.quotedDatabaseIdentifier) AS \(related) "
-            + "WHERE \(related).rowid = \(table.quotedDatabaseIdentifier).\(relationship.foreignKey.quotedDatabaseIdentifier))"
+            + "WHERE \(related).\((relationship.destinationKey ?? "rowid").quotedDatabaseIdentifier) = "
+            + "\(table.quotedDatabaseIdentifier).\(relationship.foreignKey.quotedDatabaseIdentifier))"
     }
 
     /// Resolves key paths the request uses (see ``TableFetchRequest/keyPathsAcrossRelationships(sectionNameKeyPath:)``);

@@ -79,11 +79,13 @@ struct WorldCup: ParsableCommand {
                 // A key press must not wait long for a server that went away: a score whose
                 // commit is in doubt is kept and sent again when the server is back.
                 (opened as? PostgreSQLTeamStore)?.doubtTimeout = .seconds(2)
+                if let testSafetyLookSeconds {
+                    (opened as? TeamStore)?.safetyLookInterval.withLock { $0 = .seconds(max(1, testSafetyLookSeconds)) }
+                }
                 try ScoreboardSession.run(
                     store: opened, showsFlags: flags, colors: colors,
                     cacheDirectory: StoreLocation.defaultCacheDirectory(environment: environment), stats: sessionStats,
-                    crashKey: testCrashKey?.first, commitLog: testCommitLog,
-                    safetyLook: testSafetyLookSeconds.map { .seconds(max(1, $0)) })
+                    crashKey: testCrashKey?.first, commitLog: testCommitLog)
             } catch let error as TerminalError {
                 throw CommandFailure(error.description + " To print the standings without the scoreboard, use: worldcup list")
             }

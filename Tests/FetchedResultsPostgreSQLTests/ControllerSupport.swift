@@ -52,30 +52,13 @@ func serverState(_ connection: PostgreSQLConnection, orderBy: String, limit: Int
 }
 
 /// What the controller holds, in the oracle's shape.
-func controllerState(_ controller: PostgreSQLResultsController<StandingsItem>) -> StandingsState {
-    StandingsState(sections: controller.sections!.map { ($0.name, $0.objects.map(\.id)) },
-                   content: Dictionary(uniqueKeysWithValues: controller.fetchedObjects!.map { ($0.id, $0) }))
+func controllerState(_ controller: PostgreSQLResultsController<StandingsItem>) throws -> StandingsState {
+    StandingsState(sections: try controller.sections!.map { ($0.name, $0.objects.map(\.id)) },
+                   content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id, $0) }))
 }
 
-/// Records a PostgreSQL controller's callbacks and connection states.
-final class PostgreSQLRecorder: CallbackLog, PostgreSQLResultsControllerDelegate {
-    var connectionStates: [PostgreSQLConnectionState] = []
-
-    func controllerWillChangeContent(_ controller: AnyPostgreSQLResultsController) { beginBatch() }
-    func controller(_ controller: AnyPostgreSQLResultsController, didChange section: SectionChange) { record(section) }
-    func controller(_ controller: AnyPostgreSQLResultsController, didChange object: ObjectChange) { record(object) }
-    func controllerDidChangeContent(_ controller: AnyPostgreSQLResultsController) { endBatch() }
-    func controller(_ controller: AnyPostgreSQLResultsController, didChangeContentWith snapshot: ResultsSnapshot) {
-        snapshots.append(snapshot)
-    }
-    func controller(_ controller: AnyPostgreSQLResultsController, didChangeContentWith difference: CollectionDifference<Int64>) {
-        differences.append(difference)
-    }
-    func controller(_ controller: AnyPostgreSQLResultsController, didChangeConnectionState state: PostgreSQLConnectionState) {
-        connectionStates.append(state)
-    }
-    func controller(_ controller: AnyPostgreSQLResultsController, didFailWith error: any Error) { errors.append(error) }
-}
+/// Records a controller's callbacks and connection states.
+typealias PostgreSQLRecorder = CallbackLog
 
 /// Random transactions on `item` in PostgreSQL's SQL: inserts, deletes, updates of the section,
 /// sort and plain columns, predicate entry and exit, no-op updates, re-keyed rows, a unique

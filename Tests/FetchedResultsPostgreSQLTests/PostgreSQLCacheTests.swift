@@ -7,7 +7,7 @@ extension PostgreSQLServerTests {
     /// The persistent cache on PostgreSQL: a later launch takes the ordering from the file and
     /// reads only what the feed names since; a file that cannot be trusted is never used.
     @Suite struct PostgreSQLCacheTests {
-        static let request = PostgreSQLFetchRequest(
+        static let request = pgRequest(
             table: "item", sortDescriptors: PostgreSQLControllerOracleTests.standings, predicate: "visible = $1", arguments: ["1"])
 
         func fill(_ connection: PostgreSQLConnection, rows: Int) throws {
@@ -17,7 +17,7 @@ extension PostgreSQLServerTests {
                 """, [String(rows)])
         }
 
-        func launch(_ conninfo: String, _ folder: TemporaryDirectory, request: PostgreSQLFetchRequest = Self.request)
+        func launch(_ conninfo: String, _ folder: TemporaryDirectory, request: TableFetchRequest = Self.request)
             throws -> (PostgreSQLResultsController<StandingsItem>, PostgreSQLRecorder) {
             let controller = PostgreSQLResultsController<StandingsItem>(
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp", cacheName: "standings",
@@ -49,13 +49,13 @@ extension PostgreSQLServerTests {
             let (second, recorder) = try launch(conninfo, folder, request: request)
             #expect(second.lastFetchSource == .cache)
             let expected = try serverState(writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)
-            #expect(controllerState(second) == expected)
+            #expect(try controllerState(second) == expected)
             #expect(recorder.batches.isEmpty, "catching up is part of the fetch, not a change")
 
             // And it follows changes from there.
             try writer.execute("UPDATE item SET grp = 'Africa' WHERE id = 1000")
-            try second.processExternalChanges()
-            #expect(controllerState(second) == (try serverState(writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
+            try second.processPendingChanges()
+            #expect(try controllerState(second) == (try serverState(writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
         }
 
         @Test func aCacheThatCannotBeTrustedIsNotUsed() throws {
@@ -70,12 +70,12 @@ extension PostgreSQLServerTests {
             try PostgreSQLChangeFeed.prune(before: PostgreSQLChangeFeed.currentPosition(in: writer), in: writer)
             let (afterPruning, _) = try launch(conninfo, folder)
             #expect(afterPruning.lastFetchSource == .store)
-            #expect(controllerState(afterPruning) == (try serverState(writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
+            #expect(try controllerState(afterPruning) == (try serverState(writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
             try afterPruning.saveCache()
 
             // Another request (other arguments), another database, another table shape.
             var otherRequest = Self.request
-            otherRequest.arguments = ["0"]
+            otherRequest.predicate = PostgreSQLPredicate(sql: "visible = $1", arguments: ["0"])
             #expect(try launch(conninfo, folder, request: otherRequest).0.lastFetchSource == .store)
             let (otherDatabase, otherWriter) = try standingsDatabase()
             try fill(otherWriter, rows: 50)
@@ -87,7 +87,7 @@ extension PostgreSQLServerTests {
             // A damaged file.
             let (current, _) = try launch(conninfo, folder)
             try writer.execute("UPDATE item SET score = 101 WHERE id = 3")
-            try current.processExternalChanges()
+            try current.processPendingChanges()
             try current.saveCache()
             let file = try #require(current.cacheFile)
             var bytes = try Data(contentsOf: file)
@@ -95,7 +95,7 @@ extension PostgreSQLServerTests {
             try bytes.write(to: file)
             let (afterDamage, _) = try launch(conninfo, folder)
             #expect(afterDamage.lastFetchSource == .store)
-            #expect(controllerState(afterDamage) == (try serverState(writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
+            #expect(try controllerState(afterDamage) == (try serverState(writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
         }
 
         /// A role that may only read the table and its feed (a viewer) keeps and uses a cache too.
@@ -113,7 +113,7 @@ extension PostgreSQLServerTests {
             try writer.execute("UPDATE item SET score = 50 WHERE id = 7")
             let (second, _) = try launch(readerInfo, folder)
             #expect(second.lastFetchSource == .cache)
-            #expect(controllerState(second) == (try serverState(writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
+            #expect(try controllerState(second) == (try serverState(writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
         }
     }
 }

@@ -21,7 +21,7 @@ extension PostgreSQLServerTests {
 
         @Test func errorsSayWhatTheServerOrLibpqSaid() throws {
             let connection = try PostgreSQLConnection(try freshDatabase())
-            #expect(throws: PostgreSQLError.statementFailed(sqlState: "42P01", message: "relation \"nowhere\" does not exist")) {
+            #expect(throws: PostgreSQLError.statementFailed(sqlState: .undefinedTable, message: "relation \"nowhere\" does not exist")) {
                 try connection.execute("SELECT * FROM nowhere")
             }
             let cluster = try TemporaryCluster.shared.get()

@@ -33,9 +33,9 @@ extension PostgreSQLServerTests {
         }
 
         static let standings = [
-            PostgreSQLSortDescriptor(column: "grp", type: .text, caseInsensitive: true),
-            PostgreSQLSortDescriptor(column: "score", type: .integer, ascending: false),
-            PostgreSQLSortDescriptor(column: "name", type: .text, caseInsensitive: true),
+            ColumnSortDescriptor(key: "grp", collation: .caseInsensitive),
+            ColumnSortDescriptor(key: "score", ascending: false),
+            ColumnSortDescriptor(key: "name", collation: .caseInsensitive),
         ]
         /// The same order, written by hand for the oracle.
         static let standingsOrderBy = #"lower(grp COLLATE "C") NULLS FIRST, score DESC NULLS LAST, lower(name COLLATE "C") NULLS FIRST, id"#
@@ -43,7 +43,7 @@ extension PostgreSQLServerTests {
         static let configurations: [Configuration] = [
             .init(label: "sections, the controller's own connection", writer: .controllersConnection, steps: 400),
             .init(label: "no sections, binary names, another connection, pruning",
-                  sortDescriptors: [PostgreSQLSortDescriptor(column: "name", type: .text), PostgreSQLSortDescriptor(column: "score", type: .integer, ascending: false)],
+                  sortDescriptors: [ColumnSortDescriptor(key: "name"), ColumnSortDescriptor(key: "score", ascending: false)],
                   orderBy: #"name COLLATE "C", score DESC NULLS LAST, id"#, sectioned: false, pruneEvery: 97),
             .init(label: "window limit 7 offset 3", limit: 7, offset: 3),
             .init(label: "batches of 3, pruning", batchSize: 3, pruneEvery: 41),
@@ -58,7 +58,7 @@ extension PostgreSQLServerTests {
             var random = SplitMix64(seed: seed)
             let (conninfo, connection) = try standingsDatabase()
             var helper = connection
-            let request = PostgreSQLFetchRequest(
+            let request = pgRequest(
                 table: "item", sortDescriptors: configuration.sortDescriptors, predicate: "visible = $1", arguments: ["1"],
                 fetchLimit: configuration.limit, fetchOffset: configuration.offset, fetchBatchSize: configuration.batchSize)
             let controller = PostgreSQLResultsController<StandingsItem>(
@@ -146,10 +146,10 @@ extension PostgreSQLServerTests {
 func lookUntilConnected<Record>(_ controller: PostgreSQLResultsController<Record>, timeout: Duration = .seconds(30)) throws {
     let deadline = ContinuousClock.now + timeout
     while true {
-        try controller.processExternalChanges()
+        try controller.processPendingChanges()
         if controller.connectionState == .connected { return }
         try #require(ContinuousClock.now < deadline, "the controller did not reconnect: \(controller.connectionState)")
-        let wait = (controller.reconnectDeadline ?? .now) - .now
+        let wait = (controller.nextLookDeadline ?? .now) - .now
         if wait > .zero { Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18) }
     }
 }

@@ -12,8 +12,8 @@ extension PostgreSQLServerTests {
     /// the server, a server away for a while, a notification waking a `poll` loop, and requests
     /// it refuses with a reason.
     @Suite struct PostgreSQLControllerTests {
-        static let byName = PostgreSQLFetchRequest(
-            table: "item", sortDescriptors: [PostgreSQLSortDescriptor(column: "name", type: .text, caseInsensitive: true)],
+        static let byName = pgRequest(
+            table: "item", sortDescriptors: [ColumnSortDescriptor(key: "name", collation: .caseInsensitive)],
             predicate: "visible = $1", arguments: ["1"])
         static let orderBy = #"lower(name COLLATE "C") NULLS FIRST, id"#
 
@@ -35,7 +35,7 @@ extension PostgreSQLServerTests {
             let (conninfo, writer) = try standingsDatabase()
             try insert(["delta", "alpha"], from: 1, on: writer)
             let (controller, recorder) = try trackedController(conninfo)
-            #expect(controller.fetchedObjects?.map(\.name) == ["alpha", "delta"])
+            #expect(try controller.fetchedObjects?.map(\.name) == ["alpha", "delta"])
 
             let terminated = try writer.execute("""
                 SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
@@ -45,19 +45,19 @@ extension PostgreSQLServerTests {
             try insert(["charlie", "bravo"], from: 3, on: writer)
             try writer.execute("DELETE FROM item WHERE name = 'delta'")
 
-            #expect(try controller.processExternalChanges() == false, "the look finds the connection gone")
+            #expect(try controller.processPendingChanges() == false, "the look finds the connection gone")
             guard case .reconnecting = controller.connectionState else {
                 Issue.record("expected reconnecting, got \(controller.connectionState)")
                 return
             }
             #expect(recorder.errors.count == 1, "the loss is reported once")
-            #expect(controller.fetchedObjects?.map(\.name) == ["alpha", "delta"], "the last results are kept")
+            #expect(try controller.fetchedObjects?.map(\.name) == ["alpha", "delta"], "the last results are kept")
 
             try lookUntilConnected(controller)
-            #expect(controller.fetchedObjects?.map(\.name) == ["alpha", "bravo", "charlie"])
+            #expect(try controller.fetchedObjects?.map(\.name) == ["alpha", "bravo", "charlie"])
             #expect(recorder.batches.count == 1, "one change set for everything missed")
             #expect(recorder.connectionStates.last == .connected)
-            #expect(controllerState(controller) == (try serverState(writer, orderBy: Self.orderBy, sectioned: false)))
+            #expect(try controllerState(controller) == (try serverState(writer, orderBy: Self.orderBy, sectioned: false)))
         }
 
         @Test func aServerAwayForSecondsIsWaitedForWithBackOff() throws {
@@ -73,7 +73,7 @@ extension PostgreSQLServerTests {
             let away = ContinuousClock.now
             var looks = 0
             while ContinuousClock.now - away < .seconds(2) {
-                #expect(try controller.processExternalChanges() == false)
+                #expect(try controller.processPendingChanges() == false)
                 looks += 1
                 Thread.sleep(forTimeInterval: 0.01)
             }
@@ -83,14 +83,14 @@ extension PostgreSQLServerTests {
             }
             #expect(attempts >= 3 && attempts < looks / 4, "\(attempts) attempts in \(looks) looks: back-off spaces them")
             #expect(lastError.contains("connect"), "libpq's reason: \(lastError)")
-            #expect(controller.fetchedObjects?.map(\.name) == ["alpha"])
+            #expect(try controller.fetchedObjects?.map(\.name) == ["alpha"])
 
             try cluster.startServer()
             startedAgain = true
             let writerAgain = try PostgreSQLConnection(conninfo)
             try insert(["bravo"], from: 2, on: writerAgain)
             try lookUntilConnected(controller)
-            #expect(controller.fetchedObjects?.map(\.name) == ["alpha", "bravo"])
+            #expect(try controller.fetchedObjects?.map(\.name) == ["alpha", "bravo"])
             #expect(recorder.batches.count == 1)
             _ = writer
         }
@@ -98,15 +98,15 @@ extension PostgreSQLServerTests {
         @Test func aNotificationWakesAPollLoopOnTheControllersSocket() throws {
             let (conninfo, writer) = try standingsDatabase()
             let (controller, recorder) = try trackedController(conninfo)
-            let socket = try #require(controller.socket)
+            let socket = try #require(controller.wakeDescriptor)
             var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             #expect(poll(&descriptor, 1, 50) == 0, "idle: nothing to read")
             try insert(["alpha"], from: 1, on: writer)
             #expect(poll(&descriptor, 1, 5000) == 1, "the commit's NOTIFY makes the socket readable")
-            #expect(try controller.processExternalChanges())
+            #expect(try controller.processPendingChanges())
             // The first row of an empty list comes with its section.
             #expect(recorder.batches.first?.sections == [SectionChange(type: .insert, index: 0, name: "")])
-            #expect(controller.fetchedObjects?.map(\.name) == ["alpha"])
+            #expect(try controller.fetchedObjects?.map(\.name) == ["alpha"])
             descriptor.revents = 0
             #expect(poll(&descriptor, 1, 50) == 0, "the look read the notification")
         }
@@ -114,21 +114,22 @@ extension PostgreSQLServerTests {
         @Test func requestsItCannotFollowAreRefusedWithAReason() throws {
             let (conninfo, connection) = try standingsDatabase()
             let unsorted = PostgreSQLResultsController<PostgreSQLRow>(
-                fetchRequest: PostgreSQLFetchRequest(table: "item", sortDescriptors: []), conninfo: conninfo)
-            #expect(throws: PostgreSQLResultsError.missingSortDescriptors(table: "item")) { try unsorted.performFetch() }
+                fetchRequest: pgRequest(table: "item", sortDescriptors: []), conninfo: conninfo)
+            #expect(throws: FetchedResultsError.missingSortDescriptors(table: "item")) { try unsorted.performFetch() }
 
             let mismatched = PostgreSQLResultsController<PostgreSQLRow>(fetchRequest: Self.byName, conninfo: conninfo, sectionNameKeyPath: "grp")
-            #expect(throws: PostgreSQLResultsError.sectionKeyPathMismatch(sectionNameKeyPath: "grp", firstSortKey: "name")) {
+            #expect(throws: FetchedResultsError.sectionKeyPathMismatch(sectionNameKeyPath: "grp", firstSortKey: "name")) {
                 try mismatched.performFetch()
             }
 
             try connection.execute("CREATE TABLE plain (id bigint PRIMARY KEY, name text)")
             let untracked = PostgreSQLResultsController<PostgreSQLRow>(
-                fetchRequest: PostgreSQLFetchRequest(table: "plain", sortDescriptors: Self.byName.sortDescriptors), conninfo: conninfo)
+                fetchRequest: pgRequest(table: "plain", sortDescriptors: Self.byName.sortDescriptors), conninfo: conninfo)
             try untracked.performFetch()
             let recorder = PostgreSQLRecorder()
             untracked.delegate = recorder
-            #expect(throws: PostgreSQLResultsError.changeFeedMissing(table: "plain")) { try untracked.performFetch() }
+            #expect(throws: FetchedResultsError.changeFeedMissing(
+                table: "plain", installation: "PostgreSQLChangeFeed.install(on: \"plain\", keyColumn: …, in: connection)")) { try untracked.performFetch() }
 
             let nowhere = PostgreSQLResultsController<PostgreSQLRow>(fetchRequest: Self.byName, conninfo: conninfo + "_missing")
             let error = try #require(throws: PostgreSQLError.self) { try nowhere.performFetch() }
@@ -140,10 +141,10 @@ extension PostgreSQLServerTests {
             for id in 1...50 {
                 try writer.execute("INSERT INTO item (id, grp, name) VALUES ($1, $2, $3)", [String(id), id % 2 == 0 ? "even" : "Odd", "n\(id)"])
             }
-            let request = PostgreSQLFetchRequest(
+            let request = pgRequest(
                 table: "item",
-                sortDescriptors: [PostgreSQLSortDescriptor(column: "grp", type: .text, caseInsensitive: true),
-                                  PostgreSQLSortDescriptor(column: "name", type: .text)],
+                sortDescriptors: [ColumnSortDescriptor(key: "grp", collation: .caseInsensitive),
+                                  ColumnSortDescriptor(key: "name")],
                 fetchBatchSize: 5)
             let controller = PostgreSQLResultsController<StandingsItem>(fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")
             let recorder = PostgreSQLRecorder()
@@ -151,13 +152,13 @@ extension PostgreSQLServerTests {
             try controller.performFetch()
             #expect(controller.loadedRowCount == 0, "a batched fetch reads keys only")
             #expect((0..<controller.numberOfSections).map(controller.sectionName(at:)) == ["even", "Odd"])
-            #expect(controller.object(at: IndexPath(row: 0, section: 1)).name == "n1")
+            #expect(try controller.object(at: IndexPath(row: 0, section: 1)).name == "n1")
             #expect(controller.loadedRowCount == 5)
             #expect(controller.sectionIndexTitles == ["E", "O"])
 
             // The first row of "Odd" now spells it "odd": the section is renamed, as a fresh fetch names it.
             try writer.execute("UPDATE item SET grp = 'odd' WHERE id = 1")
-            try controller.processExternalChanges()
+            try controller.processPendingChanges()
             #expect(controller.sectionName(at: 1) == "odd")
             #expect(recorder.batches.first?.sections == [SectionChange(type: .update, index: 1, name: "odd")])
             let fresh = PostgreSQLResultsController<StandingsItem>(fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")
@@ -173,12 +174,12 @@ extension PostgreSQLServerTests {
                 SELECT i, (ARRAY['Africa', 'africa', 'Asia', NULL])[1 + i % 4], (i * 7) % 11, md5(i::text)
                 FROM generate_series(1, 25000) AS i
                 """)
-            let request = PostgreSQLFetchRequest(table: "item", sortDescriptors: PostgreSQLControllerOracleTests.standings,
+            let request = pgRequest(table: "item", sortDescriptors: PostgreSQLControllerOracleTests.standings,
                                                  predicate: "visible = $1", arguments: ["1"])
             let controller = PostgreSQLResultsController<StandingsItem>(fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")
             try controller.performFetch()
             let expected = try serverState(writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)
-            #expect(controllerState(controller) == expected)
+            #expect(try controllerState(controller) == expected)
             #expect(controller.numberOfSections == 3, "NULL, then Africa/africa together, then Asia")
         }
     }

@@ -16,48 +16,68 @@ extension PostgreSQLServerTests {
             return (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
         }
 
-        @Test(arguments: [
-            [PostgreSQLSortDescriptor(column: "word", type: .text)],
-            [PostgreSQLSortDescriptor(column: "word", type: .text, caseInsensitive: true)],
-            [PostgreSQLSortDescriptor(column: "word", type: .text, ascending: false, caseInsensitive: true)],
-            [PostgreSQLSortDescriptor(column: "count", type: .integer, ascending: false)],
-            [PostgreSQLSortDescriptor(column: "ratio", type: .real)],
-            [PostgreSQLSortDescriptor(column: "data", type: .bytea, ascending: false)],
-            [PostgreSQLSortDescriptor(column: "zone", type: .text, caseInsensitive: true),
-             PostgreSQLSortDescriptor(column: "count", type: .integer, ascending: false),
-             PostgreSQLSortDescriptor(column: "word", type: .text, caseInsensitive: true)],
-        ])
-        func inMemoryOrderEqualsTheServersOrderBy(descriptors: [PostgreSQLSortDescriptor]) throws {
+        /// Sort descriptors, and the same order written out by hand for the server (the oracle).
+        static let orders: [(descriptors: [ColumnSortDescriptor], orderBy: String)] = [
+            ([ColumnSortDescriptor(key: "word")], #"word COLLATE "C" NULLS FIRST, id"#),
+            ([ColumnSortDescriptor(key: "word", collation: .caseInsensitive)], #"lower(word COLLATE "C") NULLS FIRST, id"#),
+            ([ColumnSortDescriptor(key: "word", ascending: false, collation: .caseInsensitive)],
+             #"lower(word COLLATE "C") DESC NULLS LAST, id"#),
+            ([ColumnSortDescriptor(key: "count", ascending: false)], "count DESC NULLS LAST, id"),
+            ([ColumnSortDescriptor(key: "ratio")], "ratio NULLS FIRST, id"),
+            ([ColumnSortDescriptor(key: "data", ascending: false)], "data DESC NULLS LAST, id"),
+            ([ColumnSortDescriptor(key: "flag")], "flag NULLS FIRST, id"),
+            ([ColumnSortDescriptor(key: "zone", collation: .caseInsensitive), ColumnSortDescriptor(key: "count", ascending: false),
+              ColumnSortDescriptor(key: "word", collation: .caseInsensitive)],
+             #"lower(zone COLLATE "C") NULLS FIRST, count DESC NULLS LAST, lower(word COLLATE "C") NULLS FIRST, id"#),
+        ]
+
+        /// Rows inserted in random order, a few per transaction, each placed by the controller
+        /// by its key alone: the controller's order must be the server's `ORDER BY`.
+        @Test(arguments: 0..<orders.count)
+        func inMemoryOrderEqualsTheServersOrderBy(order: Int) throws {
+            let (descriptors, orderBy) = Self.orders[order]
             print("PostgreSQLOrderTests seed \(Self.seed)")
             var random = SplitMix64(seed: Self.seed)
-            let connection = try PostgreSQLConnection(try freshDatabase())
-            try connection.execute("CREATE TABLE thing (id bigint PRIMARY KEY, zone text, word text, count bigint, ratio double precision, data bytea)")
+            let conninfo = try freshDatabase()
+            let connection = try PostgreSQLConnection(conninfo)
+            try connection.execute("""
+                CREATE TABLE thing (id bigint PRIMARY KEY, zone text, word text, count bigint, ratio double precision, data bytea,
+                                    flag boolean)
+                """)
+            try PostgreSQLChangeFeed.install(on: "thing", keyColumn: "id", in: connection)
+            let controller = PostgreSQLResultsController<PostgreSQLRow>(
+                fetchRequest: TableFetchRequest(table: "thing", sortDescriptors: descriptors), conninfo: conninfo)
+            let recorder = CallbackLog()
+            controller.delegate = recorder
+            try controller.performFetch()
             let integers: [Int64] = [0, 1, -1, Int64.max, Int64.min, 1 << 53, (1 << 53) + 1, -(1 << 53) - 1]
             let reals: [Double] = [0, -0.0, 0.5, -0.5, 1e300, -1e300, 1e-300, .infinity, -.infinity, 2.5, 9007199254740993]
-            for id in 1...400 {
+            for id in (1...400).shuffled(using: &random) {
                 func maybe(_ value: String) -> String? { Int.random(in: 0..<8, using: &random) == 0 ? nil : value }
                 let bytes = (0..<Int.random(in: 0...3, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
                 try connection.execute(
-                    "INSERT INTO thing VALUES ($1, $2, $3, $4, $5, $6::bytea)",
+                    "INSERT INTO thing VALUES ($1, $2, $3, $4, $5, $6::bytea, $7)",
                     [String(id), maybe(["Africa", "africa", "Asia", "Europe", "EUROPE"].randomElement(using: &random)!),
                      maybe(Self.randomText(&random)), maybe(String(integers.randomElement(using: &random)! &+ Int64.random(in: -2...2, using: &random))),
                      maybe(String(reals.randomElement(using: &random)! * Double(Int.random(in: 1...3, using: &random)))),
-                     maybe("\\x" + bytes.map { String(format: "%02x", $0) }.joined())])
+                     maybe("\\x" + bytes.map { String(format: "%02x", $0) }.joined()), maybe(Bool.random(using: &random) ? "t" : "f")])
+                if id % 7 == 0 { try controller.processPendingChanges() }
             }
-            let columns = descriptors.map { PostgreSQLChangeFeed.quotedName($0.column) }.joined(separator: ", ")
-            let rows = try connection.execute(
-                "SELECT id, \(columns) FROM thing ORDER BY \(PostgreSQLSortDescriptor.orderingSQL(descriptors, keyColumn: "id"))").rows
-            let serverOrder = rows.map { Int64($0[0]!)! }
-            let keyed = rows.map { row -> (id: Int64, key: [UInt8]) in
-                var key: [UInt8] = []
-                let id = Int64(row[0]!)!
-                PostgreSQLSortDescriptor.appendKey(Array(row.dropFirst()), rowID: id, descriptors: descriptors, to: &key)
-                return (id, key)
-            }
-            let memoryOrder = keyed.sorted { a, b in
-                a.key.withUnsafeBufferPointer { x in b.key.withUnsafeBufferPointer { y in SortKey.compare(x, y) < 0 } }
-            }.map(\.id)
+            try controller.processPendingChanges()
+            #expect(recorder.errors.isEmpty, "\(recorder.errors)")
+            let serverOrder = try connection.execute("SELECT id FROM thing ORDER BY \(orderBy)").rows.map { Int64($0[0]!)! }
+            let memoryOrder = try controller.fetchedObjects!.map { try $0.decode(Int64.self, forColumn: "id") }
             #expect(memoryOrder == serverOrder, "first difference at \(zip(memoryOrder, serverOrder).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? -1)")
+        }
+
+        /// A sort key on a column whose order the controller cannot keep (a timestamp) is refused
+        /// with the column's type, not followed wrongly.
+        @Test func aSortKeyOfAnUnsupportedTypeIsRefused() throws {
+            let conninfo = try freshDatabase()
+            try PostgreSQLConnection(conninfo).execute("CREATE TABLE event (id bigint PRIMARY KEY, at timestamptz)")
+            let controller = PostgreSQLResultsController<PostgreSQLRow>(
+                fetchRequest: TableFetchRequest(table: "event", sortDescriptors: [.ascending("at")]), conninfo: conninfo)
+            #expect(throws: FetchedResultsError.unsupportedSortType(key: "at", type: "timestamptz")) { try controller.performFetch() }
         }
     }
 }

@@ -25,7 +25,7 @@ extension PostgreSQLServerTests {
         static let configurations: [Configuration] = [
             .init(label: "sections, another connection"),
             .init(label: "no sections, binary names, the controller's own connection",
-                  sortDescriptors: [PostgreSQLSortDescriptor(column: "name", type: .text), PostgreSQLSortDescriptor(column: "score", type: .integer, ascending: false)],
+                  sortDescriptors: [ColumnSortDescriptor(key: "name"), ColumnSortDescriptor(key: "score", ascending: false)],
                   orderBy: #"name COLLATE "C", score DESC NULLS LAST, id"#, sectioned: false, writer: .controllersConnection),
             .init(label: "window limit 7 offset 3, pruning", limit: 7, offset: 3, pruneEvery: 61),
             // Not with pruning: after pruned history a batched controller cannot tell which rows
@@ -39,7 +39,7 @@ extension PostgreSQLServerTests {
             var fill = ItemWorkload(itemIDs: [])
             for _ in 0..<120 { _ = fill.commonStep(0, on: nil, random: &random) }
             for statement in fill.statements { try helper.execute(statement) }
-            let request = PostgreSQLFetchRequest(table: "item", sortDescriptors: Oracle.standings, predicate: "visible = $1", arguments: ["1"],
+            let request = pgRequest(table: "item", sortDescriptors: Oracle.standings, predicate: "visible = $1", arguments: ["1"],
                                                  fetchBatchSize: 5)
             let cacheDirectory = URL(fileURLWithPath: NSTemporaryDirectory() + "pg-progressive-cache-" + UUID().uuidString)
             defer { try? FileManager.default.removeItem(at: cacheDirectory) }
@@ -89,7 +89,7 @@ extension PostgreSQLServerTests {
             var fill = ItemWorkload(itemIDs: [])
             for _ in 0..<150 { _ = fill.commonStep(0, on: nil, random: &random) }
             for statement in fill.statements { try helper.execute(statement) }
-            let request = PostgreSQLFetchRequest(
+            let request = pgRequest(
                 table: "item", sortDescriptors: configuration.sortDescriptors, predicate: "visible = $1", arguments: ["1"],
                 fetchLimit: configuration.limit, fetchOffset: configuration.offset, fetchBatchSize: configuration.batchSize)
             let controller = PostgreSQLResultsController<StandingsItem>(
@@ -138,7 +138,7 @@ extension PostgreSQLServerTests {
             print("PostgreSQLProgressiveFetchTests[\(configuration.label)]: \(loads) steps of the load, \(transactionsWhileLoading) transactions during it")
             #expect(loads >= 10 && transactionsWhileLoading >= 30, "the load and the transactions must interleave")
             while try controller.loadMoreRows(3) {}
-            #expect(controllerState(controller) == (try oracle(held: nil)), "once loaded, the full result")
+            #expect(try controllerState(controller) == (try oracle(held: nil)), "once loaded, the full result")
             #expect(recorder.errors.isEmpty && recorder.connectionStates.isEmpty)
         }
     }

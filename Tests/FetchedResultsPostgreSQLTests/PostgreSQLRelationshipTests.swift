@@ -29,13 +29,13 @@ extension PostgreSQLServerTests {
             }
         }
 
-        static let request = PostgreSQLFetchRequest(
+        static let request = pgRequest(
             table: "item",
-            sortDescriptors: [PostgreSQLSortDescriptor(column: "zone.name", type: .text, caseInsensitive: true),
-                              PostgreSQLSortDescriptor(column: "score", type: .integer, ascending: false),
-                              PostgreSQLSortDescriptor(column: "name", type: .text)],
+            sortDescriptors: [ColumnSortDescriptor(key: "zone.name", collation: .caseInsensitive),
+                              ColumnSortDescriptor(key: "score", ascending: false),
+                              ColumnSortDescriptor(key: "name")],
             predicate: "visible = $1", arguments: ["1"],
-            relationships: [PostgreSQLToOneRelationship("zone", foreignKey: "zone_id", destinationTable: "zone")],
+            relationships: [ToOneRelationship("zone", foreignKey: "zone_id", destinationTable: "zone")],
             relationshipKeyPathsForRefreshing: ["zone.code"])
 
         static let oracleSQL = """
@@ -113,11 +113,11 @@ extension PostgreSQLServerTests {
                 for statement in Self.transaction(items: items, zones: zones, random: &random) { try writer.execute(statement) }
                 try writer.execute("COMMIT")
                 if step % 61 == 60 { try PostgreSQLChangeFeed.prune(before: PostgreSQLChangeFeed.currentPosition(in: writer), in: writer) }
-                try controller.processExternalChanges()
+                try controller.processPendingChanges()
                 let newState = try Self.oracle(writer)
                 let controllerState = SectionedState<ZonedItem>(
-                    sections: controller.sections!.map { ($0.name, $0.objects.map(\.id)) },
-                    content: Dictionary(uniqueKeysWithValues: controller.fetchedObjects!.map { ($0.id, $0) }))
+                    sections: try controller.sections!.map { ($0.name, $0.objects.map(\.id)) },
+                    content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id, $0) }))
                 if try checkStep(recorder, old: state, new: newState, controllerState: controllerState, rolledBack: false,
                                  batched: batchSize > 0, context: "seed \(seed), step \(step)") {
                     stepsWithCallbacks += 1
@@ -130,9 +130,9 @@ extension PostgreSQLServerTests {
 
         @Test func aKeyPathThroughNoDeclaredRelationshipIsRefused() throws {
             let (conninfo, _) = try standingsDatabase()
-            let request = PostgreSQLFetchRequest(table: "item", sortDescriptors: [PostgreSQLSortDescriptor(column: "team.name", type: .text)])
+            let request = pgRequest(table: "item", sortDescriptors: [ColumnSortDescriptor(key: "team.name")])
             let controller = PostgreSQLResultsController<PostgreSQLRow>(fetchRequest: request, conninfo: conninfo)
-            #expect(throws: PostgreSQLResultsError.unknownRelationship(keyPath: "team.name", table: "item")) { try controller.performFetch() }
+            #expect(throws: FetchedResultsError.unknownRelationship(keyPath: "team.name", table: "item")) { try controller.performFetch() }
         }
 
         @Test func aRelatedTableWithoutItsFeedIsRefusedWhenTracking() throws {
@@ -144,7 +144,8 @@ extension PostgreSQLServerTests {
             let controller = PostgreSQLResultsController<PostgreSQLRow>(fetchRequest: Self.request, conninfo: conninfo)
             let recorder = PostgreSQLRecorder()
             controller.delegate = recorder
-            #expect(throws: PostgreSQLResultsError.changeFeedMissing(table: "zone")) { try controller.performFetch() }
+            #expect(throws: FetchedResultsError.changeFeedMissing(
+                table: "zone", installation: "PostgreSQLChangeFeed.install(on: \"zone\", keyColumn: …, in: connection)")) { try controller.performFetch() }
         }
 
         /// A cache over a relationship catches up with related rows changed while no controller ran.
@@ -174,8 +175,8 @@ extension PostgreSQLServerTests {
             let later = try launch()
             #expect(later.lastFetchSource == .cache)
             let state = SectionedState<ZonedItem>(
-                sections: later.sections!.map { ($0.name, $0.objects.map(\.id)) },
-                content: Dictionary(uniqueKeysWithValues: later.fetchedObjects!.map { ($0.id, $0) }))
+                sections: try later.sections!.map { ($0.name, $0.objects.map(\.id)) },
+                content: Dictionary(uniqueKeysWithValues: try later.fetchedObjects!.map { ($0.id, $0) }))
             #expect(state == (try Self.oracle(writer)))
             #expect(later.sectionName(at: 1) == "Zulu")
         }

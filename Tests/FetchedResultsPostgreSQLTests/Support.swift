@@ -23,3 +23,16 @@ func itemDatabase() throws -> (conninfo: String, connection: PostgreSQLConnectio
     try PostgreSQLChangeFeed.install(on: "item", keyColumn: "id", in: connection)
     return (conninfo, connection)
 }
+
+/// A request on PostgreSQL as the tests write them: a predicate with `$n` parameters given in
+/// text form.
+func pgRequest(
+    table: String, sortDescriptors: [ColumnSortDescriptor], predicate: String? = nil, arguments: [String?] = [],
+    fetchLimit: Int = 0, fetchOffset: Int = 0, fetchBatchSize: Int = 0, relationships: [ToOneRelationship] = [],
+    relationshipKeyPathsForRefreshing: Set<String> = []
+) -> TableFetchRequest {
+    TableFetchRequest(
+        table: table, predicate: predicate.map { PostgreSQLPredicate(sql: $0, arguments: arguments) }, sortDescriptors: sortDescriptors,
+        fetchLimit: fetchLimit, fetchOffset: fetchOffset, fetchBatchSize: fetchBatchSize, relationships: relationships,
+        relationshipKeyPathsForRefreshing: relationshipKeyPathsForRefreshing)
+}

@@ -1,5 +1,6 @@
 import TestSupport
 @testable import FetchedResults
+@testable import FetchedResultsSQLite
 import FetchedResults
 import Foundation
 import GRDB

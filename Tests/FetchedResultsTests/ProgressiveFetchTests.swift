@@ -60,7 +60,7 @@ import Testing
         try Self.fill(pool, rows: Self.initialRows, random: &random)
         let writer = try TransactionWriter(configuration.writer, pool: pool, path: path)
         let request = configuration.request
-        let controller = FetchedResultsController<Item>(
+        let controller = SQLiteResultsController<Item>(
             fetchRequest: request, database: pool, sectionNameKeyPath: configuration.sectioned ? "grp" : nil)
         let recorder = Recorder()
         controller.delegate = recorder
@@ -68,8 +68,8 @@ import Testing
         try controller.performFetch(firstRows: 4)
         #expect(controller.hasRowsToLoad && controller.heldRowCount == 4)
 
-        let orderBy = request.sortDescriptors.map { "\($0.key) COLLATE \($0.collation.rawValue)\($0.ascending ? "" : " DESC")" }.joined(separator: ", ")
-        let (predicate, arguments) = try pool.read { db in try request.predicate!.build(db) }
+        let orderBy = request.sortDescriptors.map { "\($0.key) COLLATE \($0.collation.sqlite)\($0.ascending ? "" : " DESC")" }.joined(separator: ", ")
+        let (predicate, arguments) = try pool.read { db in try (request.predicate as! SQLitePredicate).sql.build(db) }
         var window = ""
         if request.fetchLimit > 0 || request.fetchOffset > 0 {
             window = " LIMIT \(request.fetchLimit > 0 ? request.fetchLimit : -1) OFFSET \(request.fetchOffset)"
@@ -82,9 +82,9 @@ import Testing
                                     sectioned: configuration.sectioned)
             }
         }
-        func controllerState() -> ItemState {
-            SectionedState(sections: controller.sections!.map { ($0.name, $0.objects.map { $0.id! }) },
-                           content: Dictionary(uniqueKeysWithValues: controller.fetchedObjects!.map { ($0.id!, $0) }))
+        func controllerState() throws -> ItemState {
+            SectionedState(sections: try controller.sections!.map { ($0.name, $0.objects.map { $0.id! }) },
+                           content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id!, $0) }))
         }
 
         var state = try oracle(held: controller.heldRowCount)
@@ -101,10 +101,10 @@ import Testing
                 rolledBack = try writer.commitStep(step, pruneEvery: 53, random: &random, transaction: { random in
                     let ids = try pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM item") }
                     return RandomWorkload.transaction(itemIDs: ids, random: &random)
-                }, poll: { try controller.processExternalChanges() })
+                }, poll: { try controller.processPendingChanges() })
             }
             let newState = try oracle(held: controller.heldRowCount)
-            _ = try checkStep(recorder, old: state, new: newState, controllerState: controllerState(), rolledBack: rolledBack,
+            _ = try checkStep(recorder, old: state, new: newState, controllerState: try controllerState(), rolledBack: rolledBack,
                           batched: request.fetchBatchSize > 0, context: "seed \(seed), step \(step), held \(controller.heldRowCount)",
                           withDifference: configuration.styles.contains(.difference))
             state = newState
@@ -114,7 +114,7 @@ import Testing
 
         while try controller.loadMoreRows(3) {}
         #expect(!controller.hasRowsToLoad)
-        #expect(controllerState() == (try oracle(held: nil)), "once loaded, the full fetch")
+        #expect(try controllerState() == (try oracle(held: nil)), "once loaded, the full fetch")
         #expect(recorder.errors.isEmpty)
     }
 
@@ -125,8 +125,8 @@ import Testing
         let request = TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: Self.standings, fetchBatchSize: 5)
         let cacheDirectory = URL(fileURLWithPath: NSTemporaryDirectory() + "progressive-cache-" + UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: cacheDirectory) }
-        func makeController() -> (FetchedResultsController<Item>, Recorder) {
-            let controller = FetchedResultsController<Item>(
+        func makeController() -> (SQLiteResultsController<Item>, Recorder) {
+            let controller = SQLiteResultsController<Item>(
                 fetchRequest: request, database: pool, sectionNameKeyPath: "grp", cacheName: "items", cacheDirectory: cacheDirectory)
             let recorder = Recorder()
             controller.delegate = recorder
@@ -148,7 +148,7 @@ import Testing
         let (controller, recorder) = makeController()
         try controller.performFetch(firstRows: 4)
         #expect(controller.lastFetchSource == .store && controller.hasRowsToLoad, "the first rows come from the store")
-        let orderBy = request.sortDescriptors.map { "\($0.key) COLLATE \($0.collation.rawValue)\($0.ascending ? "" : " DESC")" }.joined(separator: ", ")
+        let orderBy = request.sortDescriptors.map { "\($0.key) COLLATE \($0.collation.sqlite)\($0.ascending ? "" : " DESC")" }.joined(separator: ", ")
         func oracle(held: Int?) throws -> ItemState {
             try pool.read { db in
                 try ItemState.query(db, sql: "SELECT * FROM item WHERE visible = 1 ORDER BY \(orderBy), id LIMIT \(held ?? -1)", sectioned: true)
@@ -159,8 +159,8 @@ import Testing
         #expect(try !controller.loadMoreRows(2), "one step loads every row")
         #expect(controller.lastFetchSource == .cache)
         let after = try oracle(held: nil)
-        let state = SectionedState(sections: controller.sections!.map { ($0.name, $0.objects.map { $0.id! }) },
-                                   content: Dictionary(uniqueKeysWithValues: controller.fetchedObjects!.map { ($0.id!, $0) }))
+        let state = SectionedState(sections: try controller.sections!.map { ($0.name, $0.objects.map { $0.id! }) },
+                                   content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id!, $0) }))
         _ = try checkStep(recorder, old: before, new: after, controllerState: state, rolledBack: false, batched: true, context: "cache",
                       withDifference: false)
         #expect(after.flatIDs.count > 60)
@@ -171,23 +171,23 @@ import Testing
         let (pool, _) = try makeItemDatabase()
         try Self.fill(pool, rows: 60, random: &random)
         let request = TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: Self.standings)
-        let controller = FetchedResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
-        let full = FetchedResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
+        let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
+        let full = SQLiteResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
         try full.performFetch()
         try controller.performFetch(firstRows: 5)
-        #expect(controller.fetchedObjects?.map(\.id) == full.fetchedObjects?.prefix(5).map(\.id))
+        #expect(try controller.fetchedObjects?.map(\.id) == full.fetchedObjects?.prefix(5).map(\.id))
         var steps = 0
         while try controller.loadMoreRows(7) { steps += 1 }
         #expect(steps >= 6)
-        #expect(controller.fetchedObjects?.map(\.id) == full.fetchedObjects?.map(\.id))
-        #expect(controller.sections?.map(\.name) == full.sections?.map(\.name))
+        #expect(try controller.fetchedObjects?.map(\.id) == full.fetchedObjects?.map(\.id))
+        #expect(try controller.sections?.map(\.name) == full.sections?.map(\.name))
     }
 
     @Test func aFetchOfMoreRowsThanMatchIsComplete() throws {
         var random = SplitMix64(seed: 8)
         let (pool, _) = try makeItemDatabase()
         try Self.fill(pool, rows: 10, random: &random)
-        let controller = FetchedResultsController<Item>(
+        let controller = SQLiteResultsController<Item>(
             fetchRequest: TableFetchRequest(table: "item", sortDescriptors: Self.standings), database: pool)
         try controller.performFetch(firstRows: 10)
         #expect(controller.hasRowsToLoad, "exactly as many as asked: the next step finds none")

@@ -33,19 +33,22 @@ extension RandomWorkload {
     }
 }
 
-/// Commits a test's transactions through the controller's own pool, another connection, or the
-/// sqlite3 shell in another process — the last two unseen by the controller until it polls —
-/// or through another connection followed by GRDB's `notifyChanges(in:)` on the pool, the
-/// documented remedy for changes a connection cannot see.
+/// Commits a test's transactions through the controller (its `write(_:)`, which delivers before
+/// it returns), through the controller's database pool (its observer notes the commit for the
+/// next look), another connection, or the sqlite3 shell in another process — the last two seen
+/// through the change history — or through another connection followed by GRDB's
+/// `notifyChanges(in:)` on the pool, the documented remedy for changes a connection cannot see.
 final class TransactionWriter {
     enum Kind: String, CaseIterable, Sendable {
-        case controllersPool, otherConnection, otherProcess, otherConnectionThenNotify
+        case throughController, controllersPool, otherConnection, otherProcess, otherConnectionThenNotify
     }
 
     let kind: Kind
     private let pool: DatabasePool
     private let queue: DatabaseQueue?
     private let shell: SQLiteShell?
+    /// The controller's `write(_:)`, for ``Kind/throughController``.
+    var controllerWrite: ((_ body: (Database) throws -> Void) throws -> Void)?
 
     init(_ kind: Kind, pool: DatabasePool, path: String) throws {
         self.kind = kind
@@ -54,11 +57,26 @@ final class TransactionWriter {
         shell = kind == .otherProcess ? try SQLiteShell(path: path) : nil
     }
 
-    /// Whether the controller must poll to see what this writer commits.
-    var needsPolling: Bool { kind == .otherConnection || kind == .otherProcess }
+    /// Whether the controller must look to see what this writer commits.
+    var needsPolling: Bool { kind != .throughController }
+
+    /// Whether the history may be pruned before a look: the controller reads the history then.
+    var mayPrune: Bool { kind == .otherConnection || kind == .otherProcess }
+
+    /// A transaction the test rolls back through the controller's write.
+    private struct RolledBack: Error {}
 
     func run(_ transaction: RandomTransaction) throws {
         if let shell { return try transaction.run(in: shell) }
+        if kind == .throughController, let controllerWrite {
+            do {
+                try controllerWrite { db in
+                    for statement in transaction.statements { try db.execute(sql: statement) }
+                    if transaction.rollback { throw RolledBack() }
+                }
+            } catch is RolledBack {}
+            return
+        }
         try transaction.run(on: queue ?? pool)
         if kind == .otherConnectionThenNotify {
             try pool.write { db in try db.notifyChanges(in: DatabaseRegion.fullDatabase) }
@@ -85,7 +103,7 @@ final class TransactionWriter {
             rolledBack = rolledBack && next.rollback
         }
         if needsPolling {
-            if step % pruneEvery == pruneEvery - 1 { try pruneHistory() }
+            if mayPrune, step % pruneEvery == pruneEvery - 1 { try pruneHistory() }
             try poll()
         }
         return rolledBack

@@ -8,9 +8,13 @@ import Testing
 /// SQLite, and every callback style must turn the old state into exactly the new state.
 @Suite struct RandomisedOracleTests {
     enum Writer: Sendable {
-        /// Writes through the controller's own pool: changes arrive at commit.
+        /// Writes through the controller's `write(_:)`: changes arrive before it returns.
         case local
-        /// Writes through the pool with change history installed: changes arrive at commit, via the history.
+        /// Writes through the controller's pool without change history: the pool's observer
+        /// notes each commit, and the look applies it.
+        case localPool
+        /// Writes through the pool with change history installed: the look finds the history
+        /// it needs in what the observer noted, without reading the history table.
         case localWithHistory
         /// Writes through a separate connection, which the controller cannot observe (like
         /// another process): changes arrive through the history when the app polls, and the
@@ -25,7 +29,8 @@ import Testing
 
         var kind: TransactionWriter.Kind {
             switch self {
-            case .local, .localWithHistory: return .controllersPool
+            case .local: return .throughController
+            case .localPool, .localWithHistory: return .controllersPool
             case .otherConnection: return .otherConnection
             case .otherProcess: return .otherProcess
             case .otherConnectionThenNotify: return .otherConnectionThenNotify
@@ -43,9 +48,9 @@ import Testing
     }
 
     static let standings = [
-        ColumnSortDescriptor(key: "grp", ascending: true, collation: .nocase),
+        ColumnSortDescriptor(key: "grp", ascending: true, collation: .caseInsensitive),
         ColumnSortDescriptor(key: "score", ascending: false),
-        ColumnSortDescriptor(key: "name", ascending: true, collation: .nocase),
+        ColumnSortDescriptor(key: "name", ascending: true, collation: .caseInsensitive),
     ]
 
     static let configurations: [Configuration] = [
@@ -56,6 +61,8 @@ import Testing
               sectioned: false, transactions: 1000),
         .init(label: "window limit 7 offset 3", request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings,
               fetchLimit: 7, fetchOffset: 3), sectioned: true, transactions: 1000),
+        .init(label: "no history, writes through the pool", request: TableFetchRequest(table: "item", predicate: "visible = 1",
+              sortDescriptors: standings), sectioned: true, transactions: 600, writer: .localPool),
         .init(label: "history, local writer", request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings),
               sectioned: true, transactions: 600, writer: .localWithHistory),
         .init(label: "history, writer on another connection, pruning", request: TableFetchRequest(
@@ -80,10 +87,10 @@ import Testing
         print("RandomisedOracleTests[\(configuration.label)] seed \(seed)")
         var random = SplitMix64(seed: seed)
         let (pool, path) = try makeItemDatabase(
-            history: configuration.writer != .local && configuration.writer != .otherConnectionThenNotify)
+            history: ![.local, .localPool, .otherConnectionThenNotify].contains(configuration.writer))
         let writer = try TransactionWriter(configuration.writer.kind, pool: pool, path: path)
         let request = configuration.request
-        let controller = FetchedResultsController<Item>(
+        let controller = SQLiteResultsController<Item>(
             fetchRequest: request, database: pool, sectionNameKeyPath: configuration.sectioned ? "grp" : nil)
         let recorder = Recorder()
         controller.delegate = recorder
@@ -94,8 +101,8 @@ import Testing
         if request.fetchLimit > 0 || request.fetchOffset > 0 {
             limitClause = " LIMIT \(request.fetchLimit > 0 ? request.fetchLimit : -1) OFFSET \(request.fetchOffset)"
         }
-        let orderBy = request.sortDescriptors.map { "\($0.key) COLLATE \($0.collation.rawValue)\($0.ascending ? "" : " DESC")" }.joined(separator: ", ")
-        let (predicate, arguments) = try pool.read { db in try request.predicate!.build(db) }
+        let orderBy = request.sortDescriptors.map { "\($0.key) COLLATE \($0.collation.sqlite)\($0.ascending ? "" : " DESC")" }.joined(separator: ", ")
+        let (predicate, arguments) = try pool.read { db in try (request.predicate as! SQLitePredicate).sql.build(db) }
         let oracleSQL = "SELECT * FROM item WHERE \(predicate) ORDER BY \(orderBy), id\(limitClause)"
         func oracle() throws -> ItemState {
             try pool.read { db in try ItemState.query(db, sql: oracleSQL, arguments: arguments, sectioned: configuration.sectioned) }

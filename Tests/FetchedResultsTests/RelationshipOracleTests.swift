@@ -39,11 +39,11 @@ import Testing
         let writer = try TransactionWriter(configuration.writer, pool: pool, path: path)
         let request = TableFetchRequest(
             table: "content", predicate: "created % 5 <> 0",
-            sortDescriptors: [ColumnSortDescriptor(key: "bucket.name", collation: .nocase), ColumnSortDescriptor(key: "created", ascending: false)],
+            sortDescriptors: [ColumnSortDescriptor(key: "bucket.name", collation: .caseInsensitive), ColumnSortDescriptor(key: "created", ascending: false)],
             fetchBatchSize: configuration.batchSize,
             relationships: [ToOneRelationship("bucket", foreignKey: "bucketId", destinationTable: "bucket")],
             relationshipKeyPathsForRefreshing: ["bucket.color"])
-        let controller = FetchedResultsController<Content>(fetchRequest: request, database: pool, sectionNameKeyPath: "bucket.name")
+        let controller = SQLiteResultsController<Content>(fetchRequest: request, database: pool, sectionNameKeyPath: "bucket.name")
         let recorder = Recorder()
         controller.delegate = recorder
         controller.changeStyles = [.changes, .snapshot, .difference]

@@ -1,5 +1,6 @@
 import TestSupport
 @testable import FetchedResults
+@testable import FetchedResultsSQLite
 import FetchedResults
 import Foundation
 import GRDB
@@ -21,8 +22,8 @@ import Testing
         }
     }
 
-    @Test(arguments: [Database.CollationName.binary, .nocase])
-    func keysSortExactlyLikeOrderBy(collation: Database.CollationName) throws {
+    @Test(arguments: [ColumnSortDescriptor.Collation.binary, .caseInsensitive])
+    func keysSortExactlyLikeOrderBy(collation: ColumnSortDescriptor.Collation) throws {
         let seed = UInt64(17)
         print("SortKeyEncodingTests seed \(seed)")
         var random = SplitMix64(seed: seed)
@@ -39,7 +40,7 @@ import Testing
             let request = TableFetchRequest(table: "v", sortDescriptors: descriptors)
             let encoding = SortKeyEncoding(descriptors: descriptors)
             let rows = try queue.read { db in try Row.fetchAll(db, sql: "SELECT id, x, y, z FROM v") }
-            let expected = try queue.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM v ORDER BY \(request.orderBySQL)") }
+            let expected = try queue.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM v ORDER BY \(request.sqliteOrderBySQL)") }
             let keyed = rows.map { row in
                 (id: row["id"] as Int64, key: encoding.key([row["x"], row["y"], row["z"]], rowID: row["id"]))
             }
@@ -60,7 +61,7 @@ import Testing
             try (0..<300).map { _ in try DatabaseValue.fetchOne(db, sql: "SELECT ?", arguments: [Self.randomValue(&random)])! }
         }
         for ascending in [true, false] {
-            let encoding = SortKeyEncoding(descriptors: [ColumnSortDescriptor(key: "x", ascending: ascending, collation: .nocase)])
+            let encoding = SortKeyEncoding(descriptors: [ColumnSortDescriptor(key: "x", ascending: ascending, collation: .caseInsensitive)])
             let components = values.map { value in
                 let key = encoding.key([value, .null], rowID: 1)
                 let shape = ResultsShape(fetchOffset: 0, fetchLimit: 0, isSectioned: true, firstKeyAscending: ascending)

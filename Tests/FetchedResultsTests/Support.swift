@@ -21,20 +21,8 @@ let itemTableSQL = """
                        note TEXT NOT NULL DEFAULT '', visible INTEGER NOT NULL DEFAULT 1, code TEXT UNIQUE)
     """
 
-/// Records every callback of a SQLite controller, batch by batch.
-final class Recorder: CallbackLog, FetchedResultsControllerDelegate {
-    func controllerWillChangeContent(_ controller: AnyFetchedResultsController) { beginBatch() }
-    func controller(_ controller: AnyFetchedResultsController, didChange section: SectionChange) { record(section) }
-    func controller(_ controller: AnyFetchedResultsController, didChange object: ObjectChange) { record(object) }
-    func controllerDidChangeContent(_ controller: AnyFetchedResultsController) { endBatch() }
-    func controller(_ controller: AnyFetchedResultsController, didChangeContentWith snapshot: ResultsSnapshot) {
-        snapshots.append(snapshot)
-    }
-    func controller(_ controller: AnyFetchedResultsController, didChangeContentWith difference: CollectionDifference<Int64>) {
-        differences.append(difference)
-    }
-    func controller(_ controller: AnyFetchedResultsController, didFailWith error: any Error) { errors.append(error) }
-}
+/// Records every callback of a controller, batch by batch.
+typealias Recorder = CallbackLog
 
 func makeItemDatabase(history: Bool = false) throws -> (DatabasePool, String) {
     let path = NSTemporaryDirectory() + "fetched-results-" + UUID().uuidString + ".sqlite"
@@ -56,4 +44,9 @@ extension SectionedState where Content == Item {
         let items = try Item.fetchAll(db, sql: sql, arguments: arguments)
         return ItemState(ordered: items.map { ($0.id!, $0.grp, $0) }, sectioned: sectioned)
     }
+}
+
+extension ColumnSortDescriptor.Collation {
+    /// The collation's name in SQLite's SQL, for the tests' own oracle queries.
+    var sqlite: String { self == .caseInsensitive ? "NOCASE" : "BINARY" }
 }

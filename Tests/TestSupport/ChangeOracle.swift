@@ -3,9 +3,8 @@ import Testing
 
 // The randomised oracle's checks, shared by the SQLite and PostgreSQL controllers' tests.
 
-/// Every callback a controller delivered, batch by batch, whichever store it follows; each
-/// store's tests adapt their delegate protocol to it.
-open class CallbackLog {
+/// Every callback a controller delivered, batch by batch, whichever store it follows.
+open class CallbackLog: FetchedResultsControllerDelegate {
     public struct Batch: CustomStringConvertible {
         public var sections: [SectionChange] = []
         public var objects: [ObjectChange] = []
@@ -16,8 +15,26 @@ open class CallbackLog {
     public var snapshots: [ResultsSnapshot] = []
     public var differences: [CollectionDifference<Int64>] = []
     public var errors: [any Error] = []
+    public var connectionStates: [ConnectionState] = []
 
     public init() {}
+
+    public func controllerWillChangeContent(_ controller: any AnyFetchedResultsController) { beginBatch() }
+    public func controller(_ controller: any AnyFetchedResultsController, didChange section: SectionChange) { record(section) }
+    public func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange) { record(object) }
+    public func controllerDidChangeContent(_ controller: any AnyFetchedResultsController) { endBatch() }
+    public func controller(_ controller: any AnyFetchedResultsController, didChangeContentWith snapshot: ResultsSnapshot) {
+        snapshots.append(snapshot)
+    }
+    public func controller(
+        _ controller: any AnyFetchedResultsController, didChangeContentWith difference: CollectionDifference<Int64>
+    ) {
+        differences.append(difference)
+    }
+    public func controller(_ controller: any AnyFetchedResultsController, didChangeConnectionState state: ConnectionState) {
+        connectionStates.append(state)
+    }
+    public func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error) { errors.append(error) }
 
     public func beginBatch() { batches.append(Batch()) }
     public func record(_ section: SectionChange) { batches[batches.count - 1].sections.append(section) }

@@ -31,12 +31,12 @@ import Testing
         let schema = { try store.pool.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger') ORDER BY name") } }
         let schemaBefore = try schema()
         // One scoreboard in this process, one as if in another (its own connections).
-        let local = store.standingsController()
+        let local = store.standingsController(cacheDirectory: nil)
         let localDelegate = CountingDelegate()
         local.delegate = localDelegate
         try local.performFetch()
         let elsewhere = try TeamStore.open(path: store.path)
-        let controller = elsewhere.standingsController()
+        let controller = elsewhere.standingsController(cacheDirectory: nil)
         let delegate = CountingDelegate()
         controller.delegate = delegate
         try controller.performFetch()
@@ -49,8 +49,9 @@ import Testing
         let history = try store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM fetchedresults_history")! }
         #expect(history == 0, "no history row per imported team")
 
-        #expect(localDelegate.batches == 1, "the local controller learns at commit")
-        #expect(try controller.processExternalChanges())
+        #expect(try local.processPendingChanges(), "this process's commit, noted by its observer")
+        #expect(localDelegate.batches == 1)
+        #expect(try controller.processPendingChanges())
         #expect(delegate.batches == 1)
         let expected = try store.teamsInStandingsOrder()
         #expect(expected.count == 32 + teams.count)
@@ -62,7 +63,8 @@ import Testing
 
         // Later changes are recorded and applied one by one again.
         try store.addWins(to: teams[0].teamName)
-        #expect(try controller.processExternalChanges())
+        #expect(try controller.processPendingChanges())
+        #expect(try local.processPendingChanges())
         #expect(delegate.batches == 2 && localDelegate.batches == 2)
         #expect(controller.indexPath(forRowID: expected.first { $0.teamName == teams[0].teamName }!.id!) != nil)
     }

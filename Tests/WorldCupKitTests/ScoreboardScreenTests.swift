@@ -89,10 +89,12 @@ import Testing
         #expect(h.row(of: "Uruguay") == nil)
         h.grid.resetCounters()
         try h.store.addWins(to: "Uruguay", count: 3)  // from "another code path", like the tutorial's detail screen
+        h.screen.showExternalChanges()
         h.screen.render()
         #expect(h.screen.tableView.lastDrawnItemRows == 0)
         #expect(h.screen.tableView.lastDrawnHeaderRows == 0)
         try h.store.addTeam(name: "Wenderland", zone: "Internets")  // a whole new section, off screen
+        h.screen.showExternalChanges()
         h.screen.render()
         #expect(h.screen.tableView.lastDrawnItemRows == 0)
         #expect(h.grid.line(0) == "World Cup — 33 teams in 6 zones")
@@ -291,14 +293,20 @@ import Testing
             case 7:
                 let teams = try h.store.teamsInStandingsOrder()
                 try h.store.addWins(to: teams.randomElement(using: &random)!.teamName, count: Int.random(in: 1...3, using: &random))
+                // As the scoreboard's own writes: not highlighted, which a fresh draw cannot know.
+                h.screen.followOwnWrite()
                 h.screen.render()
             case 8:
                 added += 1
                 try h.store.addTeam(name: "Team \(added)", zone: ["Europe", "Internets", "Atlantis", "asia"].randomElement(using: &random)!)
+                // As the scoreboard's own writes: not highlighted, which a fresh draw cannot know.
+                h.screen.followOwnWrite()
                 h.screen.render()
             default:
                 let teams = try h.store.teamsInStandingsOrder()
                 _ = try h.store.deleteTeam(teamID: teams.randomElement(using: &random)!.id!)
+                // As the scoreboard's own writes: not highlighted, which a fresh draw cannot know.
+                h.screen.followOwnWrite()
                 h.screen.render()
             }
             let fresh = GridSurface(rows: 14, columns: 50)

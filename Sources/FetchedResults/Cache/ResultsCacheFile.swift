@@ -21,16 +21,7 @@ package struct ResultsCacheFile {
     package static let fileExtension = "frcache"
 
     /// What a cache must match to be used.
-    package struct Validity: Codable, Equatable {
-        package var fingerprint: String
-        /// A digest of the store's schema (every table, index and trigger definition).
-        package var schema: String
-        package var storeIdentity: String
-
-        package init(fingerprint: String, schema: String, storeIdentity: String) {
-            (self.fingerprint, self.schema, self.storeIdentity) = (fingerprint, schema, storeIdentity)
-        }
-    }
+    package typealias Validity = CacheValidity
 
     package struct Header: Codable {
         package var validity: Validity

@@ -47,4 +47,34 @@ package enum KeysetPlan {
         }
         return parts
     }
+
+    /// How a store writes one condition in its SQL, with the boundary row's value of the key
+    /// as a parameter it appends.
+    package protocol Dialect {
+        /// The key's value compared with the boundary's (`=`, `<`, `>`), as the order compares.
+        mutating func compare(key: Int, _ operator: String) -> String
+        /// The key's value is NULL (`null`) or is not.
+        mutating func key(_ key: Int, isNull null: Bool) -> String
+        /// The row id is greater than the boundary's.
+        mutating func rowIDGreater() -> String
+    }
+
+    /// The parts as SQL conditions, each one in parentheses and written by its own dialect from
+    /// `makeDialect` (which then holds that part's parameters: each part is its own statement).
+    package static func sql<D: Dialect>(ascending: [Bool], boundaryIsNull: [Bool], makeDialect: () -> D) -> [(sql: String, dialect: D)] {
+        parts(ascending: ascending, boundaryIsNull: boundaryIsNull).map { conditions in
+            var dialect = makeDialect()
+            let terms = conditions.map { condition -> String in
+                switch condition {
+                case let .equal(key): dialect.compare(key: key, "=")
+                case let .greater(key): dialect.compare(key: key, ">")
+                case let .less(key): dialect.compare(key: key, "<")
+                case let .isNull(key): dialect.key(key, isNull: true)
+                case let .isNotNull(key): dialect.key(key, isNull: false)
+                case .rowIDGreater: dialect.rowIDGreater()
+                }
+            }
+            return ("(" + terms.joined(separator: " AND ") + ")", dialect)
+        }
+    }
 }

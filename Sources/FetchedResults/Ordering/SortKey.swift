@@ -101,6 +101,24 @@ package enum SortKey {
         lhs.withUnsafeBufferPointer { lhs in rhs.withUnsafeBufferPointer { rhs in compare(lhs, rhs) } }
     }
 
+    /// The bytes of a key that encode its first sort value, whose order is `ascending`.
+    package static func firstComponent(of key: [UInt8], ascending: Bool) -> [UInt8] {
+        key.withUnsafeBufferPointer { Array($0[0..<firstComponentLength(of: $0, ascending: ascending)]) }
+    }
+
+    /// Whether `key`'s first component differs from `previous` (always, when `previous` is nil);
+    /// if so, `previous` becomes it. For a read that names each section as it starts: the
+    /// comparison allocates nothing, and the copy is made once per section.
+    package static func replaceFirstComponent(_ previous: inout [UInt8]?, from key: [UInt8], ascending: Bool) -> Bool {
+        let same = key.withUnsafeBufferPointer { key -> Bool in
+            guard let previous else { return false }
+            let length = firstComponentLength(of: key, ascending: ascending)
+            return previous.withUnsafeBufferPointer { compare(UnsafeBufferPointer(rebasing: key[0..<length]), $0) == 0 }
+        }
+        if !same { previous = firstComponent(of: key, ascending: ascending) }
+        return !same
+    }
+
     // MARK: - Components
 
     private static func appendNumber(nearest: Double, distance: Int64, to buffer: inout [UInt8]) {

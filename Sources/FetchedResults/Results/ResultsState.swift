@@ -113,13 +113,15 @@ package struct ResultsState {
     /// read after the transaction (`fresh`: those that still match the request): each one's new
     /// key and, for a row that was already in the results, the columns that changed.
     package func touchedRows<Row>(
-        _ touched: Set<Int64>, fresh: [Int64: Row], key: (Row) -> [UInt8], changedColumns: (Int64, Row) -> Set<String>
+        _ touched: Set<Int64>, fresh: [Int64: Row], key: (Row, Int64) -> [UInt8], changedColumns: (Int64, Row) -> Set<String>
     ) -> [Int64: TouchedRow] {
         var rows: [Int64: TouchedRow] = [:]
         for id in touched {
-            let newRow = fresh[id]
-            let wasPresent = newRow != nil && keys.contains(id)
-            rows[id] = TouchedRow(newKey: newRow.map(key), changedColumns: wasPresent ? changedColumns(id, newRow!) : [])
+            guard let newRow = fresh[id] else {
+                rows[id] = TouchedRow(newKey: nil, changedColumns: [])
+                continue
+            }
+            rows[id] = TouchedRow(newKey: key(newRow, id), changedColumns: keys.contains(id) ? changedColumns(id, newRow) : [])
         }
         return rows
     }

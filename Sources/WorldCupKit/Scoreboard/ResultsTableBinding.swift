@@ -1,4 +1,4 @@
-import FetchedResultsSQLite
+import FetchedResults
 import TerminalUI
 
 /// Binds the standings to a table view: each committed change set becomes one batch
@@ -6,8 +6,8 @@ import TerminalUI
 ///
 /// The cursor follows an object, not a position: after each batch it goes to wherever the
 /// object with `cursorRowID` now is.
-final class ResultsTableBinding: StandingsChangeReceiver {
-    private unowned let results: any StandingsResults
+final class ResultsTableBinding: FetchedResultsControllerDelegate {
+    private unowned let results: any AnyFetchedResultsController
     private let tableView: TableView
     private var updates = TableUpdates()
     /// The row id of the object under the cursor.
@@ -19,17 +19,17 @@ final class ResultsTableBinding: StandingsChangeReceiver {
     var didChangeRows: ([Int64]) -> Void = { _ in }
     private var changedRowIDs: [Int64] = []
 
-    init(results: any StandingsResults, tableView: TableView) {
+    init(results: any AnyFetchedResultsController, tableView: TableView) {
         self.results = results
         self.tableView = tableView
     }
 
-    func willChangeContent() {
+    func controllerWillChangeContent(_ controller: any AnyFetchedResultsController) {
         updates = TableUpdates()
         changedRowIDs = []
     }
 
-    func didChange(section: SectionChange) {
+    func controller(_ controller: any AnyFetchedResultsController, didChange section: SectionChange) {
         switch section.type {
         case .insert: updates.insertedSections.append(section.index)
         case .delete: updates.deletedSections.append(section.index)
@@ -38,7 +38,7 @@ final class ResultsTableBinding: StandingsChangeReceiver {
         }
     }
 
-    func didChange(object: ObjectChange) {
+    func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange) {
         let from = object.indexPath.map(TableIndex.init)
         let to = object.newIndexPath.map(TableIndex.init)
         if object.type != .delete { changedRowIDs.append(object.rowID) }
@@ -50,13 +50,15 @@ final class ResultsTableBinding: StandingsChangeReceiver {
         }
     }
 
-    func didChangeContent() {
+    func controllerDidChangeContent(_ controller: any AnyFetchedResultsController) {
         let cursor = cursorRowID.flatMap { results.indexPath(forRowID: $0) }.map(TableIndex.init)
         tableView.performBatchUpdates(updates, cursorAfter: cursor)
         didChangeRows(changedRowIDs)
     }
 
-    func didFail(_ error: any Error) {
+    func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error) {
+        // A lost connection shows as "reconnecting…" on the status line, not as an error.
+        if case .reconnecting = controller.connectionState { return }
         reportFailure(error)
     }
 }

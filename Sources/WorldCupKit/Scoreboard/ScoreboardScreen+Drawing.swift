@@ -1,4 +1,4 @@
-import FetchedResultsSQLite
+import FetchedResults
 import TerminalUI
 
 /// Drawing: the title, the column headings, the list, the status line with the cursor's place,
@@ -27,7 +27,7 @@ extension ScoreboardScreen {
     private func drawTitle(_ row: Int) {
         let teams = (0..<controller.numberOfSections).reduce(0) { $0 + controller.numberOfObjects(inSection: $1) }
         let zones = controller.numberOfSections
-        let title = controller.isLoading
+        let title = controller.hasRowsToLoad
             ? "World Cup — loading the standings: \(Thousands.grouped(teams)) teams so far"
             : "World Cup — \(Thousands.grouped(teams)) team\(teams == 1 ? "" : "s") in \(Thousands.grouped(zones)) zone\(zones == 1 ? "" : "s")"
         guard title != drawn.title else { return }
@@ -62,7 +62,7 @@ extension ScoreboardScreen {
             return ("/" + prompt.query.text + found, [])
         }
         if let message { return (message, [.bold]) }
-        if let problem = controller.connectionProblem {
+        if let problem = connectionProblem {
             let inDoubt = scoresInDoubt.isEmpty ? "" : " · \(scoresInDoubt.count) in doubt, checked once back"
             return (Self.sentence(problem) + " · standings as last known" + inDoubt, [.bold])
         }
@@ -76,7 +76,7 @@ extension ScoreboardScreen {
         let marks = (tableView.hasLinesAbove ? "▲" : " ") + (tableView.hasLinesBelow ? "▼" : " ")
         // "+ loading": more teams are still loading behind the first screens.
         return marks + " " + Thousands.grouped(position.ordinal) + " / " + Thousands.grouped(position.count)
-            + (controller.isLoading ? "+ loading" : "")
+            + (controller.hasRowsToLoad ? "+ loading" : "")
     }
 
     private func drawStatus() {

@@ -1,4 +1,4 @@
-import FetchedResultsSQLite
+import FetchedResults
 import TerminalUI
 
 /// Incremental search, as in less and vim: `/` and text moves the cursor to the first team whose
@@ -114,7 +114,7 @@ struct TeamSearch {
 
     /// Where the matches are now (they move as wins change), in list order; matches that
     /// another writer deleted are left out.
-    func positions(in controller: any StandingsResults) -> [(rowID: Int64, indexPath: FetchedResults.IndexPath)] {
+    func positions(in controller: any AnyFetchedResultsController) -> [(rowID: Int64, indexPath: FetchedResults.IndexPath)] {
         matchIDs.compactMap { rowID in controller.indexPath(forRowID: rowID).map { (rowID, $0) } }
             .sorted { $0.indexPath < $1.indexPath }
     }

@@ -1,4 +1,4 @@
-import FetchedResultsSQLite
+import FetchedResults
 import Foundation
 import TerminalUI
 
@@ -65,7 +65,7 @@ extension ScoreboardScreen {
     /// with `refusal`. A write is refused rather than queued while the server is away: a queued
     /// win is invisible to every other screen and lost with this one.
     func isConnected(orSay refusal: String) -> Bool {
-        guard let problem = controller.connectionProblem else { return true }
+        guard let problem = connectionProblem else { return true }
         message = "\(refusal): \(problem). The standings shown are the last known; try again once the server is back."
         return false
     }
@@ -117,7 +117,7 @@ extension ScoreboardScreen {
             do {
                 let team = try store.addTeam(name: name, zone: zone)
                 writesSinceCheckpoint += 1
-                controller.followOwnWrite()
+                followOwnWrite()
                 mode = .list
                 undoStack.append(.added(team))
                 message = "Added \(team.teamName)."
@@ -134,12 +134,18 @@ extension ScoreboardScreen {
         }
     }
 
+    /// After this program's own write (on the store's connection, not the controller's): the
+    /// look that delivers its change set now, so that the frame after the key shows it.
+    func followOwnWrite() {
+        _ = try? controller.processPendingChanges()
+    }
+
     /// Runs a store write; a failure becomes a message on the status line, never a crash.
     func perform(_ write: () throws -> Void) {
         do {
             try write()
             writesSinceCheckpoint += 1
-            controller.followOwnWrite()
+            followOwnWrite()
         } catch {
             message = Self.sentence("\(error)")
         }
@@ -148,16 +154,16 @@ extension ScoreboardScreen {
     /// Whether the standings are still loading behind the first screens: the event loop then
     /// calls ``loadMoreStandings()`` whenever no key waits (while connected: a server that is
     /// away is waited for as usual).
-    public var isLoadingStandings: Bool { controller.isLoading }
+    public var isLoadingStandings: Bool { controller.hasRowsToLoad }
 
     /// Whether a step of the load can be made now.
-    public var canLoadMoreStandings: Bool { controller.isLoading && controller.connectionProblem == nil }
+    public var canLoadMoreStandings: Bool { controller.hasRowsToLoad && connectionProblem == nil }
 
     /// Loads the next part of the standings (a few milliseconds); their rows arrive through
     /// the binding like any change, without the highlight others' changes get.
     public func loadMoreStandings() {
         do {
-            try controller.loadMore()
+            try loadPacer.step { try controller.loadMoreRows($0) }
         } catch {
             message = Self.sentence("\(error)")
         }
@@ -170,21 +176,21 @@ extension ScoreboardScreen {
         var changed = true
         isShowingExternalChanges = true
         do {
-            changed = try controller.processExternalChanges()
+            changed = try controller.processPendingChanges()
         } catch {
             message = Self.sentence("\(error)")
         }
         isShowingExternalChanges = false
         // The connection may have broken or come back in this look or since the last one (a
         // batch of rows read while drawing reconnects too): compare with what the screen shows.
-        let problem = controller.connectionProblem
+        let problem = connectionProblem
         if problem != shownConnectionProblem {
             changed = true
             if problem == nil { message = "Connected again; the standings are up to date." }
             shownConnectionProblem = problem
         }
         // Not inside the look: a write delivers its own change set.
-        if !scoresInDoubt.isEmpty, controller.connectionProblem == nil {
+        if !scoresInDoubt.isEmpty, connectionProblem == nil {
             resolveScoresInDoubt()
             changed = true
         }

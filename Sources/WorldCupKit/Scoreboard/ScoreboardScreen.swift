@@ -1,4 +1,4 @@
-import FetchedResultsSQLite
+import FetchedResults
 import Foundation
 import TerminalUI
 
@@ -15,7 +15,7 @@ public final class ScoreboardScreen: TableViewDataSource {
     let store: any ScoreStore
     let surface: any Surface
     let renderer: TeamRowRenderer
-    let controller: any StandingsResults
+    let controller: any FetchedResultsControlling<Team>
     /// The list; exposed so tests can read what it redrew.
     public let tableView = TableView()
     let binding: ResultsTableBinding
@@ -39,6 +39,8 @@ public final class ScoreboardScreen: TableViewDataSource {
     var isShowingExternalChanges = false
     /// What the title, heading and status rows show, so unchanged rows are not drawn again.
     var drawn = DrawnRows()
+    /// Sizes the steps of a progressive load.
+    var loadPacer = LoadPacer()
     /// Digits of the rank column: enough for the largest zone.
     var rankColumns = 2
     /// Writes since the last checkpoint, so the idle tick knows whether to run one.
@@ -71,10 +73,10 @@ public final class ScoreboardScreen: TableViewDataSource {
         self.store = store
         self.surface = surface
         self.renderer = renderer
-        controller = store.standingsResults(cacheDirectory: cacheDirectory)
+        controller = store.standingsController(cacheDirectory: cacheDirectory)
         binding = ResultsTableBinding(results: controller, tableView: tableView)
-        controller.receiver = binding
-        try controller.performFetch()
+        controller.delegate = binding
+        try controller.performFetch(firstRows: LoadPacer.firstRows)
         tableView.dataSource = self
         rankColumns = currentRankColumns
         layout()
@@ -249,6 +251,13 @@ public final class ScoreboardScreen: TableViewDataSource {
 
     func indexPath(_ index: TableIndex) -> FetchedResults.IndexPath {
         FetchedResults.IndexPath(row: index.row, section: index.section)
+    }
+
+    /// Why the standings may be behind the store ("reconnecting…"), or nil while they follow it.
+    var connectionProblem: String? {
+        guard case let .reconnecting(_, lastError) = controller.connectionState else { return nil }
+        let reason = lastError.prefix { $0 != "\n" }
+        return "reconnecting to \(store.displayName)…" + (reason.isEmpty ? "" : " (\(reason))")
     }
 
     /// A store message as a sentence for the screen ("a team named…" → "A team named…").

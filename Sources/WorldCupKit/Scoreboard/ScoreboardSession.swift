@@ -1,4 +1,4 @@
-import FetchedResultsSQLite
+import FetchedResults
 import Foundation
 import TerminalUI
 
@@ -14,12 +14,9 @@ public enum ScoreboardSession {
     ///     trap, as a bug would.
     ///   - commitLog: for testing crash consistency only: a file that gets one line per
     ///     committed win, written right after the commit.
-    ///   - safetyLook: for testing the change signal only: how long an idle scoreboard on
-    ///     SQLite sleeps before it looks for commits the signal did not announce (5 s unless
-    ///     given).
     public static func run(
         store: any ScoreStore, showsFlags: Bool, colors: Bool, cacheDirectory: String? = nil, stats: SessionStats? = nil,
-        crashKey: Character? = nil, commitLog: String? = nil, safetyLook: Duration? = nil
+        crashKey: Character? = nil, commitLog: String? = nil
     ) throws {
         defer { stats?.write() }
         let terminal = try CursesTerminal.start(colors: colors)
@@ -46,21 +43,18 @@ public enum ScoreboardSession {
         // housekeeping and the cache save run, and the scoreboard sleeps until the next look
         // the standings ask for (a rare safety look, or a reconnection attempt).
         let results = screen.controller
-        if let safetyLook, let standings = results as? SQLiteStandings {
-            standings.safetyPollMilliseconds = Int32(clamping: safetyLook.components.seconds * 1000)
-        }
         let clock = ContinuousClock()
         var restingSince: ContinuousClock.Instant? = clock.now
         while true {
-            var timeout = results.lookTimeoutMilliseconds  // -1: no limit
+            var timeout = results.nextLookDeadline.map(milliseconds(until:)) ?? -1  // -1: no limit
             // Standings still loading: keys first, and a step of the load whenever none waits.
             if screen.canLoadMoreStandings { timeout = 0 }
             if screen.hasScoresInDoubt { timeout = timeout < 0 ? Self.doubtLookMilliseconds : min(timeout, Self.doubtLookMilliseconds) }
             for deadline in [restingSince.map { $0 + Self.rest }, screen.nextHighlightExpiry].compactMap({ $0 }) {
-                let untilDeadline = Int32(max(0, ((deadline - clock.now) / .milliseconds(1)).rounded(.up)))
+                let untilDeadline = milliseconds(until: deadline)
                 timeout = timeout < 0 ? untilDeadline : min(timeout, untilDeadline)
             }
-            let wake = results.changeDescriptor.map { terminal.waitForKey(timeoutMilliseconds: timeout, orReadable: $0) }
+            let wake = results.wakeDescriptor.map { terminal.waitForKey(timeoutMilliseconds: timeout, orReadable: $0) }
                 ?? terminal.readKey(timeoutMilliseconds: timeout).map(CursesTerminal.Wake.key) ?? .timedOut
             let highlightsEnded = screen.expireHighlights()
             guard case .key(let key) = wake else {
@@ -107,5 +101,10 @@ public enum ScoreboardSession {
             screen.render()
             stats?.frameFlushed()
         }
+    }
+
+    /// Milliseconds from now until `deadline`, rounded up (0 once it passed).
+    private static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
+        Int32(clamping: Int64(max(0, ((deadline - .now) / .milliseconds(1)).rounded(.up))))
     }
 }

@@ -1,3 +1,4 @@
+import FetchedResults
 import Foundation
 
 /// Where the teams and their wins are kept: an SQLite file on this machine (``TeamStore``) or a
@@ -58,7 +59,7 @@ public protocol ScoreStore: AnyObject {
 
     /// A results controller over the standings that follows every writer's commits, for the
     /// scoreboard; `cacheDirectory` keeps its cache between launches (nil: none).
-    func standingsResults(cacheDirectory: String?) -> any StandingsResults
+    func standingsController(cacheDirectory: String?) -> any FetchedResultsControlling<Team>
 
     /// Housekeeping for an idle moment (SQLite's checkpoint, pruning old change history).
     func tidyWhileIdle()

@@ -32,14 +32,24 @@ public struct Team: Codable, Equatable, Sendable, FetchableRecord, PersistableRe
     }
 
     /// The standings order, the tutorial's three sort descriptors
-    /// `[qualifyingZone ↑, wins ↓, teamName ↑]`, text compared as the columns are declared
-    /// (`NOCASE`). The one source of the order: the scoreboard's request, `worldcup list` and
-    /// the store's standings index are all made from it (the row id breaks ties).
+    /// `[qualifyingZone ↑, wins ↓, teamName ↑]`, on the tutorial's attribute names, text
+    /// compared ignoring ASCII case. The one source of the order: each store's request,
+    /// `worldcup list` and each store's standings index are all made from it (the row id breaks
+    /// ties), a store naming the attributes as its columns do.
     public static let standingsOrder: [ColumnSortDescriptor] = [
-        .ascending(Columns.qualifyingZone, collation: .nocase),
-        .descending(Columns.wins),
-        .ascending(Columns.teamName, collation: .nocase),
+        .ascending("qualifyingZone", collation: .caseInsensitive),
+        .descending("wins"),
+        .ascending("teamName", collation: .caseInsensitive),
     ]
+
+    /// The attribute whose values cut the standings into sections: the zone.
+    public static let sectionAttribute = "qualifyingZone"
+
+    /// The standings as the scoreboard follows them: every team in ``standingsOrder``,
+    /// sectioned by zone, read a screenful at a time, so that a store of a million teams costs
+    /// only their order in memory. On the tutorial's attribute names: a store whose columns are
+    /// named otherwise renames them (``TableFetchRequest/renamingAttributes(_:)``).
+    public static let standingsRequest = TableFetchRequest(table: "team", sortDescriptors: standingsOrder, fetchBatchSize: 100)
 }
 
 /// Case folding exactly as SQLite's `NOCASE` collation does it: ASCII letters only.
@@ -50,5 +60,15 @@ public struct Team: Codable, Equatable, Sendable, FetchableRecord, PersistableRe
 public enum NoCase {
     public static func key(_ text: String) -> String {
         String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
+}
+
+extension TableFetchRequest {
+    /// The request with every attribute name (the sort keys') as `column` names it: for a store
+    /// whose columns are not named after the tutorial's attributes.
+    func renamingAttributes(_ column: (String) -> String) -> TableFetchRequest {
+        var request = self
+        request.sortDescriptors = sortDescriptors.map { ColumnSortDescriptor(key: column($0.key), ascending: $0.ascending, collation: $0.collation) }
+        return request
     }
 }

@@ -53,29 +53,38 @@ enum PostgreSQLSchema {
     /// A name as the unique index compares it.
     static let foldedName = #"lower(team_name COLLATE "C")"#
 
-    /// ``Team/standingsOrder`` on PostgreSQL: zone ↑ and name ↑ ignoring ASCII case, wins ↓.
-    static let standingsOrder: [PostgreSQLSortDescriptor] = [
-        PostgreSQLSortDescriptor(column: "qualifying_zone", type: .text, caseInsensitive: true),
-        PostgreSQLSortDescriptor(column: "wins", type: .integer, ascending: false),
-        PostgreSQLSortDescriptor(column: "team_name", type: .text, caseInsensitive: true),
-    ]
+    /// The `team` table's column for each of the tutorial's attributes.
+    static func column(_ attribute: String) -> String {
+        ["teamName": "team_name", "qualifyingZone": "qualifying_zone", "imageName": "image_name"][attribute] ?? attribute
+    }
 
-    /// The `ORDER BY` of the standings, the row id last, as the controller orders them.
-    static let standingsOrderSQL = PostgreSQLSortDescriptor.orderingSQL(standingsOrder, keyColumn: "id")
+    /// The type of each column a sort key may name (`pg_type.typname`).
+    static let columnTypes = ["team_name": "text", "qualifying_zone": "text", "wins": "int8", "id": "int8"]
 
-    private static let standingsIndexColumns = (standingsOrder.map(\.orderingSQL) + ["id"]).joined(separator: ", ")
+    /// ``Team/standingsRequest`` on the `team` table's columns.
+    static let standingsRequest = Team.standingsRequest.renamingAttributes(column)
 
-    /// The standings as the scoreboard fetches them: a screenful of rows at a time.
-    static let standingsRequest = PostgreSQLFetchRequest(table: "team", sortDescriptors: standingsOrder, fetchBatchSize: 100)
+    /// The `ORDER BY` terms of the standings, as the controller orders them, the row id last.
+    static let standingsOrderTerms = standingsRequest.sortDescriptors.map { descriptor in
+        descriptor.postgreSQLOrderingSQL(columnType: columnTypes[descriptor.key] ?? "text")
+    } + ["id"]
+
+    /// The `ORDER BY` of the standings.
+    static let standingsOrderSQL = standingsOrderTerms.joined(separator: ", ")
+
+    private static let standingsIndexColumns = standingsOrderSQL
 }
 
 extension Team: PostgreSQLRecord {
     /// A team from a row of the `team` table.
     public init(row: PostgreSQLRow) throws {
-        guard let id = row["id"].flatMap(Int64.init), let name = row["team_name"], let zone = row["qualifying_zone"],
-              let wins = row["wins"].flatMap(Int.init) else {
-            throw WorldCupError.storeFailed(path: "team", reason: "a row of the team table does not hold a team: \(row.values)")
+        do {
+            self.init(
+                id: try row.decode(forColumn: "id"), teamName: try row.decode(forColumn: "team_name"),
+                qualifyingZone: try row.decode(forColumn: "qualifying_zone"), imageName: try row.decode(forColumn: "image_name"),
+                wins: try row.decode(forColumn: "wins"))
+        } catch let error as PostgreSQLDecodingError {
+            throw WorldCupError.storeFailed(path: "team", reason: "a row of the team table does not hold a team: \(error)")
         }
-        self.init(id: id, teamName: name, qualifyingZone: zone, imageName: row["image_name"], wins: wins)
     }
 }

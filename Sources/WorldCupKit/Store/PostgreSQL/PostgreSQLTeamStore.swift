@@ -68,7 +68,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
     }
 
     /// Runs `body` in one transaction; the server's errors become ones a user can act on.
-    private func transaction<T>(_ action: String, isolation: String = "READ COMMITTED", _ body: (PostgreSQLConnection) throws -> T) throws -> T {
+    private func transaction<T>(_ action: String, isolation: IsolationLevel = .readCommitted, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
         do {
             let connection = try connected()
             return try connection.transaction(isolation: isolation) { try body(connection) }
@@ -81,7 +81,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
         switch error {
         case let .clientLibraryMissing(reason):
             return .postgreSQLClientMissing(reason: reason)
-        case let .connectionFailed(reason), let .connectionLost(reason):
+        case let .connectionFailed(reason), let .connectionLost(reason), let .reconnecting(reason):
             connection = nil
             return .serverUnreachable(server: displayName, reason: Self.firstLine(reason))
         case let .statementFailed(state, message):
@@ -89,7 +89,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
                 connection = nil
                 return .serverUnreachable(server: displayName, reason: message)
             }
-            if state == "42501" { return .notPermitted(server: displayName, role: role, action: action) }
+            if state == .insufficientPrivilege { return .notPermitted(server: displayName, role: role, action: action) }
             return .storeFailed(path: displayName, reason: message)
         }
     }
@@ -321,7 +321,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
                 return try Self.team(connection.execute(
                     "INSERT INTO team (team_name, qualifying_zone, image_name, wins) VALUES ($1, $2, $3, 0) RETURNING \(Self.teamColumns)",
                     [fields.name, spelling ?? fields.zone, Team.addedTeamImageName]))!
-            } catch PostgreSQLError.statementFailed(sqlState: "23505", _) {
+            } catch PostgreSQLError.statementFailed(sqlState: .uniqueViolation, _) {
                 // Another machine added the same name since the check.
                 throw WorldCupError.duplicateTeam(name: fields.name, existing: fields.name)
             }
@@ -357,24 +357,26 @@ public final class PostgreSQLTeamStore: ScoreStore {
     }
 
     public func standings() throws -> [ZoneStanding] {
+        var request = PostgreSQLSchema.standingsRequest
+        request.fetchBatchSize = 0
         let controller = PostgreSQLResultsController<Team>(
-            fetchRequest: PostgreSQLFetchRequest(table: "team", sortDescriptors: PostgreSQLSchema.standingsOrder),
-            conninfo: conninfo, sectionNameKeyPath: "qualifying_zone")
-        controller.connectionDefaults = Self.connectionDefaults
+            fetchRequest: request, conninfo: conninfo, connectionDefaults: Self.connectionDefaults,
+            sectionNameKeyPath: PostgreSQLSchema.column(Team.sectionAttribute))
         do {
             try controller.performFetch()
+            return try (controller.sections ?? []).map { ZoneStanding(zone: $0.name, teams: $0.objects) }
         } catch let error as PostgreSQLError {
             throw translate(error, action: "read teams")
         }
-        return controller.sections!.map { ZoneStanding(zone: $0.name, teams: $0.objects) }
     }
 
-    public func standingsResults(cacheDirectory: String?) -> any StandingsResults {
-        let controller = PostgreSQLResultsController<Team>(
-            fetchRequest: PostgreSQLSchema.standingsRequest, conninfo: conninfo, sectionNameKeyPath: "qualifying_zone",
+    /// A results controller over the standings that follows every machine's commits through
+    /// the change feed, and keeps the last standings while the server is away.
+    public func standingsController(cacheDirectory: String?) -> any FetchedResultsControlling<Team> {
+        PostgreSQLResultsController<Team>(
+            fetchRequest: PostgreSQLSchema.standingsRequest, conninfo: conninfo, connectionDefaults: Self.connectionDefaults,
+            sectionNameKeyPath: PostgreSQLSchema.column(Team.sectionAttribute),
             cacheName: cacheDirectory.map { _ in StandingsCacheName.make(for: displayName, resolvingFilePath: false) },
             cacheDirectory: cacheDirectory.map { URL(fileURLWithPath: $0) })
-        controller.connectionDefaults = Self.connectionDefaults
-        return PostgreSQLStandings(controller: controller, server: displayName)
     }
 }

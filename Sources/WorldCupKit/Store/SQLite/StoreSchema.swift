@@ -79,7 +79,7 @@ enum StoreSchema {
     /// drops it and builds it again). Made from ``Team/standingsOrder``, like the
     /// scoreboard's request and `worldcup list`.
     static let standingsIndexSQL =
-        "CREATE INDEX team_standings ON team (" + Team.standingsOrder.map(\.orderingSQL).joined(separator: ", ") + ")"
+        "CREATE INDEX team_standings ON team (" + Team.standingsOrder.map(\.sqliteOrderingSQL).joined(separator: ", ") + ")"
 
     /// History rows kept when pruning: far more than an open scoreboard falls behind between
     /// two looks; one that does fall behind refetches.

@@ -1,6 +1,7 @@
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import Synchronization
 
 /// The teams' SQLite store: opening, migrating, first-launch seeding, and every write.
 ///
@@ -14,6 +15,9 @@ public final class TeamStore: ScoreStore, Sendable {
     /// The connection pool (WAL mode: readers never block the writer); not public, so that
     /// every write goes through the store's methods and their checks.
     let pool: DatabasePool
+    /// How long an idle scoreboard on this store waits before looking for commits its change
+    /// signal did not announce (nil: the store's default).
+    public let safetyLookInterval = Mutex<Duration?>(nil)
 
     private init(path: String, pool: DatabasePool) {
         self.path = path
@@ -286,7 +290,7 @@ public final class TeamStore: ScoreStore, Sendable {
         let plain = !text.contains("%") && !text.contains("_")
         let condition = plain ? "teamName LIKE ?" : "instr(lower(teamName), ?) > 0"
         let pattern = plain ? "%" + text + "%" : NoCase.key(text)
-        let order = (Team.standingsOrder.map(\.orderingSQL) + ["id"]).joined(separator: ", ")
+        let order = (Team.standingsOrder.map(\.sqliteOrderingSQL) + ["id"]).joined(separator: ", ")
         return try StoreErrors.translating(path: path) {
             try pool.read { db in
                 guard let candidates else {
@@ -305,11 +309,11 @@ public final class TeamStore: ScoreStore, Sendable {
     /// them: the sections of a results controller that does not track changes.
     public func standings() throws -> [ZoneStanding] {
         try StoreErrors.translating(path: path) {
-            let controller = FetchedResultsController<Team>(
+            let controller = SQLiteResultsController<Team>(
                 fetchRequest: TableFetchRequest(Team.self, sortDescriptors: Team.standingsOrder),
-                database: pool, sectionNameKeyPath: Team.Columns.qualifyingZone.name)
+                database: pool, sectionNameKeyPath: Team.sectionAttribute)
             try controller.performFetch()
-            return controller.sections!.map { ZoneStanding(zone: $0.name, teams: $0.objects) }
+            return try (controller.sections ?? []).map { ZoneStanding(zone: $0.name, teams: $0.objects) }
         }
     }
 }

@@ -1,0 +1,98 @@
+extension FetchedResultsController {
+    // MARK: - Access
+
+    /// All fetched objects in order, or nil before the first fetch. With a batch size, this
+    /// reads every row from the store.
+    ///
+    /// - Throws: the store's error when a batch cannot be read, the record's decoding error, or
+    ///   ``FetchedResultsError/objectDeleted(rowID:)`` for a row deleted before it was read.
+    public var fetchedObjects: [Record]? {
+        get throws {
+            guard let state else { return nil }
+            return try (0..<state.count).map { try object(atVisible: $0) }
+        }
+    }
+
+    /// The sections, or nil before the first fetch. Each section's objects are read as
+    /// ``fetchedObjects`` reads them.
+    public var sections: [SectionInfo<Record>]? {
+        get throws {
+            guard let layout = state?.layout else { return nil }
+            return try layout.sections.map { section in
+                SectionInfo(
+                    name: section.name, indexTitle: sectionIndexTitle(forSectionName: section.name),
+                    objects: try section.range.map { try object(atVisible: $0) })
+            }
+        }
+    }
+
+    /// The number of sections (0 before the first fetch).
+    public var numberOfSections: Int { state?.layout.sections.count ?? 0 }
+
+    /// The number of objects in a section.
+    public func numberOfObjects(inSection section: Int) -> Int {
+        state?.layout.sections[section].range.count ?? 0
+    }
+
+    /// The name of a section: the first sort value of its first row, as text ("" for NULL).
+    /// Under a case-insensitive collation, rows spelled "kappa" and "Kappa" share a section,
+    /// named after whichever comes first in the order; a fresh fetch and the tracked results
+    /// always agree on it.
+    public func sectionName(at section: Int) -> String {
+        state?.layout.sections[section].name ?? ""
+    }
+
+    /// The object at an index path, which must be valid, as in Core Data (an index path outside
+    /// the results stops the program: it is a mistake in the caller, not a state of the store).
+    ///
+    /// - Throws: as ``fetchedObjects``.
+    public func object(at indexPath: IndexPath) throws -> Record {
+        let rowID = self.rowID(at: indexPath)
+        guard let record = try objectIfPresent(at: indexPath) else { throw FetchedResultsError.objectDeleted(rowID: rowID) }
+        return record
+    }
+
+    /// The object at a valid index path, or nil when its row has just been deleted by another
+    /// writer (possible with a batch size only, until that change is processed).
+    ///
+    /// - Throws: the store's error when the row's batch cannot be read, or the record's
+    ///   decoding error.
+    public func objectIfPresent(at indexPath: IndexPath) throws -> Record? {
+        guard let position = state?.layout.visiblePosition(of: indexPath) else {
+            preconditionFailure("index path \(indexPath) is outside the fetched results")
+        }
+        return try row(atVisible: position).map(decode)
+    }
+
+    /// The row id of the object at a valid index path.
+    public func rowID(at indexPath: IndexPath) -> Int64 {
+        guard let rowID = state?.rowID(at: indexPath) else {
+            preconditionFailure("index path \(indexPath) is outside the fetched results")
+        }
+        return rowID
+    }
+
+    /// The index path of the object with this row id, or nil when it is not in the results.
+    public func indexPath(forRowID rowID: Int64) -> IndexPath? {
+        state?.indexPath(forRowID: rowID)
+    }
+
+    private func object(atVisible position: Int) throws -> Record {
+        guard let state else { preconditionFailure("objects are read after a fetch") }
+        guard let row = try row(atVisible: position) else {
+            throw FetchedResultsError.objectDeleted(rowID: state.rowID(atVisible: position))
+        }
+        return try decode(row)
+    }
+
+    /// The full row at a visible position, reading its batch when needed.
+    private func row(atVisible position: Int) throws -> Store.Row? {
+        guard let state else { return nil }
+        let rowID = state.rowID(atVisible: position)
+        if let row = records[rowID] { return row }
+        let batch = state.batch(containing: position, batchSize: records.batchSize)
+        let loaded = try store.read(consistent: false) { try store.rows(batch, matching: false, in: $0) }
+        records.storeBatch(loaded)
+        return loaded[rowID]
+    }
+}

@@ -1,0 +1,88 @@
+import struct Foundation.URL
+
+extension FetchedResultsController {
+    // MARK: - The persistent cache
+
+    /// The file of this controller's cache, or nil without a cache name.
+    public var cacheFile: URL? {
+        cacheName.map { ResultsCacheFile.url(name: $0, in: cacheDirectory) }
+    }
+
+    /// Writes the cache file, when there is a cache name, the store has a change feed, and the
+    /// results changed since the file was last written or read.
+    ///
+    /// The file need not be rewritten after every change: at the next launch, the changes
+    /// committed since it was written are read from the store's change feed and applied on top
+    /// of it. Apps call this when idle and when they quit.
+    public func saveCache() throws {
+        // A progressive fetch's rows up to its boundary are not the results a cache describes.
+        guard cacheIsStale, loadBoundary == nil, let url = cacheFile, let state, let position,
+              let generation = store.generation(of: position),
+              let validity = try store.read(consistent: false, { try cacheValidity($0) }) else { return }
+        try ResultsCacheFile.write(state.keys, validity: validity, generation: generation,
+                                   sectionNames: state.sectionNames.mapValues(\.name), to: url)
+        cacheIsStale = false
+    }
+
+    /// Deletes the cache file with this name, or every cache file when `name` is nil (Core
+    /// Data's `deleteCache(withName:)`).
+    public static func deleteCache(withName name: String?, in directory: URL? = nil) {
+        ResultsCacheFile.delete(name: name, in: directory ?? ResultsCacheFile.defaultDirectory)
+    }
+
+    /// What a cache file must match: the request as the controller sees it, and what the store
+    /// adds (its predicate, relationships, schema and identity); nil when the store cannot keep
+    /// a cache current.
+    func cacheValidity(_ snapshot: Store.Snapshot) throws -> CacheValidity? {
+        guard var validity = try store.cacheValidity(in: snapshot) else { return nil }
+        let request = fetchRequest
+        let sorts = request.sortDescriptors.map { "\($0.key) \($0.ascending ? "ASC" : "DESC") \($0.collation)" }
+        validity.fingerprint = [
+            "table=\(request.table)",
+            "id=\(request.rowIDColumn ?? "")",
+            "sort=\(sorts.joined(separator: ", "))",
+            "sections=\(sectionNameKeyPath ?? "")",
+            "limit=\(request.fetchLimit)",
+            "offset=\(request.fetchOffset)",
+            validity.fingerprint,
+        ].joined(separator: "; ")
+        return validity
+    }
+
+    /// Takes the ordering from a valid cache file and applies what the feed names since it was
+    /// written; returns false (and changes nothing) when there is no usable cache.
+    func loadFromCache(_ snapshot: Store.Snapshot) throws -> Bool {
+        guard isTracking, let url = cacheFile, let validity = try cacheValidity(snapshot),
+              let (header, cachedKeys) = ResultsCacheFile.read(from: url, expecting: validity),
+              let cachedPosition = store.position(fromGeneration: header.generation),
+              case let .changed(touched, freshRows, newPosition) = try store.changes(since: cachedPosition, in: snapshot)
+        else { return false }
+
+        var cachedRecords = RecordCache<Store.Row>(batchSize: fetchRequest.fetchBatchSize)
+        if !cachedRecords.isBatching { cachedRecords.storeBatch(try store.allRows(in: snapshot)) }
+        // The names were exact when the file was written; those of sections whose first row
+        // changed since are read again when the changes are applied.
+        var names: [[UInt8]: KnownSectionName] = [:]
+        for (identity, name) in header.sectionNames {
+            if let bytes = ResultsCacheFile.bytes(fromHex: identity) { names[bytes] = KnownSectionName(name: name, firstRowID: nil) }
+        }
+        let cachedState = try ResultsState(keys: cachedKeys, shape: shape, knownNames: names, recheck: []) { rowID in
+            try sectionName(ofRow: rowID, loaded: cachedRecords[rowID], snapshot)
+        }
+        let previous = (state, records, loadBoundary)
+        (state, records, loadBoundary) = (cachedState, cachedRecords, nil)
+        // The cache reflects the store at its generation; what was committed since is applied
+        // now, without callbacks, as part of this fetch.
+        do {
+            if !touched.isEmpty { try apply(touched: touched, fresh: freshRows, snapshot, notify: false) }
+        } catch {
+            (state, records, loadBoundary) = previous
+            throw error
+        }
+        position = newPosition
+        needsRefetch = false
+        lastFetchSource = .cache
+        cacheIsStale = !touched.isEmpty
+        return true
+    }
+}

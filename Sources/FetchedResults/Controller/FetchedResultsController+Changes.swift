@@ -1,0 +1,173 @@
+extension FetchedResultsController {
+    // MARK: - Following the store
+
+    /// Applies what was committed since the last look — by this program through another
+    /// connection, by another process, by another machine — and tells the delegate; returns
+    /// whether anything touching the results was committed (Core Data's
+    /// `processPendingChanges()`). Cheap when nothing was (one indexed query), so a loop can
+    /// call it whenever ``wakeDescriptor`` turns readable and at ``nextLookDeadline``.
+    ///
+    /// A lost connection is not thrown: the delegate hears of it, ``connectionState`` says
+    /// `reconnecting`, and later looks reconnect and catch up in one change set.
+    ///
+    /// - Throws: any other error (a dropped table, a refused query), which the delegate has
+    ///   heard too; the results stay the last good ones, and the next look refetches.
+    @discardableResult
+    public func processPendingChanges() throws -> Bool {
+        guard isTracking, state != nil else { return false }
+        do {
+            var outcome = try store.read(consistent: false) { try follow($0) }
+            if outcome == .mustRefetch {
+                try store.read(consistent: true) { try refetchAndDiff($0) }
+                outcome = .applied
+            }
+            noteConnectionState(error: nil)
+            return outcome == .applied
+        } catch where store.isConnectionLoss(error) {
+            noteConnectionState(error: error)
+            return false
+        } catch {
+            needsRefetch = true
+            report(error)
+            throw error
+        }
+    }
+
+    /// Runs `body` in one transaction on the store's connection for this controller, then
+    /// delivers the changes it (and anyone before it) committed before returning — the way a
+    /// table view wants a tap's write to show at once. Writes made elsewhere arrive at the next
+    /// ``processPendingChanges()``.
+    ///
+    /// - Throws: the error of `body` or of the commit (nothing was committed then, unless the
+    ///   connection broke while the commit was on its way). An error met while delivering the
+    ///   committed changes is not thrown, since the write is done: the delegate hears it, and
+    ///   the next look refetches.
+    @discardableResult
+    public func write<T>(_ body: (Store.WriteContext) throws -> T) throws -> T {
+        var mustRefetch = false
+        let value: T
+        do {
+            value = try store.write(body) { snapshot in
+                guard isTracking, state != nil else { return }
+                do {
+                    mustRefetch = try follow(snapshot) == .mustRefetch
+                } catch where store.isConnectionLoss(error) {
+                    noteConnectionState(error: error)
+                } catch {
+                    needsRefetch = true
+                    report(error)
+                }
+            }
+        } catch where store.isConnectionLoss(error) {
+            noteConnectionState(error: error)
+            throw error
+        }
+        if mustRefetch { _ = try? processPendingChanges() }
+        noteConnectionState(error: nil)
+        return value
+    }
+
+    /// What one look did.
+    enum LookOutcome: Equatable {
+        case unchanged, applied, mustRefetch
+    }
+
+    /// Applies what the feed names since the position, in `snapshot`; says when only a refetch
+    /// would be exact (after an error, pruned history, a schema change).
+    func follow(_ snapshot: Store.Snapshot) throws -> LookOutcome {
+        guard !needsRefetch, let position else { return .mustRefetch }
+        switch try store.changes(since: position, in: snapshot) {
+        case .mustRefetch:
+            return .mustRefetch
+        case let .changed(touched, rows, newPosition):
+            if !touched.isEmpty { try apply(touched: touched, fresh: rows, snapshot, notify: true) }
+            self.position = newPosition
+            return touched.isEmpty ? .unchanged : .applied
+        }
+    }
+
+    // MARK: - Applying changes
+
+    /// Moves the touched rows to their new places (`fresh`: those that still match); nothing
+    /// changes when reading a section name fails.
+    ///
+    /// - Parameter notify: false while a fetch catches up, when there is nothing to tell yet.
+    func apply(touched: Set<Int64>, fresh allFresh: [Int64: Store.Row], _ snapshot: Store.Snapshot, notify: Bool) throws {
+        guard state != nil else { return }
+        let fresh = keepingLoaded(allFresh)
+        let store = self.store
+        let rows = state!.touchedRows(touched, fresh: fresh, key: store.key(of:rowID:)) { store.changedColumns(from: records[$0], to: $1) }
+        // No copy of the state is held here: the keys are changed in place, not copied.
+        let changes = try state!.apply(rows, flatDifference: changeStyles.contains(.difference)) { id in
+            try sectionName(ofRow: id, loaded: fresh[id] ?? records[id], snapshot)
+        }
+        records.apply(touched: touched, fresh: fresh)
+        cacheIsStale = true
+        if notify, !changes.isEmpty { deliver(changes) }
+    }
+
+    /// Refetches everything and reports the difference: after pruned history, an unknown
+    /// change, a schema change, or an error. Nothing changes when the refetch fails.
+    func refetchAndDiff(_ snapshot: Store.Snapshot) throws {
+        var fetched = try fetchAll(snapshot)
+        guard let old = state else { return install(fetched) }
+        let oldRecords = records
+        // Keep the rows that were loaded, read afresh, so their changes can be told apart.
+        if fetched.records.isBatching {
+            let kept = oldRecords.rows.keys.filter { fetched.state.keys.contains($0) }
+            fetched.records.storeBatch(try store.rows(Array(kept), matching: false, in: snapshot))
+        }
+        let newRecords = fetched.records
+        let store = self.store
+        let changes = try ResultsState.difference(
+            from: old, to: fetched.state, flatDifference: changeStyles.contains(.difference)
+        ) { rowID, keyChanged in
+            if let oldRow = oldRecords[rowID], let newRow = newRecords[rowID] { return store.changedColumns(from: oldRow, to: newRow) }
+            // Not loaded before: only a changed key shows that the row changed.
+            return keyChanged ? try store.allColumns(in: snapshot) : []
+        }
+        install(fetched)
+        if !changes.isEmpty { deliver(changes) }
+    }
+
+    // MARK: - Delivery
+
+    /// Hands a change set to the delegate, in the styles asked for, and to the change sequences.
+    func deliver(_ changes: ChangeSetBuilder.Result) {
+        guard let state else { return }
+        let wantsSnapshot = changeStyles.contains(.snapshot) || streams.contains { $0.wantsSnapshots }
+        let snapshot = wantsSnapshot ? state.snapshot(reloaded: changes.reloadedRowIDs) : nil
+        if let delegate {
+            if changeStyles.contains(.changes) {
+                delegate.controllerWillChangeContent(self)
+                for change in changes.sectionChanges { delegate.controller(self, didChange: change) }
+                for change in changes.objectChanges { delegate.controller(self, didChange: change) }
+                delegate.controllerDidChangeContent(self)
+            }
+            if changeStyles.contains(.snapshot), let snapshot {
+                delegate.controller(self, didChangeContentWith: snapshot)
+            }
+            if changeStyles.contains(.difference), let difference = CollectionDifference(changes.flatDifference) {
+                delegate.controller(self, didChangeContentWith: difference)
+            }
+        }
+        yieldToStreams(ChangeSet(sectionChanges: changes.sectionChanges, objectChanges: changes.objectChanges), snapshot)
+    }
+
+    /// Tells the delegate and the change sequences of an error.
+    func report(_ error: any Error) {
+        delegate?.controller(self, didFailWith: error)
+        failStreams(error)
+    }
+
+    /// Tells the delegate when the store's connection state changed: a loss (with the error
+    /// that revealed it, reported first), each failed reconnection, and the return.
+    func noteConnectionState(error: (any Error)?) {
+        let current = store.connectionState
+        guard current != deliveredConnectionState else { return }
+        let wasConnected = deliveredConnectionState == .connected
+        deliveredConnectionState = current
+        if wasConnected, let error { delegate?.controller(self, didFailWith: error) }
+        delegate?.controller(self, didChangeConnectionState: current)
+    }
+}

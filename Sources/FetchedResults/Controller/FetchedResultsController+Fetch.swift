@@ -1,0 +1,189 @@
+extension FetchedResultsController {
+    // MARK: - Fetching
+
+    /// How many rows ``loadMoreRows(_:)`` reads by default: a few milliseconds of work, so an
+    /// app that loads between key presses stays responsive.
+    public static var defaultLoadStep: Int { 20_000 }
+
+    /// Fetches only the first `count` rows of the results — what a screen shows first — and
+    /// starts tracking as ``performFetch()`` does; ``loadMoreRows(_:)`` loads the rest.
+    ///
+    /// Not in Core Data: its fetch is all or nothing. Here a list of a million rows can show its
+    /// first screen in a few milliseconds instead of waiting for the whole ordering. Until every
+    /// row is loaded, the results are exactly the matching rows up to the last one loaded, in
+    /// order, and behave like any results: changes committed meanwhile arrive as usual (a row
+    /// that moves past the last loaded one leaves the results until the load reaches it again;
+    /// one that moves before it enters), and each step of the load arrives as a change set of
+    /// rows (and sections) inserted at the end. With a usable cache (see ``saveCache()``), the
+    /// first step takes every other row from it at once.
+    ///
+    /// Without tracking, the later steps read the store as it is then: rows that moved meanwhile
+    /// may be missed or appear where they no longer are, as in any untracked results.
+    ///
+    /// - Parameter count: how many rows to fetch first, at least one.
+    /// - Throws: as ``performFetch()``.
+    public func performFetch(firstRows count: Int) throws {
+        precondition(count > 0, "a progressive fetch starts with at least one row")
+        try fetch(firstRows: count)
+    }
+
+    /// Whether a progressive fetch still has rows to load (see ``performFetch(firstRows:)``).
+    public var hasRowsToLoad: Bool { loadBoundary != nil }
+
+    /// The number of rows held now, loaded or not: every matching row once a load is done.
+    public var heldRowCount: Int { state?.keys.count ?? 0 }
+
+    /// The number of full rows held in memory: every row without a batch size, at most a few
+    /// batches with one.
+    public var loadedRowCount: Int { records.rows.count }
+
+    /// ``performFetch()``, or with `firstRows` the start of a progressive fetch.
+    func fetch(firstRows: Int?) throws {
+        try validateRequest()
+        try store.prepare(fetchRequest, sectionNameKeyPath: sectionNameKeyPath)
+        let tracking = hasListeners
+        if tracking {
+            try store.startTracking()
+        } else {
+            stopTracking()
+        }
+        isTracking = tracking
+        try store.read(consistent: true) { snapshot in
+            // A progressive fetch shows its first rows before reading a cache file, which its
+            // first step then uses for every other row.
+            if try firstRows != nil || !loadFromCache(snapshot) {
+                install(try fetchAll(snapshot, firstRows: firstRows))
+            }
+            cacheMayFinishLoad = tracking && loadBoundary != nil && cacheName != nil
+        }
+        noteConnectionState(error: nil)
+    }
+
+    private func validateRequest() throws {
+        guard let first = fetchRequest.sortDescriptors.first else {
+            throw FetchedResultsError.missingSortDescriptors(table: fetchRequest.table)
+        }
+        if let sectionNameKeyPath, sectionNameKeyPath.lowercased() != first.key.lowercased() {
+            throw FetchedResultsError.sectionKeyPathMismatch(sectionNameKeyPath: sectionNameKeyPath, firstSortKey: first.key)
+        }
+    }
+
+    /// Everything a fetch produces, installed at once so that a failure leaves the previous
+    /// results in place.
+    struct Fetched {
+        var state: ResultsState
+        var records: RecordCache<Store.Row>
+        var position: Store.Position
+        var loadBoundary: LoadBoundary<Store.SortValues>?
+    }
+
+    func install(_ fetched: Fetched) {
+        state = fetched.state
+        records = fetched.records
+        position = fetched.position
+        loadBoundary = fetched.loadBoundary
+        needsRefetch = false
+        lastFetchSource = .store
+        cacheIsStale = true
+    }
+
+    /// The ordering (and, without a batch size, every row) in one ordered read; with
+    /// `firstRows`, only the first rows of the order.
+    func fetchAll(_ snapshot: Store.Snapshot, firstRows: Int? = nil) throws -> Fetched {
+        let position = try store.position(in: snapshot)
+        let ordered = try store.readOrdered(limit: firstRows, after: nil, skipping: { _ in false }, in: snapshot)
+        var records = RecordCache<Store.Row>(batchSize: fetchRequest.fetchBatchSize)
+        records.storeBatch(ordered.loaded)
+        let state = try ResultsState(keys: ordered.keys.finish(), shape: shape) { rowID in
+            try ordered.sectionNames[rowID] ?? sectionName(ofRow: rowID, loaded: records[rowID], snapshot)
+        }
+        let boundary = firstRows.flatMap { ordered.count == $0 ? ordered.last : nil }
+        return Fetched(state: state, records: records, position: position, loadBoundary: boundary)
+    }
+
+    /// The name of the section a row starts: its first sort value as text ("" for NULL), from
+    /// the row when it is loaded.
+    func sectionName(ofRow rowID: Int64, loaded: Store.Row?, _ snapshot: Store.Snapshot) throws -> String {
+        if let loaded { return store.sectionName(of: loaded) }
+        return try store.sectionName(ofRow: rowID, in: snapshot)
+    }
+
+    // MARK: - Progressive fetch
+
+    /// Loads the next `count` rows of a progressive fetch and tells the delegate, as a change
+    /// set of rows inserted at the end; returns whether rows remain to load.
+    ///
+    /// When tracking, changes committed since the last look are applied first (with their own
+    /// callbacks), in the same snapshot as the new rows, so the results stay exactly the
+    /// matching rows up to the last one loaded. While the connection is away, nothing is loaded
+    /// and the load goes on once it is back.
+    ///
+    /// - Throws: the error that stopped it, which the delegate has heard too; the results stay
+    ///   as they were, and the next call tries again.
+    @discardableResult
+    public func loadMoreRows(_ count: Int = defaultLoadStep) throws -> Bool {
+        precondition(count > 0, "a step of a progressive fetch loads at least one row")
+        guard loadBoundary != nil, state != nil else { return false }
+        do {
+            try store.read(consistent: true) { snapshot in
+                if isTracking {
+                    // A refetch loads every row: the load is then done.
+                    if try follow(snapshot) == .mustRefetch { return try refetchAndDiff(snapshot) }
+                    if cacheMayFinishLoad {
+                        cacheMayFinishLoad = false
+                        if try finishFromCache(snapshot) { return }
+                    }
+                }
+                try appendNextRows(count, snapshot)
+            }
+            noteConnectionState(error: nil)
+        } catch where store.isConnectionLoss(error) {
+            noteConnectionState(error: error)
+        } catch {
+            if isTracking {
+                needsRefetch = true
+                report(error)
+            }
+            throw error
+        }
+        return loadBoundary != nil
+    }
+
+    /// Takes every row from a valid cache file (brought up to this snapshot by the change feed,
+    /// as the rows held were a moment ago) and tells the delegate of the rows after those held;
+    /// returns false, changing nothing, when there is no usable cache.
+    private func finishFromCache(_ snapshot: Store.Snapshot) throws -> Bool {
+        guard let held = state, try loadFromCache(snapshot), let loaded = state else { return false }
+        // Both are exact at this snapshot, so the held rows are the cached results' first rows;
+        // were they not, the general difference would still be exact.
+        let flatDifference = changeStyles.contains(.difference)
+        let changes = try loaded.changes(appendedTo: held, flatDifference: flatDifference)
+            ?? ResultsState.difference(from: held, to: loaded, flatDifference: flatDifference) { _, keyChanged in
+                keyChanged ? try store.allColumns(in: snapshot) : []
+            }
+        if !changes.isEmpty { deliver(changes) }
+        return true
+    }
+
+    /// Reads the rows after the boundary and appends them. Held rows are exactly the matching
+    /// rows up to the boundary in this snapshot, so these are the next ones.
+    private func appendNextRows(_ count: Int, _ snapshot: Store.Snapshot) throws {
+        guard let boundary = loadBoundary, let held = state?.keys else { return }
+        // Untracked results may still hold a row that has since moved past the boundary.
+        let tracking = isTracking
+        let next = try store.readOrdered(limit: count, after: boundary, skipping: { !tracking && held.contains($0) }, in: snapshot)
+        let changes = try state!.append(next.keys, flatDifference: changeStyles.contains(.difference)) { id in
+            try next.sectionNames[id] ?? sectionName(ofRow: id, loaded: next.loaded[id], snapshot)
+        }
+        records.storeBatch(next.loaded)
+        loadBoundary = next.count < count ? nil : next.last
+        cacheIsStale = true
+        if isTracking, !changes.isEmpty { deliver(changes) }
+    }
+
+    /// The rows of `fresh` that the results hold while loading: those not after the boundary.
+    func keepingLoaded(_ fresh: [Int64: Store.Row]) -> [Int64: Store.Row] {
+        guard let boundary = loadBoundary?.key else { return fresh }
+        return fresh.filter { SortKey.compare(store.key(of: $0.value, rowID: $0.key), boundary) <= 0 }
+    }
+}

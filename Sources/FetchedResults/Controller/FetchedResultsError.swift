@@ -1,0 +1,68 @@
+/// A request a fetched results controller cannot follow, or an object it cannot give, reported
+/// with what to do instead of a crash.
+public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
+    /// The request has no sort descriptor, so there is no order to keep.
+    case missingSortDescriptors(table: String)
+    /// The section key path is not the first sort descriptor's key.
+    case sectionKeyPathMismatch(sectionNameKeyPath: String, firstSortKey: String)
+    /// A key path with more than one dot, or an empty part: only `relationship.column` is
+    /// supported.
+    case unsupportedKeyPath(keyPath: String)
+    /// The first part of a key path names no relationship of the request (nor, on SQLite, a
+    /// foreign key).
+    case unknownRelationship(keyPath: String, table: String)
+    /// The related table has no column with the key path's second part.
+    case unknownRelatedColumn(keyPath: String, table: String)
+    /// The table has no row id (a `WITHOUT ROWID` table or a view on SQLite; no such id column
+    /// on PostgreSQL): rows are followed by id.
+    case tableWithoutRowID(table: String)
+    /// A row's id could not be read as a 64-bit integer.
+    case rowIDUnreadable(table: String, column: String)
+    /// A sort key's column has a type whose order the controller cannot keep in memory.
+    case unsupportedSortType(key: String, type: String)
+    /// Following changes needs the table's change feed, which its owner installs once.
+    case changeFeedMissing(table: String, installation: String)
+    /// The request's predicate is of another store's kind.
+    case predicateForAnotherStore(predicate: String, expected: String)
+    /// The object's row was deleted from the store before it could be read (with a batch size,
+    /// until that deletion is processed).
+    case objectDeleted(rowID: Int64)
+
+    public var description: String {
+        switch self {
+        case let .missingSortDescriptors(table):
+            return "a fetched results controller needs a fetch request with at least one sort descriptor (table \"\(table)\" "
+                + "has none): add one, such as ColumnSortDescriptor(key: \"name\")"
+        case let .sectionKeyPathMismatch(path, key):
+            return "sections come from \"\(path)\" but the first sort descriptor sorts by \"\(key)\"; make the first sort "
+                + "descriptor sort by \"\(path)\" so that each section's rows are contiguous"
+        case let .unsupportedKeyPath(keyPath):
+            return "key path \"\(keyPath)\" is not supported: use a column (\"name\") or one to-one relationship and a column "
+                + "of its table (\"zone.name\")"
+        case let .unknownRelationship(keyPath, table):
+            let name = keyPath.split(separator: ".").first.map(String.init) ?? keyPath
+            return "key path \"\(keyPath)\": table \"\(table)\" has no to-one relationship \"\(name)\"; declare it in the "
+                + "request's relationships, such as ToOneRelationship(\"\(name)\", foreignKey: \"\(name)Id\", "
+                + "destinationTable: \"\(name)\")"
+        case let .unknownRelatedColumn(keyPath, table):
+            return "key path \"\(keyPath)\": the related table \"\(table)\" has no such column; check the name after the dot"
+        case let .tableWithoutRowID(table):
+            return "table \"\(table)\" has no row id (a WITHOUT ROWID table, a view, or no such id column), and a fetched "
+                + "results controller follows rows by id: fetch from a table with one, or name its id column in the "
+                + "request's rowIDColumn"
+        case let .rowIDUnreadable(table, column):
+            return "a row of \"\(table)\" has a \"\(column)\" that is not a 64-bit integer, and a fetched results controller "
+                + "follows rows by that id: make the column a non-NULL bigint (integer) key"
+        case let .unsupportedSortType(key, type):
+            return "the sort descriptor on \"\(key)\" sorts a column of type \(type), whose order a fetched results "
+                + "controller cannot keep in memory: sort by an integer, real, text or binary column"
+        case let .changeFeedMissing(table, installation):
+            return "\(table) has no change feed, which following its changes needs: as its owner, run \(installation) once"
+        case let .predicateForAnotherStore(predicate, expected):
+            return "the fetch request's predicate is a \(predicate), which this store cannot run: give it a \(expected)"
+        case let .objectDeleted(rowID):
+            return "the row with id \(rowID) was deleted from the store before it could be read; the controller reports "
+                + "its deletion at its next processPendingChanges()"
+        }
+    }
+}

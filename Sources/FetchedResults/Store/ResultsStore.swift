@@ -1,0 +1,183 @@
+/// A database as a results controller reads and follows it: the part of the controller that
+/// speaks SQL.
+///
+/// ``FetchedResultsController`` does everything that is not SQL — the ordered results and their
+/// sections, the loads (full, progressive, from the cache file), following changes, refetch and
+/// diff, batches of rows, delivery of change sets, failure handling. A store does the rest, for
+/// one request and one controller:
+/// - reads inside one snapshot: row ids and sort keys in the request's order from a keyset
+///   position, full rows by id, section names;
+/// - the change feed since a position: the touched row ids and those rows as they are now, or
+///   "refetch" when the feed cannot say;
+/// - what a cache file must match to describe the request on this database;
+/// - what wakes an event loop (a descriptor and a deadline) and the connection's state;
+/// - writes on the controller's own connection, after which the controller delivers the changes
+///   before the write returns.
+///
+/// This package's stores are `SQLiteStore` (module `FetchedResultsSQLite`, through GRDB) and
+/// `PostgreSQLStore` (module `FetchedResultsPostgreSQL`, through libpq). A store serves one
+/// controller. Its reads hand back the package's own ordered-key types, so stores are written
+/// inside this package.
+public protocol ResultsStore: AnyObject {
+    /// A full row, as the store reads it (GRDB's `Row`, `PostgreSQLRow`).
+    associatedtype Row
+    /// A row's sort values as a keyset read needs them to continue after that row.
+    associatedtype SortValues
+    /// A place in the store's change feed: the results are exact at one.
+    associatedtype Position
+    /// A handle on one snapshot of the database, valid only inside ``read(consistent:_:)`` and
+    /// ``write(_:then:)``.
+    associatedtype Snapshot
+    /// What a write through the controller works with (a GRDB `Database`, a
+    /// `PostgreSQLConnection`).
+    associatedtype WriteContext
+
+    /// Checks `request` against the database (tables, columns, relationships, the predicate's
+    /// kind) and prepares its reads; called by every `performFetch()`.
+    ///
+    /// - Throws: ``FetchedResultsError`` for a request the store cannot follow, or the
+    ///   database's error.
+    func prepare(_ request: TableFetchRequest, sectionNameKeyPath: String?) throws
+    /// Starts noting changes for ``changes(since:in:)`` (observers, `LISTEN`); idempotent.
+    func startTracking() throws
+    /// Stops noting changes.
+    func stopTracking()
+
+    /// Runs `body` with a snapshot. `consistent`: every read in `body` sees one state of the
+    /// database; otherwise each statement may see its own (cheaper where a store must open a
+    /// transaction for it).
+    func read<T>(consistent: Bool, _ body: (Snapshot) throws -> T) throws -> T
+    /// Runs `body` in one transaction on the store's connection for this controller, then, once
+    /// it committed, `follow` with a snapshot that sees the commit.
+    ///
+    /// - Throws: the error of `body` or of the commit (then nothing was committed, unless the
+    ///   connection broke while the commit was on its way: see the store's documentation).
+    func write<T>(_ body: (WriteContext) throws -> T, then follow: (Snapshot) throws -> Void) throws -> T
+
+    /// The change feed's position that `snapshot` is exact at.
+    func position(in snapshot: Snapshot) throws -> Position
+    /// Rows in the request's order: all, or the first `limit` after `boundary` (from the start
+    /// when nil), as ids and sort keys; full rows too unless the request has a batch size. Rows
+    /// `held` says are held are left out (``OrderedRead/count`` counts them all).
+    func readOrdered(
+        limit: Int?, after boundary: LoadBoundary<SortValues>?, skipping held: (Int64) -> Bool, in snapshot: Snapshot
+    ) throws -> OrderedRead<Row, SortValues>
+    /// Full rows by id; with `matching`, only those that still match the request's predicate.
+    func rows(_ rowIDs: [Int64], matching: Bool, in snapshot: Snapshot) throws -> [Int64: Row]
+    /// Every full row that matches the request, by id.
+    func allRows(in snapshot: Snapshot) throws -> [Int64: Row]
+    /// The first sort value of a row, as text ("" for NULL), read from the database.
+    func sectionName(ofRow rowID: Int64, in snapshot: Snapshot) throws -> String
+    /// The first sort value of a full row, as text ("" for NULL).
+    func sectionName(of row: Row) -> String
+    /// What was committed since `position`, by anyone: the touched row ids with those rows.
+    func changes(since position: Position, in snapshot: Snapshot) throws -> FeedRead<Row, Position>
+    /// What a cache file must match to describe this request on this database (the controller
+    /// adds the request's own description), or nil when this database cannot keep a cache
+    /// current (no change feed).
+    func cacheValidity(in snapshot: Snapshot) throws -> CacheValidity?
+    /// Every column a full row holds, reported as changed when a row's old values are unknown.
+    func allColumns(in snapshot: Snapshot) throws -> Set<String>
+
+    /// A position as text, for a cache file; nil when it cannot be kept.
+    func generation(of position: Position) -> String?
+    /// A position from a cache file's text; nil when the text is not one of this store's.
+    func position(fromGeneration text: String) -> Position?
+
+    /// The sort key of a full row whose id is `rowID`.
+    func key(of row: Row, rowID: Int64) -> [UInt8]
+    /// The columns whose values differ; every column when `old` is nil (not loaded).
+    func changedColumns(from old: Row?, to new: Row) -> Set<String>
+
+    /// A descriptor that turns readable when changes may be pending (a `poll` loop waits on it
+    /// and then calls the controller's `processPendingChanges()`), or nil: none now.
+    var wakeDescriptor: Int32? { get }
+    /// When a loop should look again even if ``wakeDescriptor`` stays quiet (a safety look, a
+    /// reconnection attempt), or nil: only when it turns readable.
+    var nextLookDeadline: ContinuousClock.Instant? { get }
+    /// Called when ``wakeDescriptor`` woke the loop, to read away what woke it.
+    func didWake()
+    /// Whether the store reaches its database.
+    var connectionState: ConnectionState { get }
+    /// Whether `error` means the connection broke (the results then stay, and the store
+    /// reconnects), not that the database refused something.
+    func isConnectionLoss(_ error: any Error) -> Bool
+}
+
+/// The last row a keyset read returned, as it was read: its key, and its sort values and row id
+/// for the next read, which continues after it.
+public struct LoadBoundary<SortValues> {
+    /// The row's sort key.
+    public var key: [UInt8]
+    /// The row's sort values, in the store's form.
+    public var values: SortValues
+    /// The row's id.
+    public var rowID: Int64
+
+    /// A boundary at the row with these sort values and id, whose key is `key`.
+    public init(key: [UInt8], values: SortValues, rowID: Int64) {
+        self.key = key
+        self.values = values
+        self.rowID = rowID
+    }
+}
+
+/// Rows a store read in the request's order (see ``ResultsStore/readOrdered(limit:after:skipping:in:)``).
+public struct OrderedRead<Row, SortValues> {
+    package var keys = OrderedKeys.Builder()
+    /// Full rows read with the keys (none when the request has a batch size).
+    public var loaded: [Int64: Row] = [:]
+    /// The section names of rows whose first sort value differs from the row before them.
+    public var sectionNames: [Int64: String] = [:]
+    /// Every row read, including those skipped.
+    public var count = 0
+    /// The last row read.
+    public var last: LoadBoundary<SortValues>?
+
+    /// An empty read.
+    public init() {}
+
+    /// Adds the next row of the order.
+    package mutating func append(rowID: Int64, key: [UInt8]) {
+        keys.append(rowID: rowID, key: key)
+    }
+}
+
+/// What a store's change feed says was committed since a position.
+public enum FeedRead<Row, Position> {
+    /// The rows committed transactions touched (the fetched rows the feed names, and those whose
+    /// relationships lead to related rows it names; empty when nothing was committed), the
+    /// touched rows that still match the request, read in the same snapshot, and the position
+    /// they are exact at.
+    case changed(touched: Set<Int64>, rows: [Int64: Row], position: Position)
+    /// The feed cannot say what changed (its history was pruned, a table was truncated or its
+    /// schema changed, a change was announced without rows): only a refetch is exact.
+    case mustRefetch
+}
+
+/// What a cache file must match to describe a request on a database.
+public struct CacheValidity: Codable, Equatable, Sendable {
+    /// Everything about the request that decides the results, as text.
+    public var fingerprint: String
+    /// The fetched tables' definitions, as text (a cache written before a schema change is
+    /// not used after it).
+    public var schema: String
+    /// The database's own identity, so that a file made for another database is never used.
+    public var storeIdentity: String
+
+    /// A validity of these parts.
+    public init(fingerprint: String, schema: String, storeIdentity: String) {
+        self.fingerprint = fingerprint
+        self.schema = schema
+        self.storeIdentity = storeIdentity
+    }
+}
+
+/// Whether a store reaches its database.
+public enum ConnectionState: Sendable, Equatable {
+    /// Connected (and listening for changes, when tracking).
+    case connected
+    /// The connection broke; the results are the last good ones. `attempts` reconnections failed
+    /// so far, the last with `lastError`.
+    case reconnecting(attempts: Int, lastError: String)
+}

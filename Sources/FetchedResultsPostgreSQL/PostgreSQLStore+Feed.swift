@@ -1,0 +1,94 @@
+import FetchedResults
+
+extension PostgreSQLStore {
+    // MARK: - The change feed
+
+    /// In one statement — one round trip, one snapshot — the changes to the observed tables
+    /// since `position` and the touched rows that still match: the rows the feed names, and the
+    /// rows whose relationships lead to related rows it names.
+    ///
+    /// With a batch size, a section name not in memory is read after that statement, as it is
+    /// then; a change it already shows is delivered by the next look, which its commit's
+    /// notification triggers.
+    public func changes(
+        since position: PostgreSQLChangeFeed.Position, in connection: PostgreSQLConnection
+    ) throws -> FeedRead<PostgreSQLRow, PostgreSQLChangeFeed.Position> {
+        let query = prepared, alias = PostgreSQLQuery.rowAlias, tables = observedTables
+        let positionParameter = "$\(query.arguments.count + 1)", tablesParameter = "$\(query.arguments.count + 2)::text[]"
+        var foreignKeysDone: Set<String> = []
+        let referring = query.related.map(\.relationship).filter { foreignKeysDone.insert($0.foreignKey).inserted }.map { relationship in
+            let destination = (tables.firstIndex(of: relationship.destinationTable) ?? 0) + 1
+            return """
+                UNION SELECT referring.\(query.quotedKey) FROM \(query.quotedTable) AS referring
+                JOIN feed_changes ON fetched_results_table = (\(tablesParameter))[\(destination)]
+                                 AND referring.\(PostgreSQLChangeFeed.quotedName(relationship.foreignKey)) = fetched_results_row
+                """
+        }.joined(separator: "\n")
+        let predicate = query.predicate.map { " AND (\($0.sql))" } ?? ""
+        let result = try connection.execute("""
+            \(PostgreSQLChangeFeed.changesCTE(positionParameter: positionParameter)),
+            touched AS (
+                SELECT fetched_results_row AS fetched_results_touched FROM feed_changes
+                WHERE fetched_results_table = (\(tablesParameter))[1] AND fetched_results_row IS NOT NULL
+                \(referring)
+            )
+            SELECT fetched_results_snapshot, fetched_results_pruned,
+                   EXISTS (SELECT 1 FROM feed_changes WHERE fetched_results_row IS NULL AND fetched_results_table = ANY(\(tablesParameter))),
+                   fetched_results_touched, \(query.fullRowSQL)
+            FROM feed_state
+            LEFT JOIN touched ON true
+            LEFT JOIN \(query.fromSQL) ON \(alias).\(query.quotedKey) = fetched_results_touched\(predicate)
+            """, query.arguments + [position.snapshot, PostgreSQLConnection.arrayLiteral(tables)])
+        // History this controller had not read is gone, or a table was truncated.
+        if result.rows.contains(where: { $0[1] == "t" || $0[2] == "t" }) { return .mustRefetch }
+        let newPosition = PostgreSQLChangeFeed.Position(snapshot: result.rows.first?[0] ?? position.snapshot)
+        let columns = PostgreSQLColumns(Array(result.columns.dropFirst(4)))
+        guard let keyIndex = columns.index(of: query.keyColumn).map({ $0 + 4 }) else {
+            throw FetchedResultsError.tableWithoutRowID(table: query.table)
+        }
+        var touched: Set<Int64> = []
+        var rows: [Int64: PostgreSQLRow] = [:]
+        for values in result.rows {
+            guard let text = values[3] else { continue }
+            guard let id = Int64(text) else { throw FetchedResultsError.rowIDUnreadable(table: query.table, column: query.keyColumn) }
+            touched.insert(id)
+            if values[keyIndex] != nil { rows[id] = PostgreSQLRow(columns: columns, values: Array(values.dropFirst(4))) }
+        }
+        return .changed(touched: touched, rows: rows, position: newPosition)
+    }
+
+    // MARK: - The cache
+
+    /// The request's predicate and relationships, the fetched table's columns, and the
+    /// database's identity (the cluster's system identifier and the database's oid).
+    public func cacheValidity(in connection: PostgreSQLConnection) throws -> CacheValidity? {
+        let query = prepared
+        let identity = try connection.execute("""
+            SELECT (SELECT system_identifier FROM pg_control_system())::text || '/'
+                   || (SELECT oid FROM pg_database WHERE datname = current_database())::text
+            """).scalar ?? ""
+        let columns = try connection.execute("""
+            SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
+            FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped
+            """, [query.quotedTable]).scalar ?? ""
+        let fingerprint = [
+            "key=\(query.keyColumn)",
+            "predicate=\(query.predicate?.sql ?? "")",
+            "arguments=\(query.arguments)",
+            "relationships=\(query.related.map { "\($0.keyPath) \($0.relationship)" })",
+        ].joined(separator: "; ")
+        return CacheValidity(fingerprint: fingerprint, schema: columns, storeIdentity: identity)
+    }
+
+    public func generation(of position: PostgreSQLChangeFeed.Position) -> String? {
+        position.snapshot
+    }
+
+    /// A snapshot's text (`xmin:xmax:xip,…`), or nil for anything else.
+    public func position(fromGeneration text: String) -> PostgreSQLChangeFeed.Position? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty,
+              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ",") } }) else { return nil }
+        return PostgreSQLChangeFeed.Position(snapshot: text)
+    }
+}

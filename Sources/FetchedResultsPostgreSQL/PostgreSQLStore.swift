@@ -1,0 +1,310 @@
+import FetchedResults
+import struct Foundation.URL
+
+/// A fetched results controller's store on PostgreSQL, through libpq: the controller's reads,
+/// its writes, and the change feed that tells it what every machine committed.
+///
+/// ```swift
+/// let controller = FetchedResultsController(
+///     fetchRequest: request, conninfo: "postgresql://scoreboard@db.example/league", recordType: Team.self)
+/// ```
+///
+/// **How changes are seen.** The fetched table (and each related table) has a
+/// ``PostgreSQLChangeFeed``: triggers record every changed row's id in the writing transaction
+/// itself, and `NOTIFY` wakes listeners. The store `LISTEN`s on its own connection, and a look
+/// reads the feed from the controller's position and the touched rows in one statement (one
+/// round trip, one snapshot). The notification is only a hint; the history is the truth.
+///
+/// **Connections.** The store owns one connection, made from `conninfo` as `psql` would (URI or
+/// keywords, `PG*` variables, `~/.pgpass`, `sslmode`). When it breaks, the controller keeps its
+/// last results, and each later look takes a reconnection a step further without blocking
+/// (with back-off: at once, then after 50 ms, doubling up to 2 s; ``nextLookDeadline`` says
+/// when); once back it `LISTEN`s again and the controller catches up in one change set, or
+/// refetches when the history it had not read was pruned.
+///
+/// **What wakes a loop.** ``wakeDescriptor`` is the connection's socket, readable when a
+/// notification arrives (or when the connection breaks). While connected there is no timed
+/// look: a connection cut without a word is found by TCP keepalives, which the
+/// ``connectionDefaults`` may set.
+public final class PostgreSQLStore: ResultsStore {
+    public typealias Row = PostgreSQLRow
+    public typealias SortValues = [String?]
+    public typealias Position = PostgreSQLChangeFeed.Position
+    public typealias Snapshot = PostgreSQLConnection
+    public typealias WriteContext = PostgreSQLConnection
+
+    /// How to reach the server, as `psql` reads it.
+    public let conninfo: String
+    /// Connection parameters used when `conninfo` and the `PG*` variables leave them out (a
+    /// `connect_timeout`, keepalives): see ``PostgreSQLConnection/init(_:defaults:)``.
+    public var connectionDefaults: [String: String]
+
+    var query: PostgreSQLQuery?
+    var sectionNameKeyPath: String?
+    /// The connection, while it is up.
+    private var connection: PostgreSQLConnection?
+    private var isListening = false
+    private var tracking = false
+    private var reconnection = ReconnectionSchedule()
+    /// A reconnection under way (see `connect()`).
+    private var attempt: PostgreSQLConnectionAttempt?
+    public private(set) var connectionState = ConnectionState.connected
+
+    /// A store reaching the server `conninfo` names.
+    public init(conninfo: String, connectionDefaults: [String: String] = [:]) {
+        self.conninfo = conninfo
+        self.connectionDefaults = connectionDefaults
+    }
+
+    // MARK: - Preparing and tracking
+
+    /// Resolves the request's relationships and reads its columns' types from the catalog.
+    ///
+    /// - Throws: ``FetchedResultsError`` for a request the store cannot follow (no id column, a
+    ///   sort key of a type whose order cannot be kept in memory, a predicate of another
+    ///   store); ``PostgreSQLError`` when the server cannot be reached.
+    public func prepare(_ request: TableFetchRequest, sectionNameKeyPath: String?) throws {
+        let predicate: PostgreSQLPredicate?
+        switch request.predicate {
+        case nil: predicate = nil
+        case let given as PostgreSQLPredicate: predicate = given
+        case let other?: throw FetchedResultsError.predicateForAnotherStore(predicate: "\(type(of: other))", expected: "PostgreSQLPredicate")
+        }
+        let related = try RelatedKeyPath.resolve(request, sectionNameKeyPath: sectionNameKeyPath)
+        let connection = try connect()
+        let keyColumn = request.rowIDColumn ?? "id"
+        let columns = try columnTypes(of: request.table, connection)
+        guard let keyType = columns[keyColumn], PostgreSQLSortKey.ValueType(typeName: keyType) == .integer else {
+            throw FetchedResultsError.tableWithoutRowID(table: request.table)
+        }
+        let sortKeys = try request.sortDescriptors.map { descriptor in
+            let typeName: String?
+            if let keyPath = related.first(where: { $0.keyPath == descriptor.key }) {
+                typeName = try columnTypes(of: keyPath.relationship.destinationTable, connection)[keyPath.column]
+                guard typeName != nil else {
+                    throw FetchedResultsError.unknownRelatedColumn(keyPath: descriptor.key, table: keyPath.relationship.destinationTable)
+                }
+            } else {
+                typeName = columns[descriptor.key]
+            }
+            guard let typeName, let type = PostgreSQLSortKey.ValueType(typeName: typeName) else {
+                throw FetchedResultsError.unsupportedSortType(key: descriptor.key, type: typeName ?? "(no such column)")
+            }
+            return PostgreSQLSortKey(descriptor: descriptor, type: type)
+        }
+        query = PostgreSQLQuery(request: request, keyColumn: keyColumn, predicate: predicate, related: related, sortKeys: sortKeys)
+        self.sectionNameKeyPath = sectionNameKeyPath
+    }
+
+    /// Each column's type name (`pg_type.typname`) by column name.
+    private func columnTypes(of table: String, _ connection: PostgreSQLConnection) throws -> [String: String] {
+        let rows = try connection.execute("""
+            SELECT a.attname, t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+            WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped
+            """, [PostgreSQLChangeFeed.quotedName(table)])
+        var types: [String: String] = [:]
+        for row in rows.rows { if let name = row[0], let type = row[1] { types[name] = type } }
+        return types
+    }
+
+    /// Checks that every observed table has its change feed, and listens for its notifications.
+    ///
+    /// - Throws: ``FetchedResultsError/changeFeedMissing(table:installation:)``.
+    public func startTracking() throws {
+        let connection = try connect()
+        for table in observedTables {
+            let found = try connection.execute(
+                "SELECT count(*) FROM pg_trigger WHERE tgname = $1 AND tgrelid = to_regclass($2)",
+                ["fetched_results_" + table + "_rows", PostgreSQLChangeFeed.quotedName(table)]).scalar
+            guard found == "1" else {
+                throw FetchedResultsError.changeFeedMissing(
+                    table: table, installation: "PostgreSQLChangeFeed.install(on: \"\(table)\", keyColumn: …, in: connection)")
+            }
+        }
+        tracking = true
+        try listen(connection)
+    }
+
+    public func stopTracking() {
+        tracking = false
+        if isListening, let connection {
+            _ = try? connection.execute("UNLISTEN " + PostgreSQLChangeFeed.quotedName(PostgreSQLChangeFeed.channel))
+            isListening = false
+        }
+    }
+
+    /// The fetched table and every related table the request reaches.
+    var observedTables: [String] {
+        guard let query else { return [] }
+        var tables = [query.table]
+        for table in query.related.map(\.relationship.destinationTable) where !tables.contains(table) { tables.append(table) }
+        return tables
+    }
+
+    // MARK: - Reading and writing
+
+    /// `consistent`: a repeatable-read, read-only transaction; otherwise each statement sees its
+    /// own snapshot (a look's one statement needs no transaction around it). Notifications that
+    /// arrived are read away first.
+    public func read<T>(consistent: Bool, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        let connection = try connect()
+        do {
+            if tracking { _ = try connection.notifications() }
+            guard consistent else { return try body(connection) }
+            return try connection.transaction(isolation: .repeatableRead, readOnly: true) { try body(connection) }
+        } catch let error as PostgreSQLError where error.isConnectionLost {
+            lose(connection, error)
+            throw error
+        }
+    }
+
+    /// Runs `body` in a read-committed transaction on the store's connection, then `follow` on
+    /// the same connection, which reads the feed after the commit.
+    ///
+    /// When the connection breaks while the commit is on its way, the server may or may not
+    /// have committed: the error says the connection was lost, and only the data can tell
+    /// (an idempotency key stored with the write, say).
+    public func write<T>(_ body: (PostgreSQLConnection) throws -> T, then follow: (PostgreSQLConnection) throws -> Void) throws -> T {
+        let connection = try connect()
+        do {
+            let value = try connection.transaction { try body(connection) }
+            try follow(connection)
+            return value
+        } catch let error as PostgreSQLError where error.isConnectionLost {
+            lose(connection, error)
+            throw error
+        }
+    }
+
+    // MARK: - The connection
+
+    public var wakeDescriptor: Int32? { connection?.socket }
+
+    /// While reconnecting: the next attempt, or soon while one is under way (each look takes it
+    /// a step further without blocking). Nil while connected.
+    public var nextLookDeadline: ContinuousClock.Instant? {
+        guard connection == nil else { return nil }
+        return attempt != nil ? ContinuousClock.now + .milliseconds(20) : reconnection.nextAttempt ?? .now
+    }
+
+    public func didWake() {}
+
+    public func isConnectionLoss(_ error: any Error) -> Bool {
+        (error as? PostgreSQLError)?.isConnectionLost ?? false
+    }
+
+    /// The open connection, or a new one (listening when tracking). The first connection is
+    /// made at once; a reconnection without blocking, a step per look, so that a program
+    /// waiting for an unreachable server stays responsive.
+    ///
+    /// - Throws: ``PostgreSQLError/reconnecting(lastError:)`` while a reconnection is not due or
+    ///   under way; ``PostgreSQLError/connectionFailed(_:)`` when an attempt failed.
+    func connect() throws -> PostgreSQLConnection {
+        if let connection { return connection }
+        guard case let .reconnecting(_, lastError) = connectionState else {
+            return try adopt(PostgreSQLConnection(conninfo, defaults: connectionDefaults))
+        }
+        let made: PostgreSQLConnection?
+        do {
+            if attempt == nil {
+                guard reconnection.isAttemptDue else { throw PostgreSQLError.reconnecting(lastError: lastError) }
+                attempt = try PostgreSQLConnectionAttempt(conninfo, defaults: connectionDefaults)
+            }
+            made = try attempt?.advance()
+        } catch let error as PostgreSQLError where error.isConnectionLost {
+            throw error
+        } catch let error as PostgreSQLError {
+            attempt = nil
+            reconnection.failed()
+            connectionState = .reconnecting(attempts: reconnection.failures, lastError: "\(error)")
+            throw PostgreSQLError.reconnecting(lastError: "\(error)")
+        }
+        guard let made else { throw PostgreSQLError.reconnecting(lastError: lastError) }
+        attempt = nil
+        return try adopt(made)
+    }
+
+    /// Uses a new connection, listening when tracking.
+    private func adopt(_ made: PostgreSQLConnection) throws -> PostgreSQLConnection {
+        connection = made
+        isListening = false
+        reconnection.succeeded()
+        connectionState = .connected
+        if tracking {
+            do {
+                try listen(made)
+            } catch let error as PostgreSQLError where error.isConnectionLost {
+                lose(made, error)
+                throw error
+            }
+        }
+        return made
+    }
+
+    private func listen(_ connection: PostgreSQLConnection) throws {
+        guard !isListening else { return }
+        try connection.execute("LISTEN " + PostgreSQLChangeFeed.quotedName(PostgreSQLChangeFeed.channel))
+        isListening = true
+    }
+
+    /// The connection broke: forget it, and reconnect at the next looks.
+    private func lose(_ lost: PostgreSQLConnection, _ error: PostgreSQLError) {
+        guard connection === lost else { return }
+        connection = nil
+        isListening = false
+        reconnection.lost()
+        connectionState = .reconnecting(attempts: 0, lastError: "\(error)")
+    }
+}
+
+/// When to try reconnecting: at once after a loss, then after 50 ms, doubling up to 2 s.
+struct ReconnectionSchedule {
+    private(set) var failures = 0
+    private(set) var nextAttempt: ContinuousClock.Instant?
+
+    static let firstDelay = Duration.milliseconds(50)
+    static let longestDelay = Duration.seconds(2)
+
+    var isAttemptDue: Bool { nextAttempt.map { ContinuousClock.now >= $0 } ?? true }
+
+    mutating func lost() {
+        failures = 0
+        nextAttempt = nil
+    }
+
+    mutating func failed() {
+        failures += 1
+        let delay = min(Self.firstDelay * (1 << min(failures - 1, 16)), Self.longestDelay)
+        nextAttempt = ContinuousClock.now + delay
+    }
+
+    mutating func succeeded() {
+        failures = 0
+        nextAttempt = nil
+    }
+}
+
+extension FetchedResultsController where Store == PostgreSQLStore, Record: PostgreSQLRecord {
+    /// A controller of `Record`s on PostgreSQL.
+    ///
+    /// - Parameters:
+    ///   - fetchRequest: what to fetch and in which order.
+    ///   - conninfo: the server, as `psql` takes it (`postgresql://user@host/db`, `host=… dbname=…`).
+    ///   - connectionDefaults: connection parameters the conninfo and `PG*` variables may override.
+    ///   - sectionNameKeyPath: the key whose values cut the results into sections (the first
+    ///     sort descriptor's key), or nil for one section.
+    ///   - cacheName: the name of a persistent cache, used when tracking.
+    ///   - cacheDirectory: where cache files live; by default `$XDG_CACHE_HOME/FetchedResults`.
+    public convenience init(
+        fetchRequest: TableFetchRequest, conninfo: String, connectionDefaults: [String: String] = [:],
+        recordType: Record.Type = Record.self, sectionNameKeyPath: String? = nil, cacheName: String? = nil,
+        cacheDirectory: URL? = nil
+    ) {
+        self.init(fetchRequest: fetchRequest, store: PostgreSQLStore(conninfo: conninfo, connectionDefaults: connectionDefaults),
+                  sectionNameKeyPath: sectionNameKeyPath, cacheName: cacheName, cacheDirectory: cacheDirectory,
+                  decode: { try Record(row: $0) })
+    }
+}
+
+/// A results controller on PostgreSQL (see ``PostgreSQLStore``).
+public typealias PostgreSQLResultsController<Record: PostgreSQLRecord> = FetchedResultsController<Record, PostgreSQLStore>

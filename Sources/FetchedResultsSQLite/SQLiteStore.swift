@@ -1,0 +1,237 @@
+import FetchedResults
+import Foundation
+import GRDB
+
+/// A fetched results controller's store on SQLite, through GRDB: the controller's reads, its
+/// writes, and what tells it that rows changed.
+///
+/// ```swift
+/// let controller = FetchedResultsController(fetchRequest: request, database: pool, recordType: Team.self)
+/// ```
+///
+/// **How changes are seen.** A transaction observer on the database's writer notes the rows each
+/// commit touches (with temporary triggers for what SQLite's hooks do not report: the old id of
+/// a re-numbered row, the rows `REPLACE` deletes). Writes from other connections and processes
+/// are seen when the fetched table has ``ChangeHistory`` installed: its triggers record every
+/// changed row in the writing transaction itself. Without a history, only this database
+/// writer's commits are seen.
+///
+/// **What wakes a loop.** For a `DatabasePool` (WAL mode) on Linux, ``wakeDescriptor`` is an
+/// inotify descriptor on the `-wal` file, readable after any commit by any process
+/// (``StoreChangeSignal``); ``nextLookDeadline`` asks for a short burst of looks after a write
+/// (a big commit becomes visible a moment after its last write) and a safety look now and then.
+/// Elsewhere the deadline asks for a look every ``pollInterval``.
+public final class SQLiteStore: ResultsStore {
+    public typealias Row = GRDB.Row
+    public typealias SortValues = [DatabaseValue]
+    public typealias Position = SQLitePosition
+    public typealias Snapshot = Database
+    public typealias WriteContext = Database
+
+    /// The database the rows come from; its writer is observed for commits.
+    public let database: any DatabaseWriter
+    /// How often a loop looks when nothing can wake it (no inotify, no WAL file).
+    public var pollInterval = Duration.milliseconds(100)
+    /// With a change signal, a look now and then all the same: a signal misses a WAL file that
+    /// another program deleted and made anew.
+    public var safetyLookInterval = Duration.seconds(5)
+
+    var request = TableFetchRequest(table: "")
+    var sectionNameKeyPath: String?
+    var predicate = BuiltPredicate()
+    /// The key paths across relationships the request uses, resolved by ``prepare(_:sectionNameKeyPath:)``.
+    var relationshipKeyPaths: [RelationshipKeyPath] = []
+    var encoding = SortKeyEncoding(descriptors: [])
+    /// Column positions of the sort keys in `selectSQL`'s rows, found once per schema.
+    var sortKeyIndexes: [Int]?
+    /// The schema version and the fetched table's columns last seen, to notice schema changes.
+    var schemaSeen: (version: Int32, columns: [String])?
+    private var observer: CommitObserver?
+    let pending = PendingCommits()
+    private var signal: StoreChangeSignal?
+    private var lastLook = ContinuousClock.now
+    /// The writer's connection while a write's changes are delivered: reads made then (a
+    /// delegate reading a batch) go through it, since GRDB's methods are not reentrant.
+    private var writerInUse: Database?
+
+    /// A store reading and following `database`.
+    public init(database: any DatabaseWriter) {
+        self.database = database
+    }
+
+    deinit {
+        // Best effort: a failure leaves temporary triggers whose function no longer records.
+        if let observer { try? Self.stopObserving(observer, on: database) }
+    }
+
+    // MARK: - Preparing and tracking
+
+    public func prepare(_ request: TableFetchRequest, sectionNameKeyPath: String?) throws {
+        try database.read { db in
+            self.request = request
+            self.sectionNameKeyPath = sectionNameKeyPath
+            encoding = SortKeyEncoding(descriptors: request.sortDescriptors)
+            do {
+                _ = try db.makeStatement(sql: "SELECT rowid FROM \(quotedTable) LIMIT 0")
+            } catch let error as DatabaseError where error.message?.contains("no such column") == true {
+                throw FetchedResultsError.tableWithoutRowID(table: request.table)
+            }
+            if let column = request.rowIDColumn {
+                let names = ["rowid", "oid", "_rowid_"] + [try db.primaryKey(request.table).rowIDColumn].compactMap { $0 }
+                guard names.contains(where: { $0.lowercased() == column.lowercased() }) else {
+                    throw FetchedResultsError.tableWithoutRowID(table: request.table)
+                }
+            }
+            predicate = try BuiltPredicate(request.predicate, db)
+            let keyPaths = request.keyPathsAcrossRelationships(sectionNameKeyPath: sectionNameKeyPath)
+            relationshipKeyPaths = keyPaths.isEmpty ? [] : try RelationshipKeyPath.resolve(keyPaths, of: request, db)
+            sortKeyIndexes = nil
+            schemaSeen = try currentSchema(db)
+        }
+    }
+
+    public func startTracking() throws {
+        if signal == nil, let pool = database as? DatabasePool { signal = StoreChangeSignal(databasePath: pool.path) }
+        guard observer == nil else { return }
+        let relatedTables = Set(relationshipKeyPaths.map(\.relationship.destinationTable))
+        let observer = CommitObserver(table: request.table, relatedTables: relatedTables, pending: pending)
+        try database.writeWithoutTransaction { db in
+            try observer.triggers.install(db)
+            db.add(transactionObserver: observer, extent: .observerLifetime)
+        }
+        _ = pending.take()
+        self.observer = observer
+    }
+
+    public func stopTracking() {
+        guard let observer else { return }
+        self.observer = nil
+        try? Self.stopObserving(observer, on: database)
+        _ = pending.take()
+    }
+
+    private static func stopObserving(_ observer: CommitObserver, on database: any DatabaseWriter) throws {
+        // Reentrant: a controller may be released inside a write.
+        try database.unsafeReentrantWrite { db in
+            db.remove(transactionObserver: observer)
+            try observer.triggers.remove(db)
+        }
+    }
+
+    // MARK: - Reading and writing
+
+    /// Every read is one snapshot on SQLite (a pool's reader in a deferred transaction).
+    public func read<T>(consistent: Bool, _ body: (Database) throws -> T) throws -> T {
+        if let writerInUse { return try body(writerInUse) }
+        return try database.read(body)
+    }
+
+    /// Runs `body` in one transaction on the database's writer, then `follow` on the same
+    /// connection, before another write can begin: it sees exactly this commit and those before.
+    public func write<T>(_ body: (Database) throws -> T, then follow: (Database) throws -> Void) throws -> T {
+        try database.writeWithoutTransaction { db in
+            var outcome: T?
+            try db.inTransaction {
+                outcome = try body(db)
+                return .commit
+            }
+            guard let value = outcome else { preconditionFailure("a committed transaction ran its body") }
+            writerInUse = db
+            defer { writerInUse = nil }
+            try follow(db)
+            return value
+        }
+    }
+
+    // MARK: - Waking a loop
+
+    public var wakeDescriptor: Int32? { signal?.fileDescriptor }
+
+    public var nextLookDeadline: ContinuousClock.Instant? {
+        guard let signal else { return lastLook + pollInterval }
+        if let followUp = signal.followUpTimeout() { return .now + .milliseconds(Int(followUp)) }
+        return lastLook + safetyLookInterval
+    }
+
+    public func didWake() {
+        signal?.drain()
+    }
+
+    public var connectionState: ConnectionState { .connected }
+
+    /// A file store has no connection to lose.
+    public func isConnectionLoss(_ error: any Error) -> Bool { false }
+
+    /// Notes that a look was made now, for the next safety look's deadline.
+    func noteLook() { lastLook = .now }
+
+    // MARK: - SQL
+
+    var quotedTable: String { request.table.quotedDatabaseIdentifier }
+
+    /// Every column, then each relationship key path's value under the key path's name, then
+    /// the row id last, where no table column can shadow it.
+    var selectSQL: String {
+        let related = relationshipKeyPaths.map { columnSQL($0.keyPath) + ", " }.joined()
+        return "SELECT *, \(related)rowid FROM \(quotedTable)"
+    }
+
+    /// A select-list entry for a key: the column, or for a key path across a relationship the
+    /// related value named after the key path (which `ORDER BY` then refers to).
+    func columnSQL(_ key: String) -> String {
+        guard let keyPath = relationshipKeyPaths.first(where: { $0.keyPath == key }) else { return key.quotedDatabaseIdentifier }
+        return keyPath.selectExpression(from: request.table) + " AS " + key.quotedDatabaseIdentifier
+    }
+
+    /// The schema version and the fetched table's columns (with the key paths' columns).
+    func currentSchema(_ db: Database) throws -> (version: Int32, columns: [String]) {
+        let version = try db.schemaVersion()
+        if let schemaSeen, schemaSeen.version == version { return schemaSeen }
+        db.clearSchemaCache()
+        return (version, try db.columns(in: request.table).map(\.name) + relationshipKeyPaths.map(\.keyPath))
+    }
+
+    /// Whether the fetched table's columns changed since last seen (another connection altered
+    /// it, say): then rows read before and after differ in shape, and only a refetch is exact.
+    func schemaChanged(_ db: Database) throws -> Bool {
+        let current = try currentSchema(db)
+        defer { schemaSeen = current }
+        guard let seen = schemaSeen, seen.columns != current.columns else { return false }
+        sortKeyIndexes = nil
+        return true
+    }
+}
+
+/// A place in a SQLite store's change history: the last ``ChangeHistory`` sequence number the
+/// results include, or nil for a database without a history.
+public struct SQLitePosition: Sendable, Equatable {
+    /// The sequence number, or nil without a history.
+    public var sequence: Int64?
+
+    /// A position at `sequence`.
+    public init(sequence: Int64?) {
+        self.sequence = sequence
+    }
+}
+
+extension FetchedResultsController where Store == SQLiteStore, Record: FetchableRecord {
+    /// A controller of `Record`s on SQLite.
+    ///
+    /// - Parameters:
+    ///   - fetchRequest: what to fetch and in which order.
+    ///   - database: the pool or queue to read from and whose commits to follow.
+    ///   - sectionNameKeyPath: the key whose values cut the results into sections (the first
+    ///     sort descriptor's key), or nil for one section.
+    ///   - cacheName: the name of a persistent cache; it needs ``ChangeHistory`` on the table.
+    ///   - cacheDirectory: where cache files live; by default `$XDG_CACHE_HOME/FetchedResults`.
+    public convenience init(
+        fetchRequest: TableFetchRequest, database: any DatabaseWriter, recordType: Record.Type = Record.self,
+        sectionNameKeyPath: String? = nil, cacheName: String? = nil, cacheDirectory: URL? = nil
+    ) {
+        self.init(fetchRequest: fetchRequest, store: SQLiteStore(database: database), sectionNameKeyPath: sectionNameKeyPath,
+                  cacheName: cacheName, cacheDirectory: cacheDirectory, decode: { try Record(row: $0) })
+    }
+}
+
+/// A results controller on SQLite (see ``SQLiteStore``).
+public typealias SQLiteResultsController<Record: FetchableRecord> = FetchedResultsController<Record, SQLiteStore>

@@ -25,6 +25,10 @@ public final class TeamStore: ScoreStore, Sendable {
     /// - Parameter createDirectory: create the store's folder when missing (for the default
     ///   location); a folder the user named must already exist.
     public static func open(path: String, createDirectory: Bool = false) throws -> TeamStore {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw WorldCupError.storeIsAFolder(path: path)
+        }
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
             guard createDirectory else { throw WorldCupError.storeDirectoryMissing(path: path) }

@@ -5,7 +5,10 @@
 public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     case noHomeDirectory(variable: String)
     case seedNotFound(tried: [String])
-    case seedUnreadable(path: String, reason: String)
+    case fileUnreadable(path: String, kind: FileKind, reason: String)
+    case fileUnwritable(path: String, kind: FileKind, reason: String)
+    case fileIsAFolder(path: String, kind: FileKind)
+    case fileExists(path: String, kind: FileKind)
     case seedInvalid(SeedProblem)
     case unknownTeam(name: String, suggestions: [String])
     case duplicateTeam(name: String, existing: String)
@@ -14,6 +17,7 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     case invalidWinCount(Int)
     case winsOverflow(team: String)
     case storeDirectoryMissing(path: String)
+    case storeIsAFolder(path: String)
     case storeNotADatabase(path: String)
     case storeReadOnly(path: String)
     case storeBusy(path: String)
@@ -27,16 +31,32 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     case schemaNotInstalled(server: String, role: String)
     case scoreInDoubt(server: String, reason: String)
 
+    /// The message as lines: one, but for the list of places a seed was looked for. The lines
+    /// quote the user's text as it is, control characters and all: whoever shows them on a
+    /// terminal makes those visible (`TerminalText`) line by line, so that even a newline in a
+    /// name cannot pass for the start of another line.
+    public var lines: [String] {
+        guard case let .seedNotFound(tried) = self else { return [description] }
+        return ["this store has never been seeded and no seed file was found. Looked in:"]
+            + tried.map { "  - \($0)" }
+            + ["Pass --seed PATH or set WORLDCUP_SEED to the tutorial's seed.json."]
+    }
+
     public var description: String {
         switch self {
         case let .noHomeDirectory(variable):
             return "cannot tell where to keep data: neither $\(variable) nor $HOME is set. Set one, or pass --db PATH."
-        case let .seedNotFound(tried):
-            return "this store has never been seeded and no seed file was found. Looked in:\n"
-                + tried.map { "  - \($0)" }.joined(separator: "\n")
-                + "\nPass --seed PATH or set WORLDCUP_SEED to the tutorial's seed.json."
-        case let .seedUnreadable(path, reason):
-            return "cannot read seed file \(path): \(reason)."
+        case .seedNotFound:
+            return lines.joined(separator: "\n")
+        case let .fileUnreadable(path, kind, reason):
+            return "cannot read the \(kind) \(path): \(reason)."
+        case let .fileUnwritable(path, kind, reason):
+            return "cannot write the \(kind) \(path): \(reason). Nothing was written; choose another path."
+        case let .fileIsAFolder(path, kind):
+            return "the \(kind) \(path) is a folder; \(kind.wanted(in: path))."
+        case let .fileExists(path, kind):
+            return "the \(kind) \(path) already exists. Nothing was written; pass --force to replace it, "
+                + "or choose another \(kind.option)."
         case let .seedInvalid(problem):
             return problem.description
         case let .unknownTeam(name, suggestions):
@@ -56,6 +76,9 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
             return "\(team)'s wins cannot grow that far: the total would exceed \(Int64.max). Nothing was changed."
         case let .storeDirectoryMissing(path):
             return "the folder for the store \(path) does not exist. Create it, or choose another --db."
+        case let .storeIsAFolder(path):
+            return "the store \(path) is a folder; --db needs the path of a store file (made if missing), "
+                + "such as \(FileKind.inside(path, "worldcup.sqlite")). Nothing was changed."
         case let .storeNotADatabase(path):
             return "\(path) is not a worldcup store (not an SQLite database). Nothing was changed; choose another --db or move the file away."
         case let .storeReadOnly(path):
@@ -90,6 +113,43 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+/// What a file named on the command line is for, as messages name it.
+public enum FileKind: Equatable, Sendable, CustomStringConvertible {
+    case seed, importFile, export, output
+
+    public var description: String {
+        switch self {
+        case .seed: "seed file"
+        case .importFile: "import file"
+        case .export: "export file"
+        case .output: "output file"
+        }
+    }
+
+    /// The option or argument that names the file.
+    var option: String {
+        switch self {
+        case .seed: "--seed"
+        case .importFile, .export: "file"
+        case .output: "--output"
+        }
+    }
+
+    /// What to give instead of the folder `path`.
+    func wanted(in path: String) -> String {
+        switch self {
+        case .seed: "--seed needs the path of a seed file, such as \(Self.inside(path, "seed.json"))"
+        case .importFile: "give the path of a file, such as a backup that worldcup export wrote"
+        case .export: "give the path of a file to write, such as \(Self.inside(path, "backup.json"))"
+        case .output: "--output needs the path of a file to write, such as \(Self.inside(path, "teams.json"))"
+        }
+    }
+
+    static func inside(_ folder: String, _ name: String) -> String {
+        folder.hasSuffix("/") ? folder + name : folder + "/" + name
+    }
+}
+
 /// A problem in a seed or import file, located by file, entry and field.
 public struct SeedProblem: Equatable, Sendable, CustomStringConvertible {
     public var file: String
@@ -97,11 +157,16 @@ public struct SeedProblem: Equatable, Sendable, CustomStringConvertible {
     public var entryIndex: Int?
     public var field: String?
     public var message: String
+    /// What to do about it.
+    public var remedy = "fix the file and try again"
+
+    /// The remedy for a team already in the store.
+    public static let skipExisting = "pass --skip-existing to import only the teams not in the store"
 
     public var description: String {
         var location = file
         if let entryIndex { location += ", entry \(entryIndex)" }
         if let field { location += ", field \"\(field)\"" }
-        return "\(location): \(message). Nothing was imported; fix the file and try again."
+        return "\(location): \(message). Nothing was imported; \(remedy)."
     }
 }

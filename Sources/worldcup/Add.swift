@@ -15,10 +15,8 @@ extension WorldCup {
         var zone: String
 
         func run() throws {
-            try reportingErrors {
-                let team = try store.openSeededStore().addTeam(name: name, zone: zone)
-                print("Added \(team.teamName) to \(team.qualifyingZone)")
-            }
+            let team = try store.openSeededStore().addTeam(name: name, zone: zone)
+            Messages.say("Added \(team.teamName) to \(team.qualifyingZone)")
         }
     }
 }

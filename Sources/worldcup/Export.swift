@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TerminalUI
 import WorldCupKit
 
 extension WorldCup {
@@ -18,23 +19,28 @@ extension WorldCup {
         var file: String?
 
         func run() throws {
-            try reportingErrors {
-                let teams = try store.openSeededStore().teamsInStandingsOrder()
-                let entries = teams.map {
-                    SeedEntry(teamName: $0.teamName, qualifyingZone: $0.qualifyingZone, imageName: $0.imageName, wins: $0.wins)
-                }
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                let data = try encoder.encode(entries) + Data("\n".utf8)
-                guard let file, file != "-" else {
-                    FileHandle.standardOutput.write(data)
-                    return
-                }
-                guard FileManager.default.createFile(atPath: file, contents: data) else {
-                    throw CommandFailure("cannot write \(file): check that its folder exists and is writable")
-                }
-                FileHandle.standardError.write(Data("Exported \(entries.count) team\(entries.count == 1 ? "" : "s") to \(file)\n".utf8))
+            let file = self.file.flatMap { $0 == "-" ? nil : $0 }
+            // A path that cannot be written is said before the store is opened (or made).
+            if let file { try OutputFile.check(file, kind: .export, replacing: true) }
+            let teams = try store.openSeededStore().teamsInStandingsOrder()
+            let entries = teams.map {
+                SeedEntry(teamName: $0.teamName, qualifyingZone: $0.qualifyingZone, imageName: $0.imageName,
+                          wins: $0.wins)
             }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let json = String(decoding: try encoder.encode(entries), as: UTF8.self)
+            let data = Data((TerminalText.escapingControls(inJSON: json) + "\n").utf8)
+            guard let file else {
+                FileHandle.standardOutput.write(data)
+                return
+            }
+            do {
+                try data.write(to: URL(fileURLWithPath: file), options: .atomic)
+            } catch {
+                throw WorldCupError.fileUnwritable(path: file, kind: .export, reason: error.localizedDescription)
+            }
+            Messages.note("Exported \(entries.count) team\(entries.count == 1 ? "" : "s") to \(file)")
         }
     }
 }

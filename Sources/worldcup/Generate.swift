@@ -6,34 +6,44 @@ extension WorldCup {
     struct Generate: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write a seed-shaped JSON file of made-up teams, for trying big stores (then: worldcup import FILE).",
-            discussion: "Names are unique, some accented and some in CJK script; wins are random. The same --random-seed gives the same file.")
+            discussion: """
+                Names are unique, some accented and some in CJK script; wins are random. The same --random-seed \
+                gives the same file. A file that exists is replaced only with --force.
+                """)
 
-        @Option(help: "How many teams.")
+        // Unconditional, so that "--teams -5" is read as a number (and refused as one) rather
+        // than as an option, which would leave --teams without its value.
+        @Option(parsing: .unconditional, help: "How many teams (1 or more).")
         var teams = 1_000_000
 
-        @Option(help: "Across how many qualifying zones (at most \(TeamGenerator.zones.count)).")
+        @Option(parsing: .unconditional, help: "Across how many qualifying zones (1 to \(TeamGenerator.zones.count)).")
         var zones = 36
 
-        @Option(help: "The seed of the random choices.")
+        @Option(parsing: .unconditional, help: "The seed of the random choices.")
         var randomSeed: UInt64 = 1
 
         @Option(help: ArgumentHelp("The file to write.", valueName: "file"))
         var output: String
 
-        func run() throws {
-            try reportingErrors {
-                guard teams >= 1 else { throw CommandFailure("--teams must be at least 1") }
-                guard (1...TeamGenerator.zones.count).contains(zones) else {
-                    throw CommandFailure("--zones must be between 1 and \(TeamGenerator.zones.count)")
-                }
-                guard var writer = SeedFileWriter(path: output) else {
-                    throw CommandFailure("cannot write \(output): check that its folder exists and is writable")
-                }
-                var generator = TeamGenerator(seed: randomSeed)
-                try generator.forEachTeam(count: teams, zones: zones) { try writer.write($0) }
-                try writer.finish()
-                print("Wrote \(teams) teams in \(zones) zones to \(output)")
+        @Flag(help: "Replace the file if it exists.")
+        var force = false
+
+        func validate() throws {
+            guard teams >= 1 else { throw ValidationError("--teams must be at least 1, not \(teams)") }
+            guard (1...TeamGenerator.zones.count).contains(zones) else {
+                throw ValidationError("--zones must be between 1 and \(TeamGenerator.zones.count), not \(zones)")
             }
+        }
+
+        func run() throws {
+            try OutputFile.check(output, kind: .output, replacing: force)
+            guard var writer = SeedFileWriter(path: output) else {
+                throw WorldCupError.fileUnwritable(path: output, kind: .output, reason: "it could not be created")
+            }
+            var generator = TeamGenerator(seed: randomSeed)
+            try generator.forEachTeam(count: teams, zones: zones) { try writer.write($0) }
+            try writer.finish()
+            Messages.say("Wrote \(teams) teams in \(zones) zones to \(output)")
         }
     }
 }

@@ -21,21 +21,19 @@ extension WorldCup {
         var skipExisting = false
 
         func run() throws {
-            try reportingErrors {
-                // A missing or unreadable file is said before a new store is made for it.
-                try SeedFile.checkReadable(path: file)
-                let source = SeedSource.file(file)
-                let teamStore = try store.openStore()
-                let progress = ImportProgressReporter.reporter(label: "Importing \((file as NSString).lastPathComponent)")
-                // A new store takes the file as its first content, in place of the seed, so
-                // that a backup (worldcup export) restores to exactly what it held.
-                let seeded = try teamStore.seedIfNeeded(progress: progress) { source }
-                let result = seeded > 0
-                    ? (imported: seeded, skipped: 0)
-                    : try teamStore.importTeams(from: source, skippingExisting: skipExisting, progress: progress)
-                let skipped = result.skipped > 0 ? "; skipped \(result.skipped) already in the store" : ""
-                print("Imported \(result.imported) team\(result.imported == 1 ? "" : "s") from \(file)\(skipped)")
-            }
+            // A missing or unreadable file is said before a new store is made for it.
+            try SeedFile.checkReadable(path: file, kind: .importFile)
+            let source = SeedSource.file(file, kind: .importFile)
+            let teamStore = try store.openStore()
+            let progress = ImportProgressReporter.reporter(label: "Importing \((file as NSString).lastPathComponent)")
+            // A new store takes the file as its first content, in place of the seed, so
+            // that a backup (worldcup export) restores to exactly what it held.
+            let seeded = try teamStore.seedIfNeeded(progress: progress) { source }
+            let result = seeded > 0
+                ? (imported: seeded, skipped: 0)
+                : try teamStore.importTeams(from: source, skippingExisting: skipExisting, progress: progress)
+            let skipped = result.skipped > 0 ? "; skipped \(result.skipped) already in the store" : ""
+            Messages.say("Imported \(result.imported) team\(result.imported == 1 ? "" : "s") from \(file)\(skipped)")
         }
     }
 }

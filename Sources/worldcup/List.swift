@@ -15,7 +15,7 @@ extension WorldCup {
         var json = false
 
         func run() throws {
-            try reportingErrors { try Self.printStandings(store: store, json: json) }
+            try Self.printStandings(store: store, json: json)
         }
 
         static func printStandings(store options: StoreOptions, json: Bool) throws {

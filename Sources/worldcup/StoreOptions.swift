@@ -45,6 +45,8 @@ enum ImportProgressReporter {
 
     static func reporter(label: String) -> ImportProgress? {
         guard TerminalLibrary.stderrIsTerminal else { return nil }
+        // A file's name may hold control characters; the line's own come after.
+        let label = TerminalText.sanitized(label)
         let start = ContinuousClock.now
         return { status in
             // Once shown, always shown: the time only grows.

@@ -18,12 +18,14 @@ extension WorldCup {
         @Option(parsing: .unconditional, help: "How many wins to add (1 or more).")
         var count = 1
 
+        func validate() throws {
+            guard count >= 1 else { throw ValidationError(WorldCupError.invalidWinCount(count).description) }
+        }
+
         func run() throws {
-            try reportingErrors {
-                guard count >= 1 else { throw WorldCupError.invalidWinCount(count) }
-                let updated = try store.openSeededStore().addWins(to: team.joined(separator: " "), count: count, key: ScoreKey())
-                print(updated.wins)
-            }
+            let updated = try store.openSeededStore()
+                .addWins(to: team.joined(separator: " "), count: count, key: ScoreKey())
+            print(updated.wins)
         }
     }
 }

@@ -7,22 +7,13 @@ import WorldCupKit
 @main
 struct WorldCup: ParsableCommand {
     /// Parses and runs like ArgumentParser's own `main()`, but every error a user can cause
-    /// comes out in one style, `worldcup: …` on stderr (usage errors, exit status 64, keep
-    /// their usage lines after it).
+    /// comes out in one style and with its documented status (see ``Messages``).
     static func main() {
         do {
             var command = try parseAsRoot()
             try command.run()
         } catch {
-            let status = exitCode(for: error)
-            let text = fullMessage(for: error)
-            if status == .success {
-                print(text)
-            } else if !text.isEmpty {
-                let message = text.hasPrefix("Error: ") ? String(text.dropFirst("Error: ".count)) : text
-                StandardError.write("worldcup: " + message.prefix(1).lowercased() + message.dropFirst() + "\n")
-            }
-            Foundation.exit(status.rawValue)
+            Messages.exit(reporting: error, arguments: Array(CommandLine.arguments.dropFirst()))
         }
     }
 
@@ -68,48 +59,27 @@ struct WorldCup: ParsableCommand {
 
     func run() throws {
         let sessionStats = stats.map(SessionStats.init(path:))
-        try reportingErrors {
-            guard TerminalLibrary.hasInteractiveTerminal else {
-                throw CommandFailure("the scoreboard needs a terminal, and stdin or stdout is not one. To print the standings, use: worldcup list")
-            }
-            let environment = ProcessInfo.processInfo.environment
-            let colors = !noColor && (environment["NO_COLOR"] ?? "").isEmpty
-            do {
-                let opened = try store.openSeededStore()
-                // A key press must not wait long for a server that went away: a score whose
-                // commit is in doubt is kept and sent again when the server is back.
-                (opened as? PostgreSQLTeamStore)?.doubtTimeout = .seconds(2)
-                if let testSafetyLookSeconds {
-                    (opened as? TeamStore)?.safetyLookInterval.withLock { $0 = .seconds(max(1, testSafetyLookSeconds)) }
-                }
-                try ScoreboardSession.run(
-                    store: opened, showsFlags: flags, colors: colors,
-                    cacheDirectory: StoreLocation.defaultCacheDirectory(environment: environment), stats: sessionStats,
-                    crashKey: testCrashKey?.first, commitLog: testCommitLog)
-            } catch let error as TerminalError {
-                throw CommandFailure(error.description + " To print the standings without the scoreboard, use: worldcup list")
-            }
+        guard TerminalLibrary.hasInteractiveTerminal else {
+            throw NoUsableTerminal(description: "the scoreboard needs a terminal, and stdin or stdout is not one. "
+                + "To print the standings, use: worldcup list")
         }
-    }
-}
-
-/// Prints a user error as "worldcup: message" on stderr and exits with status 1.
-struct CommandFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ message: String) { description = message }
-}
-
-extension ParsableCommand {
-    /// Runs `body`, turning the errors a user can cause into a message on stderr and exit 1.
-    func reportingErrors(_ body: () throws -> Void) throws {
+        let environment = ProcessInfo.processInfo.environment
+        let colors = !noColor && (environment["NO_COLOR"] ?? "").isEmpty
         do {
-            try body()
-        } catch let error as WorldCupError {
-            StandardError.write("worldcup: \(error)\n")
-            throw ExitCode.failure
-        } catch let error as CommandFailure {
-            StandardError.write("worldcup: \(error)\n")
-            throw ExitCode(2)
+            let opened = try store.openSeededStore()
+            // A key press must not wait long for a server that went away: a score whose
+            // commit is in doubt is kept and sent again when the server is back.
+            (opened as? PostgreSQLTeamStore)?.doubtTimeout = .seconds(2)
+            if let testSafetyLookSeconds {
+                (opened as? TeamStore)?.safetyLookInterval.withLock { $0 = .seconds(max(1, testSafetyLookSeconds)) }
+            }
+            try ScoreboardSession.run(
+                store: opened, showsFlags: flags, colors: colors,
+                cacheDirectory: StoreLocation.defaultCacheDirectory(environment: environment), stats: sessionStats,
+                crashKey: testCrashKey?.first, commitLog: testCommitLog)
+        } catch let error as TerminalError {
+            throw NoUsableTerminal(
+                description: error.description + " To print the standings without the scoreboard, use: worldcup list")
         }
     }
 }

@@ -89,26 +89,32 @@ import Testing
         #expect(result.stderr.contains("/nonexistent/.s.PGSQL.5999"), "libpq's own words: \(result.stderr)")
     }
 
-    /// The README's roles, by GRANT: a viewer reads, a scorer scores, an organiser adds teams.
-    @Test func rolesDecideWhoMayDoWhat() throws {
-        let database = try SharedDatabase()
-        #expect(try WorldCupProcess.run(["list", "--db", database.uri(), "--seed", WorldCupProcess.seedPath]).status == 0)
-        try database.createRoles()
+    /// The README's shared scoreboard from nothing, its blocks run as written (see
+    /// ``ReadmeSharedSetup``): a viewer reads, a scorer scores, an organiser adds teams.
+    @Test func theREADMEsSetupGivesEachLoginItsRights() throws {
+        let setup = try ReadmeSharedSetup(worldcup: WorldCupProcess.binary)
+        #expect(setup.logins.keys.sorted() == ["organiser", "scorer", "viewer"], "\(setup.logins)")
         func run(_ role: String, _ arguments: [String]) throws -> WorldCupProcess.Result {
-            try WorldCupProcess.run(arguments + ["--db", database.uri(role: role)])
+            try WorldCupProcess.run(arguments + ["--db", setup.uri(role: role)])
         }
         let list = try run("viewer", ["list"])
         #expect(list.status == 0 && list.stdout.contains("Brazil"), "\(list.stderr)")
+        let viewer = setup.logins["viewer"] ?? ""
         let viewerWin = try run("viewer", ["win", "brazil"])
         #expect(viewerWin.status == 1)
-        #expect(viewerWin.stderr.contains("read-only: the PostgreSQL role \"viewer\" may not add wins"), "\(viewerWin.stderr)")
+        #expect(viewerWin.stderr.contains("read-only: the PostgreSQL role \"\(viewer)\" may not add wins"),
+                "\(viewerWin.stderr)")
         #expect(try run("scorer", ["win", "brazil", "--count", "2"]).stdout == "2\n")
         let scorerAdd = try run("scorer", ["add", "--name", "Wenderland", "--zone", "Internets"])
         #expect(scorerAdd.status == 1 && scorerAdd.stderr.contains("may not add teams"), "\(scorerAdd.stderr)")
         let organiserAdd = try run("organiser", ["add", "--name", "Wenderland", "--zone", "Internets"])
         #expect(organiserAdd.status == 0, "\(organiserAdd.stderr)")
         #expect(try run("organiser", ["win", "wenderland"]).stdout == "1\n")
-        #expect(try database.wins()["Brazil"] == 2)
-        #expect(try database.wins()["Wenderland"] == 1)
+        struct Section: Decodable { var teams: [Entry] }
+        struct Entry: Decodable { var teamName: String; var wins: Int }
+        let owner = try WorldCupProcess.run(["list", "--json", "--db", setup.ownerURI])
+        let sections = try JSONDecoder().decode([Section].self, from: Data(owner.stdout.utf8))
+        let wins = Dictionary(uniqueKeysWithValues: sections.flatMap(\.teams).map { ($0.teamName, $0.wins) })
+        #expect(wins["Brazil"] == 2 && wins["Wenderland"] == 1 && wins.count == 33, "\(wins)")
     }
 }

@@ -7,6 +7,9 @@ struct WorldCupProcess {
         var status: Int32
         var stdout: String
         var stderr: String
+        /// The bytes as printed, for checks that a decoded string would hide (invalid UTF-8).
+        var stdoutBytes = Data()
+        var stderrBytes = Data()
     }
 
     static let packageRoot = URL(fileURLWithPath: #filePath)
@@ -21,15 +24,20 @@ struct WorldCupProcess {
     static let seedPath = packageRoot.appendingPathComponent("seed.json").path
 
     /// Runs `worldcup` with `arguments`, stdin from /dev/null, and a minimal environment
-    /// plus `environment`.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
-        try runProgram(binary, arguments, environment: environment)
+    /// plus `environment`, in `directory` (nil: this process's).
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], in directory: String? = nil
+    ) throws -> Result {
+        try runProgram(binary, arguments, environment: environment, in: directory)
     }
 
-    static func runProgram(_ program: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    static func runProgram(
+        _ program: String, _ arguments: [String], environment: [String: String] = [:], in directory: String? = nil
+    ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
+        process.currentDirectoryURL = directory.map { URL(fileURLWithPath: $0) }
         var base = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
         base["HOME"] = ProcessInfo.processInfo.environment["HOME"]
         process.environment = base.merging(environment) { $1 }
@@ -45,6 +53,7 @@ struct WorldCupProcess {
         return Result(
             status: process.terminationStatus,
             stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+            stderr: String(decoding: errData, as: UTF8.self),
+            stdoutBytes: outData, stderrBytes: errData)
     }
 }

@@ -92,19 +92,6 @@ public struct SharedDatabase: Sendable {
     /// The README's roles block (the fenced SQL that starts with `-- worldcup roles`), so the
     /// tests check what users are told to run.
     public static func readmeRolesBlock() throws -> String {
-        let readme = try String(contentsOfFile: packageRoot + "/README.md", encoding: .utf8)
-        guard let start = readme.range(of: "```sql\n-- worldcup roles"),
-              let end = readme.range(of: "```", range: start.upperBound..<readme.endIndex) else {
-            throw ReadmeError()
-        }
-        return String(readme[readme.index(start.lowerBound, offsetBy: 7)..<end.lowerBound])
+        try Readme.fencedBlock(language: "sql", startingWith: "-- worldcup roles")
     }
-
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-}
-
-/// The README lacks the block the tests run.
-struct ReadmeError: Error, CustomStringConvertible {
-    var description: String { "README.md has no ```sql block starting with -- worldcup roles" }
 }

@@ -105,17 +105,19 @@ struct MalformedSeed: CustomTestStringConvertible, Sendable {
             try store.importTeams(from: .file(path))
         }
         #expect(error == .seedInvalid(SeedProblem(
-            file: path, entryIndex: 1, field: "teamName", message: "a team named \"brazil\" is already in the store")))
+            file: path, entryIndex: 1, field: "teamName", message: "a team named \"brazil\" is already in the store",
+            remedy: SeedProblem.skipExisting)))
         #expect(try Fixtures.teamCount(store) == 32)
     }
 
     @Test func unreadableSeedSaysWhy() throws {
         let directory = TemporaryDirectory()
-        #expect(throws: WorldCupError.seedUnreadable(path: directory.path + "/nope.json", reason: "no such file")) {
+        let missing = directory.path + "/nope.json"
+        #expect(throws: WorldCupError.fileUnreadable(path: missing, kind: .seed, reason: "no such file")) {
             try SeedFile.read(path: directory.path + "/nope.json")
         }
-        #expect(throws: WorldCupError.seedUnreadable(path: directory.path, reason: "it is a folder, not a file")) {
-            try SeedFile.read(path: directory.path)
+        #expect(throws: WorldCupError.fileIsAFolder(path: directory.path, kind: .importFile)) {
+            try SeedFile.read(path: directory.path, kind: .importFile)
         }
     }
 }

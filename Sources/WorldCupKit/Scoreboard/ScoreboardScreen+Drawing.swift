@@ -50,6 +50,8 @@ extension ScoreboardScreen {
         case .help: return "Any key closes the help"
         case .searching: return ""
         case .zoneLetter: return "Zone by its first letter: " + controller.sectionIndexTitles.joined(separator: " ")
+        case .list where store.isReadOnly:
+            return "Read-only store · ↑↓ move · / search · ] zone · ? help · q quit"
         case .list:
             return "↑↓ move · Enter +1 win · / search · ] zone · u undo" + (isShaken ? " · + add team" : "") + " · ? help · q quit"
         }

@@ -146,6 +146,9 @@ extension ScoreboardScreen {
             try write()
             writesSinceCheckpoint += 1
             followOwnWrite()
+        } catch WorldCupError.storeReadOnly {
+            // Short enough for the status line; the store's path would push the reason off it.
+            message = "Read-only store: nothing changed (this user may not write it)."
         } catch {
             message = Self.sentence("\(error)")
         }

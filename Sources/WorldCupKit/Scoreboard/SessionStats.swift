@@ -1,4 +1,5 @@
 import Foundation
+import TerminalUI
 
 /// Timing figures of one scoreboard session, written to a file when it ends (`--stats FILE`),
 /// for benchmarks: how long the first frame took, how long each key took until the terminal
@@ -70,7 +71,8 @@ public final class SessionStats {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         lines.append("peak_rss_kb \(usage.ru_maxrss)")
         if !FileManager.default.createFile(atPath: path, contents: Data((lines.joined(separator: "\n") + "\n").utf8)) {
-            FileHandle.standardError.write(Data("worldcup: cannot write the stats file \(path)\n".utf8))
+            let shown = TerminalText.sanitized(path)
+            FileHandle.standardError.write(Data("worldcup: cannot write the stats file \(shown)\n".utf8))
         }
     }
 

@@ -8,28 +8,30 @@ import Foundation
 /// names equal ignoring ASCII case. Any problem throws one ``SeedProblem`` naming the file, the
 /// entry's index and the field.
 public enum SeedFile {
-    public static func read(path: String) throws -> [SeedEntry] {
+    /// The entries of the file at `path`; `kind` names the file in the error when it cannot be
+    /// read at all.
+    public static func read(path: String, kind: FileKind = .seed) throws -> [SeedEntry] {
         if let entries = FastSeedReader.entries(inFileAt: path) { return entries }
-        return try thoroughlyParse(try contents(path: path), file: path)
+        return try thoroughlyParse(try contents(path: path, kind: kind), file: path)
     }
 
-    /// Throws the error ``read(path:)`` would throw when the file cannot be opened or read at
-    /// all (missing, a folder, no permission), before anything is done with it.
-    public static func checkReadable(path: String) throws {
+    /// Throws the error ``read(path:kind:)`` would throw when the file cannot be opened or read
+    /// at all (missing, a folder, no permission), before anything is done with it.
+    public static func checkReadable(path: String, kind: FileKind) throws {
         do {
             let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
             defer { try? handle.close() }
             _ = try handle.read(upToCount: 1)
         } catch {
-            throw WorldCupError.seedUnreadable(path: path, reason: Self.reason(for: error, path: path))
+            throw unreadable(path: path, kind: kind, error: error)
         }
     }
 
-    private static func contents(path: String) throws -> Data {
+    private static func contents(path: String, kind: FileKind) throws -> Data {
         do {
             return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw WorldCupError.seedUnreadable(path: path, reason: Self.reason(for: error, path: path))
+            throw unreadable(path: path, kind: kind, error: error)
         }
     }
 
@@ -145,17 +147,15 @@ public enum SeedFile {
         }
     }
 
-    private static func reason(for error: any Error, path: String) -> String {
-        let code = (error as NSError).code
-        switch code {
-        case NSFileReadNoSuchFileError: return "no such file"
-        case NSFileReadNoPermissionError: return "permission denied"
-        default:
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-                return "it is a folder, not a file"
-            }
-            return (error as NSError).localizedDescription
+    private static func unreadable(path: String, kind: FileKind, error: any Error) -> WorldCupError {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            return .fileIsAFolder(path: path, kind: kind)
+        }
+        switch (error as NSError).code {
+        case NSFileReadNoSuchFileError: return .fileUnreadable(path: path, kind: kind, reason: "no such file")
+        case NSFileReadNoPermissionError: return .fileUnreadable(path: path, kind: kind, reason: "permission denied")
+        default: return .fileUnreadable(path: path, kind: kind, reason: (error as NSError).localizedDescription)
         }
     }
 }

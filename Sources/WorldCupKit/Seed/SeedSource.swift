@@ -7,26 +7,30 @@
 public struct SeedSource: Sendable {
     /// The file, as messages name it.
     public let file: String
+    /// What the file is for, as messages name it when it cannot be read.
+    let kind: FileKind
     private let given: [SeedEntry]?
 
-    /// The teams of the seed-shaped file at `path`, read when the store asks for them.
-    public static func file(_ path: String) -> SeedSource {
-        SeedSource(file: path, given: nil)
+    /// The teams of the seed-shaped file at `path` (a seed, or a file to import), read when the
+    /// store asks for them.
+    public static func file(_ path: String, kind: FileKind = .seed) -> SeedSource {
+        SeedSource(file: path, kind: kind, given: nil)
     }
 
     /// Teams already read (or made), named `file` in messages.
     public init(entries: [SeedEntry], file: String) {
-        self.init(file: file, given: entries)
+        self.init(file: file, kind: .seed, given: entries)
     }
 
-    private init(file: String, given: [SeedEntry]?) {
+    private init(file: String, kind: FileKind, given: [SeedEntry]?) {
         self.file = file
+        self.kind = kind
         self.given = given
     }
 
     /// Every entry, checked in full: content, syntax, and no two names equal ignoring case.
     public func entries() throws -> [SeedEntry] {
-        guard let given else { return try SeedFile.read(path: file) }
+        guard let given else { return try SeedFile.read(path: file, kind: kind) }
         try SeedFile.checkNamesDiffer(given, file: file)
         return given
     }

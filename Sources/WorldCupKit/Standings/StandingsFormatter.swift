@@ -57,7 +57,8 @@ public enum StandingsFormatter {
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(sections), as: UTF8.self) + "\n"
+        let json = String(decoding: try encoder.encode(sections), as: UTF8.self)
+        return TerminalText.escapingControls(inJSON: json) + "\n"
     }
 
     private static func displayName(_ text: String) -> String {

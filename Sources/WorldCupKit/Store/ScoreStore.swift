@@ -17,6 +17,10 @@ public protocol ScoreStore: AnyObject {
     /// The store as its user named it: a file path, or `user@host:port/database`.
     var displayName: String { get }
 
+    /// Whether every write will be refused, as known when the store was opened: an SQLite file
+    /// this user may only read. (A PostgreSQL role's rights show at its first write.)
+    var isReadOnly: Bool { get }
+
     /// Imports the seed if this store has never been seeded (exactly once, however many
     /// programs open a new store at once); returns how many teams it imported. `loadSeed` is
     /// called only when the seed is needed.
@@ -66,6 +70,9 @@ public protocol ScoreStore: AnyObject {
 }
 
 extension ScoreStore {
+    /// Not known to refuse writes: a store whose rights show only at a write says so then.
+    public var isReadOnly: Bool { false }
+
     /// Every team in standings order.
     public func teamsInStandingsOrder() throws -> [Team] {
         try standings().flatMap(\.teams)

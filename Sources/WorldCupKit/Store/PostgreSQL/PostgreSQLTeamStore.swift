@@ -224,7 +224,8 @@ public final class PostgreSQLTeamStore: ScoreStore {
                 let entryIndex = start + index
                 throw WorldCupError.seedInvalid(SeedProblem(
                     file: file, entryIndex: entryIndex, field: "teamName",
-                    message: "a team named \"\(entries[entryIndex].teamName)\" is already in the store"))
+                    message: "a team named \"\(entries[entryIndex].teamName)\" is already in the store",
+                    remedy: SeedProblem.skipExisting))
             }
             let zones = batch.map { entry in
                 let key = NoCase.key(entry.qualifyingZone)

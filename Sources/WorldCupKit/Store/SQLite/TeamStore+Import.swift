@@ -119,7 +119,8 @@ extension TeamStore {
             guard try SeedFields.of(entry, writer.insert) else {
                 throw WorldCupError.seedInvalid(SeedProblem(
                     file: file, entryIndex: index, field: "teamName",
-                    message: "a team named \"\(entry.teamName)\" is already in the store"))
+                    message: "a team named \"\(entry.teamName)\" is already in the store",
+                    remedy: SeedProblem.skipExisting))
             }
             if let progress, index % 4096 == 0 {
                 progress(ImportStatus(teams: writer.inserted, share: Double(index) / Double(entries.count)))

@@ -18,17 +18,28 @@ public final class TeamStore: ScoreStore, Sendable {
     /// How long an idle scoreboard on this store waits before looking for commits its change
     /// signal did not announce (nil: the store's default).
     public let safetyLookInterval = Mutex<Duration?>(nil)
+    /// Whether this user may only read the store (see ``open(path:createDirectory:)``).
+    public let isReadOnly: Bool
 
-    private init(path: String, pool: DatabasePool) {
+    private init(path: String, pool: DatabasePool, isReadOnly: Bool = false) {
         self.path = path
         self.pool = pool
+        self.isReadOnly = isReadOnly
     }
 
     /// Opens (creating if needed) the store at `path` and brings its schema up to date.
     ///
+    /// A store this user may read but not write (the file or its folder) is opened read-only,
+    /// as `sqlite3 -readonly` opens it: reads work, and every write is refused with
+    /// ``WorldCupError/storeReadOnly(path:)``.
+    ///
     /// - Parameter createDirectory: create the store's folder when missing (for the default
     ///   location); a folder the user named must already exist.
     public static func open(path: String, createDirectory: Bool = false) throws -> TeamStore {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw WorldCupError.storeIsAFolder(path: path)
+        }
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
             guard createDirectory else { throw WorldCupError.storeDirectoryMissing(path: path) }
@@ -39,12 +50,46 @@ public final class TeamStore: ScoreStore, Sendable {
             }
         }
         return try StoreErrors.translating(path: path) {
-            if FileManager.default.fileExists(atPath: path) { try refuseUnusableStore(path: path) }
+            let exists = FileManager.default.fileExists(atPath: path)
+            if exists && !mayWrite(path: path, folder: folder) {
+                let store = TeamStore(path: path, pool: try openReadOnlyPool(path: path), isReadOnly: true)
+                // Up to date already, or refused: a read-only store cannot be migrated.
+                try store.migrate()
+                return store
+            }
+            if exists { try refuseUnusableStore(path: path) }
             let pool = try openPool(path: path)
             let store = TeamStore(path: path, pool: pool)
             try store.migrate()
             return store
         }
+    }
+
+    /// Whether this user may write the store file and its folder, where SQLite makes and
+    /// removes the `-wal` and `-shm` files (root too is refused on a read-only file system or
+    /// an immutable file).
+    private static func mayWrite(path: String, folder: String) -> Bool {
+        let files = FileManager.default
+        return files.isWritableFile(atPath: path) && files.isWritableFile(atPath: folder.isEmpty ? "." : folder)
+    }
+
+    /// A read-only pool that creates no file beside the store. With the `-wal` and `-shm` files
+    /// a writer keeps (or left behind), SQLite reads the commits in the WAL through them. Without
+    /// them it would create them, and a reader cannot remove them: in a folder that is not the
+    /// reader's, a `-shm` file left behind refuses the owner's writes. Then the file alone holds
+    /// every commit, and is opened `immutable`, which reads it without locks or other files
+    /// (so an open scoreboard does not see a writer who starts later).
+    private static func openReadOnlyPool(path: String) throws -> DatabasePool {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(busyTimeout)
+        let files = FileManager.default
+        if files.fileExists(atPath: path + "-wal") && files.fileExists(atPath: path + "-shm") {
+            return try DatabasePool(path: path, configuration: configuration)
+        }
+        let absolute = path.hasPrefix("/") ? path : files.currentDirectoryPath + "/" + path
+        let encoded = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? absolute
+        return try DatabasePool(path: "file:" + encoded + "?immutable=1", configuration: configuration)
     }
 
     /// How long opening waits for other processes that hold the store, in seconds.

@@ -1,0 +1,65 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Small things people who use command lines expect: no file overwritten unasked, messages that
+/// name a file by what it is for, the way out of a refusal, and a suggestion for a mistyped
+/// command as for a mistyped option.
+@Suite struct CommandLineHabitsTests {
+    @Test func generateRefusesToOverwriteAFileUnlessForced() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.file("teams.json", contents: "my only copy\n")
+        let refused = try WorldCupProcess.run(["generate", "--teams", "5", "--output", file])
+        #expect(refused.status == 1)
+        #expect(refused.stderr == "worldcup: the output file \(file) already exists. Nothing was written; "
+            + "pass --force to replace it, or choose another --output.\n", "\(refused.stderr)")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "my only copy\n")
+        let forced = try WorldCupProcess.run(["generate", "--teams", "5", "--output", file, "--force"])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        let teams = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [Any]
+        #expect(teams?.count == 5)
+    }
+
+    @Test func aMissingImportFileIsCalledAnImportFile() throws {
+        let directory = TemporaryDirectory()
+        let result = try WorldCupProcess.run(["import", "nope.json", "--db", directory.store], in: directory.path)
+        #expect(result.status == 1)
+        #expect(result.stderr == "worldcup: cannot read the import file nope.json: no such file.\n", "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.store), "no store made for a file that is not there")
+    }
+
+    @Test func aMissingSeedFileIsCalledASeedFile() throws {
+        let directory = TemporaryDirectory()
+        let arguments = ["list", "--db", directory.store, "--seed", "nope.json"]
+        let result = try WorldCupProcess.run(arguments, in: directory.path)
+        #expect(result.status == 1)
+        #expect(result.stderr == "worldcup: cannot read the seed file nope.json: no such file.\n", "\(result.stderr)")
+    }
+
+    @Test func aDuplicateImportSaysHowToSkipTheTeamsAlreadyThere() throws {
+        let directory = TemporaryDirectory()
+        let store = ["--db", directory.store, "--seed", WorldCupProcess.seedPath]
+        #expect(try WorldCupProcess.run(["list"] + store).status == 0)
+        let again = try WorldCupProcess.run(["import", WorldCupProcess.seedPath] + store)
+        #expect(again.status == 1)
+        #expect(again.stderr == "worldcup: \(WorldCupProcess.seedPath), entry 0, field \"teamName\": "
+            + "a team named \"Costa Rica\" is already in the store. "
+            + "Nothing was imported; pass --skip-existing to import only the teams not in the store.\n",
+            "\(again.stderr)")
+    }
+
+    @Test func aMistypedCommandGetsASuggestion() throws {
+        for (typed, meant) in [("lsit", "list"), ("expotr", "export"), ("wni", "win"), ("improt", "import")] {
+            let result = try WorldCupProcess.run([typed])
+            #expect(result.status == 64)
+            #expect(result.stderr.hasPrefix("worldcup: unexpected argument '\(typed)'. Did you mean '\(meant)'?\n"),
+                    "\(result.stderr)")
+            #expect(result.stderr.contains("Usage: worldcup"))
+        }
+        let far = try WorldCupProcess.run(["frobnicate"])
+        #expect(far.status == 64, "\(far.stderr)")
+        #expect(far.stderr.hasPrefix("worldcup: unexpected argument 'frobnicate'\n"), "no suggestion: \(far.stderr)")
+        let json = try WorldCupProcess.run(["list", "--jsn"])
+        #expect(json.stderr.hasPrefix("worldcup: unknown option '--jsn'. Did you mean '--json'?\n"), "\(json.stderr)")
+    }
+}

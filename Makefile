@@ -88,15 +88,16 @@ bench: deps
 	$$($(SWIFT) build -c release --show-bin-path)/worldcup-bench --worldcup $$($(SWIFT) build -c release --show-bin-path)/worldcup \
 		--sizes $(BENCH_SIZES) --iterations $(BENCH_ITERATIONS) --output BENCHMARKS.md --plot docs/per-change-cost.svg
 
-## docs: the DocC archives of both stores' libraries in .build/docs/ (warnings fail them).
-DOC_TARGETS = FetchedResultsSQLite FetchedResultsPostgreSQL
+## docs: the library's documentation, the core and both stores in one DocC archive,
+## .build/docs/FetchedResults.doccarchive (a warning fails it). Built in its own folder with the
+## DocC plugin, which only this target asks for (WORLDCUP_DOCS, read by Package.swift).
+DOC_TARGETS = FetchedResults FetchedResultsSQLite FetchedResultsPostgreSQL
 docs:
 	@mkdir -p .build/docs
-	@for target in $(DOC_TARGETS); do \
-		rm -rf .build/docs/$$target.doccarchive; \
-		$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target $$target \
-			--warnings-as-errors --output-path .build/docs/$$target.doccarchive || exit 1; \
-	done
+	@rm -rf .build/docs/FetchedResults.doccarchive
+	@set -o pipefail; WORLDCUP_DOCS=1 $(SWIFT) package --scratch-path .build-docs --allow-writing-to-directory .build/docs \
+		generate-documentation $(addprefix --target ,$(DOC_TARGETS)) --enable-experimental-combined-documentation \
+		--warnings-as-errors --output-path .build/docs/FetchedResults.doccarchive $(QUIET_PIPE)
 
 clean:
 	rm -rf .build

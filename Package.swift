@@ -1,6 +1,10 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// The DocC plugin is needed only to build the library's documentation (`make docs` sets
+/// WORLDCUP_DOCS): a package that depends on the library resolves only what it uses.
+let buildsDocumentation = Context.environment["WORLDCUP_DOCS"] != nil
+
 let package = Package(
     name: "worldcup",
     platforms: [.macOS(.v15)],
@@ -13,9 +17,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // `make docs`: the FetchedResults DocC archive.
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-    ],
+    ] + (buildsDocumentation ? [.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")] : []),
     targets: [
         // What every store's results controller shares and no database knows: sort keys as
         // bytes, the chunked ordered keys, the cache file format.

@@ -192,6 +192,7 @@ public final class PostgreSQLConnection {
     /// - Parameters:
     ///   - isolation: the transaction's isolation level.
     ///   - readOnly: whether the transaction may only read (the server refuses its writes).
+    ///   - body: the transaction's work; its value is returned.
     public func transaction<T>(isolation: IsolationLevel = .readCommitted, readOnly: Bool = false, _ body: () throws -> T) throws -> T {
         try execute("BEGIN ISOLATION LEVEL " + isolation.sql + (readOnly ? " READ ONLY" : ""))
         do {

@@ -60,7 +60,7 @@ public final class PostgreSQLStore: ResultsStore {
 
     /// Resolves the request's relationships and reads its columns' types from the catalog.
     ///
-    /// - Throws: ``FetchedResultsError`` for a request the store cannot follow (no id column, a
+    /// - Throws: `FetchedResultsError` for a request the store cannot follow (no id column, a
     ///   sort key of a type whose order cannot be kept in memory, a predicate of another
     ///   store); ``PostgreSQLError`` when the server cannot be reached.
     public func prepare(_ request: TableFetchRequest, sectionNameKeyPath: String?) throws {
@@ -109,7 +109,7 @@ public final class PostgreSQLStore: ResultsStore {
 
     /// Checks that every observed table has its change feed, and listens for its notifications.
     ///
-    /// - Throws: ``FetchedResultsError/changeFeedMissing(table:installation:)``.
+    /// - Throws: `FetchedResultsError.changeFeedMissing(table:installation:)`.
     public func startTracking() throws {
         let connection = try connect()
         for table in observedTables {
@@ -291,6 +291,7 @@ extension FetchedResultsController where Store == PostgreSQLStore, Record: Postg
     ///   - fetchRequest: what to fetch and in which order.
     ///   - conninfo: the server, as `psql` takes it (`postgresql://user@host/db`, `host=… dbname=…`).
     ///   - connectionDefaults: connection parameters the conninfo and `PG*` variables may override.
+    ///   - recordType: the type of the objects, made from each row by its own decoding.
     ///   - sectionNameKeyPath: the key whose values cut the results into sections (the first
     ///     sort descriptor's key), or nil for one section.
     ///   - cacheName: the name of a persistent cache, used when tracking.

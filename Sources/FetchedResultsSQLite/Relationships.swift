@@ -1,7 +1,7 @@
 import FetchedResults
 import GRDB
 
-/// A key path across a to-one relationship (``ToOneRelationship``), resolved against the schema:
+/// A key path across a to-one relationship (`ToOneRelationship`), resolved against the schema:
 /// what to select for it and which rows of the fetched table a change to a related row concerns.
 ///
 /// A relationship the request does not declare is found among the table's foreign keys when it
@@ -24,7 +24,7 @@ struct RelationshipKeyPath: Hashable {
             + "\(table.quotedDatabaseIdentifier).\(relationship.foreignKey.quotedDatabaseIdentifier))"
     }
 
-    /// Resolves key paths the request uses (see ``TableFetchRequest/keyPathsAcrossRelationships(sectionNameKeyPath:)``);
+    /// Resolves key paths the request uses (see `TableFetchRequest.keyPathsAcrossRelationships(sectionNameKeyPath:)`);
     /// throws a descriptive error for one that names no relationship, more than one, or a
     /// column the related table lacks.
     static func resolve(_ keyPaths: Set<String>, of request: TableFetchRequest, _ db: Database) throws -> [RelationshipKeyPath] {

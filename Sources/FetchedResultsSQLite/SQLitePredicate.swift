@@ -78,7 +78,7 @@ struct BuiltPredicate {
 
     init() {}
 
-    /// - Throws: ``FetchedResultsError/predicateForAnotherStore(predicate:expected:)`` for a
+    /// - Throws: `FetchedResultsError.predicateForAnotherStore(predicate:expected:)` for a
     ///   predicate that is not a ``SQLitePredicate``.
     init(_ predicate: (any FetchPredicate)?, _ db: Database) throws {
         guard let predicate else { return }

@@ -220,6 +220,7 @@ extension FetchedResultsController where Store == SQLiteStore, Record: Fetchable
     /// - Parameters:
     ///   - fetchRequest: what to fetch and in which order.
     ///   - database: the pool or queue to read from and whose commits to follow.
+    ///   - recordType: the type of the objects, made from each row by its own decoding.
     ///   - sectionNameKeyPath: the key whose values cut the results into sections (the first
     ///     sort descriptor's key), or nil for one section.
     ///   - cacheName: the name of a persistent cache; it needs ``ChangeHistory`` on the table.

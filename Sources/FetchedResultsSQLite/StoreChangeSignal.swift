@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// A file descriptor that becomes readable when a store may have new commits, so that an event
-/// loop can sleep until then instead of polling ``FetchedResultsController/processExternalChanges()``
+/// loop can sleep until then instead of polling `FetchedResultsController.processPendingChanges()`
 /// on a timer.
 ///
 /// In WAL mode every commit, from any connection or process, writes to the store's `-wal` file;

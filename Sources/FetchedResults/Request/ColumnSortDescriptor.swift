@@ -1,7 +1,7 @@
 /// One sort key: a column, a direction and how text compares (Core Data's `NSSortDescriptor`).
 ///
 /// The same descriptor means the same order on every store, and the controller keeps exactly
-/// that order in memory (see ``SortKey``):
+/// that order in memory (as sort keys of bytes):
 /// - NULL first when ascending, last when descending;
 /// - numbers by value, integers and reals compared exactly;
 /// - text by its UTF-8 bytes (``Collation/binary``: SQLite's `BINARY`, PostgreSQL's

@@ -82,7 +82,7 @@ public struct TableFetchRequest: Sendable {
 
 /// A condition on the fetched rows, in the SQL of the store that runs it: each store accepts
 /// its own kind (`SQLitePredicate` on SQLite, `PostgreSQLPredicate` on PostgreSQL) and refuses
-/// another's with ``FetchedResultsError/predicateForAnotherStore(_:)``. Values travel as the
+/// another's with ``FetchedResultsError/predicateForAnotherStore(predicate:expected:)``. Values travel as the
 /// store's parameters, never inside the SQL text.
 public protocol FetchPredicate: Sendable {}
 

@@ -31,6 +31,25 @@ extension PostgreSQLServerTests {
             }
         }
 
+        /// The change sequences wait for the server by themselves: a commit by another connection
+        /// wakes them (its `NOTIFY`), and each element is what that commit did.
+        @Test func changeSetsAndSnapshotsArriveAsAsyncSequences() async throws {
+            let (conninfo, writer) = try standingsDatabase()
+            try insert(["delta", "alpha"], from: 1, on: writer)
+            let controller = PostgreSQLResultsController<StandingsItem>(fetchRequest: Self.byName, conninfo: conninfo)
+            var changeSets = controller.changeSets().makeAsyncIterator()
+            var snapshots = controller.snapshots().makeAsyncIterator()
+            #expect(try await snapshots.next()?.rowIDs == [2, 1], "the first step fetches, with tracking")
+            #expect(controller.isTracking)
+            try insert(["bravo"], from: 3, on: writer)
+            let inserted = try await changeSets.next()
+            #expect(inserted?.objectChanges.map(\.type) == [.insert])
+            #expect(inserted?.objectChanges.first?.newIndexPath == IndexPath(row: 1, section: 0))
+            #expect(try await snapshots.next()?.rowIDs == [2, 3, 1], "the newest snapshot")
+            try writer.execute("UPDATE item SET name = 'zulu' WHERE id = 2")
+            #expect(try await changeSets.next()?.objectChanges.map(\.type) == [.move])
+        }
+
         @Test func aTerminatedConnectionIsReportedThenCaughtUpInOneChangeSet() throws {
             let (conninfo, writer) = try standingsDatabase()
             try insert(["delta", "alpha"], from: 1, on: writer)

@@ -93,14 +93,15 @@ extension FetchedResultsController {
     ///
     /// - Parameter notify: false while a fetch catches up, when there is nothing to tell yet.
     func apply(touched: Set<Int64>, fresh allFresh: [Int64: Store.Row], _ snapshot: Store.Snapshot, notify: Bool) throws {
-        guard state != nil else { return }
         let fresh = keepingLoaded(allFresh)
         let store = self.store
-        let rows = state!.touchedRows(touched, fresh: fresh, key: store.key(of:rowID:)) { store.changedColumns(from: records[$0], to: $1) }
-        // No copy of the state is held here: the keys are changed in place, not copied.
-        let changes = try state!.apply(rows, flatDifference: changeStyles.contains(.difference)) { id in
+        guard let rows = state?.touchedRows(touched, fresh: fresh, key: store.key(of:rowID:), changedColumns: {
+            store.changedColumns(from: records[$0], to: $1)
+        }) else { return }
+        // Optional chaining changes the keys in place: no copy of the state is held here.
+        guard let changes = try state?.apply(rows, flatDifference: changeStyles.contains(.difference), sectionName: { id in
             try sectionName(ofRow: id, loaded: fresh[id] ?? records[id], snapshot)
-        }
+        }) else { return }
         records.apply(touched: touched, fresh: fresh)
         cacheIsStale = true
         if notify, !changes.isEmpty { deliver(changes) }

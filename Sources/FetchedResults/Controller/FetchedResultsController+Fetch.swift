@@ -172,9 +172,9 @@ extension FetchedResultsController {
         // Untracked results may still hold a row that has since moved past the boundary.
         let tracking = isTracking
         let next = try store.readOrdered(limit: count, after: boundary, skipping: { !tracking && held.contains($0) }, in: snapshot)
-        let changes = try state!.append(next.keys, flatDifference: changeStyles.contains(.difference)) { id in
+        guard let changes = try state?.append(next.keys, flatDifference: changeStyles.contains(.difference), sectionName: { id in
             try next.sectionNames[id] ?? sectionName(ofRow: id, loaded: next.loaded[id], snapshot)
-        }
+        }) else { return }
         records.storeBatch(next.loaded)
         loadBoundary = next.count < count ? nil : next.last
         cacheIsStale = true

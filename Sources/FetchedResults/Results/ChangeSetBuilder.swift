@@ -70,49 +70,47 @@ package struct ChangeSetBuilder {
         }
 
         let sectionedMoves = movedRows(sections: sections)
-        var deletes: [ObjectChange] = [], inserts: [ObjectChange] = [], moves: [ObjectChange] = [], updates: [ObjectChange] = []
+        // Each change with the path it is ordered by: deletes by old path, last first; inserts and
+        // moves by new path; updates by old path.
+        var deletes: [(IndexPath, ObjectChange)] = [], inserts: [(IndexPath, ObjectChange)] = []
+        var moves: [(IndexPath, ObjectChange)] = [], updates: [(IndexPath, ObjectChange)] = []
 
         for placement in placements {
             let old = placement.oldPosition.map { oldLayout.indexPath(ofVisible: $0) }
             let new = placement.newPosition.map { newLayout.indexPath(ofVisible: $0) }
             let oldSectionGone = old.map { sections.newIndex(ofOld: $0.section) == nil } ?? false
             let newSectionFresh = new.map { sections.isInserted(new: $0.section) } ?? false
-            let change = { (type: ChangeType, from: IndexPath?, to: IndexPath?) in
-                ObjectChange(type: type, rowID: placement.rowID, indexPath: from, newIndexPath: to,
-                             changedColumns: type == .insert || type == .delete ? [] : placement.changedColumns)
-            }
+            let rowID = placement.rowID, changedColumns = placement.changedColumns
             switch (old, new) {
             case (nil, nil):
                 break
             case let (old?, nil):
-                if !oldSectionGone { deletes.append(change(.delete, old, nil)) }
+                if !oldSectionGone { deletes.append((old, .delete(rowID: rowID, at: old))) }
             case let (nil, new?):
-                if !newSectionFresh { inserts.append(change(.insert, nil, new)) }
+                if !newSectionFresh { inserts.append((new, .insert(rowID: rowID, at: new))) }
             case let (old?, new?):
                 if !placement.changedColumns.isEmpty { result.reloadedRowIDs.insert(placement.rowID) }
                 // Rows inside an inserted or deleted section get no row operation of their own.
                 switch (oldSectionGone, newSectionFresh) {
                 case (true, true): break
-                case (true, false): inserts.append(change(.insert, nil, new))
-                case (false, true): deletes.append(change(.delete, old, nil))
+                case (true, false): inserts.append((new, .insert(rowID: rowID, at: new)))
+                case (false, true): deletes.append((old, .delete(rowID: rowID, at: old)))
                 case (false, false):
                     if sectionedMoves.contains(placement.rowID) && old == new {
                         // Its order changed but inserts and deletes around it left its path as it
                         // was; a table view refuses a move to the same path, so it is replaced.
-                        deletes.append(change(.delete, old, nil))
-                        inserts.append(change(.insert, nil, new))
+                        deletes.append((old, .delete(rowID: rowID, at: old)))
+                        inserts.append((new, .insert(rowID: rowID, at: new)))
                     } else if sectionedMoves.contains(placement.rowID) {
-                        moves.append(change(.move, old, new))
+                        moves.append((new, .move(rowID: rowID, from: old, to: new, changedColumns: changedColumns)))
                     } else if !placement.changedColumns.isEmpty {
-                        updates.append(change(.update, old, new))
+                        updates.append((old, .update(rowID: rowID, from: old, to: new, changedColumns: changedColumns)))
                     }
                 }
             }
         }
-        result.objectChanges = deletes.sorted { $0.indexPath! > $1.indexPath! }
-            + inserts.sorted { $0.newIndexPath! < $1.newIndexPath! }
-            + moves.sorted { $0.newIndexPath! < $1.newIndexPath! }
-            + updates.sorted { $0.indexPath! < $1.indexPath! }
+        result.objectChanges = deletes.sorted { $0.0 > $1.0 }.map(\.1) + inserts.sorted { $0.0 < $1.0 }.map(\.1)
+            + moves.sorted { $0.0 < $1.0 }.map(\.1) + updates.sorted { $0.0 < $1.0 }.map(\.1)
         if flatDifference { result.flatDifference = flatChanges(moved: movedRows(sections: nil)) }
         return result
     }

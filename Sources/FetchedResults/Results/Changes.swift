@@ -6,33 +6,65 @@ public enum ChangeType: Sendable, Hashable {
     case insert, delete, move, update
 }
 
-/// One object's change in a committed transaction, with table-view batch-update paths:
-/// `indexPath` against the old state (delete, move, update), `newIndexPath` against the new
-/// state (insert, move, update).
+/// One object's change in a committed transaction, with table-view batch-update paths: the old
+/// path addresses the state before the batch, the new path the state after it. Each case carries
+/// exactly the paths it has, so a table view's binding needs no force unwrap.
 ///
 /// An object has one change per batch, with one exception: when its order relative to other
 /// rows changed but its index path did not (rows were inserted and deleted around it), it is
 /// reported as a `delete` and an `insert` at that same path, because table views reject a
 /// move whose source and destination are equal.
-public struct ObjectChange: Sendable, Hashable {
-    /// What happened to the object.
-    public var type: ChangeType
-    /// The object's row id, which identifies it across changes.
-    public var rowID: Int64
-    /// Where the object was before the transaction (nil for an insert).
-    public var indexPath: IndexPath?
-    /// Where the object is after the transaction (nil for a delete).
-    public var newIndexPath: IndexPath?
-    /// The columns whose values changed (for updates and moves), so a view can redraw one cell.
-    public var changedColumns: Set<String>
+public enum ObjectChange: Sendable, Hashable {
+    /// The object entered the results at a new path.
+    case insert(rowID: Int64, at: IndexPath)
+    /// The object left the results from an old path.
+    case delete(rowID: Int64, at: IndexPath)
+    /// The object's order changed: from its old path to its new one (never equal); some of
+    /// its columns may have changed too.
+    case move(rowID: Int64, from: IndexPath, to: IndexPath, changedColumns: Set<String>)
+    /// The object kept its order but its content changed: reload it (at its old path; its new
+    /// path says where it is once the batch is applied).
+    case update(rowID: Int64, from: IndexPath, to: IndexPath, changedColumns: Set<String>)
 
-    /// A change as the controller reports it (tests and replays build their own).
-    public init(type: ChangeType, rowID: Int64, indexPath: IndexPath?, newIndexPath: IndexPath?, changedColumns: Set<String> = []) {
-        self.type = type
-        self.rowID = rowID
-        self.indexPath = indexPath
-        self.newIndexPath = newIndexPath
-        self.changedColumns = changedColumns
+    /// The object's row id, which identifies it across changes.
+    public var rowID: Int64 {
+        switch self {
+        case let .insert(rowID, _), let .delete(rowID, _), let .move(rowID, _, _, _), let .update(rowID, _, _, _): rowID
+        }
+    }
+
+    /// What happened to the object (Core Data's `NSFetchedResultsChangeType`).
+    public var type: ChangeType {
+        switch self {
+        case .insert: .insert
+        case .delete: .delete
+        case .move: .move
+        case .update: .update
+        }
+    }
+
+    /// Where the object was before the batch (nil for an insert).
+    public var indexPath: IndexPath? {
+        switch self {
+        case .insert: nil
+        case let .delete(_, path), let .move(_, path, _, _), let .update(_, path, _, _): path
+        }
+    }
+
+    /// Where the object is after the batch (nil for a delete).
+    public var newIndexPath: IndexPath? {
+        switch self {
+        case .delete: nil
+        case let .insert(_, path), let .move(_, _, path, _), let .update(_, _, path, _): path
+        }
+    }
+
+    /// The columns whose values changed (for updates and moves), so a view can redraw one cell.
+    public var changedColumns: Set<String> {
+        switch self {
+        case .insert, .delete: []
+        case let .move(_, _, _, columns), let .update(_, _, _, columns): columns
+        }
     }
 }
 

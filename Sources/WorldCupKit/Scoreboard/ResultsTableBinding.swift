@@ -39,14 +39,18 @@ final class ResultsTableBinding: FetchedResultsControllerDelegate {
     }
 
     func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange) {
-        let from = object.indexPath.map(TableIndex.init)
-        let to = object.newIndexPath.map(TableIndex.init)
-        if object.type != .delete { changedRowIDs.append(object.rowID) }
-        switch object.type {
-        case .insert: updates.insertedRows.append(to!)
-        case .delete: updates.deletedRows.append(from!)
-        case .move: updates.movedRows.append((from!, to!))
-        case .update: updates.reloadedRows.append((from!, to!))
+        switch object {
+        case let .insert(rowID, to):
+            changedRowIDs.append(rowID)
+            updates.insertedRows.append(TableIndex(to))
+        case let .delete(_, from):
+            updates.deletedRows.append(TableIndex(from))
+        case let .move(rowID, from, to, _):
+            changedRowIDs.append(rowID)
+            updates.movedRows.append((TableIndex(from), TableIndex(to)))
+        case let .update(rowID, from, to, _):
+            changedRowIDs.append(rowID)
+            updates.reloadedRows.append((TableIndex(from), TableIndex(to)))
         }
     }
 

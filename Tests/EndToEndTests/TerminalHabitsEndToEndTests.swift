@@ -92,11 +92,33 @@ import Testing
         #expect(!terminal.isCursorVisible)
     }
 
+    /// Issue 22, bug 2: at 100×40, G, then 60×15: the highlight bar stays on the last team and
+    /// Enter counts for it.
+    @Test func shrinkingTheWindowKeepsTheSelectedTeamOnScreen() throws {
+        let directory = TemporaryDirectory()
+        let terminal = try Tmux(width: 100, height: 40, command: directory.scoreboard)
+        #expect(terminal.waitFor("World Cup — 32 teams"))
+        try terminal.press("G")
+        #expect(terminal.wait { _ in terminal.cursorLine?.contains(" Uruguay ") == true })
+        try terminal.resize(width: 60, height: 15)
+        // Redrawn at the new size: the title on the first row (tmux keeps the old bottom rows
+        // until the program draws).
+        #expect(terminal.wait { $0.first == "World Cup — 32 teams in 5 zones" }, "\(terminal.lines)")
+        #expect(terminal.wait { _ in terminal.cursorLine?.contains(" Uruguay ") == true }, "\(terminal.lines)")
+        try terminal.press("Enter")
+        let uruguay = { try DatabaseQueue(path: directory.store).read { db in
+            try Int.fetchOne(db, sql: "SELECT wins FROM team WHERE teamName = 'Uruguay'") } }
+        #expect(terminal.waitUntil(timeout: 10) { (try? uruguay()) == 1 }, "Enter counted for the team on screen")
+        #expect(try DatabaseQueue(path: directory.store).read { db in try Int.fetchOne(db, sql: "SELECT sum(wins) FROM team") } == 1)
+    }
+
     @Test func enterOnATinyScreenDoesNothingToATeamNotShown() throws {
         let directory = TemporaryDirectory()
         let terminal = try Tmux(command: directory.scoreboard)
         #expect(terminal.waitFor("World Cup — 32 teams"))
-        try terminal.resize(width: 30, height: 2)
+        // One row: no room for the list, so no team is selected on screen (from two rows on,
+        // the selected team is shown and Enter counts for it).
+        try terminal.resize(width: 30, height: 1)
         usleep(300_000)
         try terminal.press("Enter", "Space")
         usleep(300_000)

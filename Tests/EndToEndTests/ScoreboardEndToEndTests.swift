@@ -97,6 +97,34 @@ import Testing
         #expect(!terminal.commandExited, "Esc in the dialog cancels it, it does not quit")
     }
 
+    /// Issue 22, bug 6: after a refused save and a key that clears the problem, one box is on
+    /// screen, with no border of the taller box it was.
+    @Test(arguments: [(80, 24), (100, 40)])
+    func theDialogLeavesNoStaleBorders(width: Int, height: Int) throws {
+        let directory = TemporaryDirectory()
+        let terminal = try Tmux(width: width, height: height, command: directory.scoreboard)
+        #expect(terminal.waitFor("World Cup"))
+        try terminal.press("S", "+")
+        #expect(terminal.waitFor("Secret Team"))
+        if width == 80 {
+            try terminal.press("Enter")
+            #expect(terminal.waitFor("Team Name must not be empty."))
+        } else {
+            try terminal.type("brazil")
+            try terminal.press("Tab")
+            try terminal.type("South America")
+            try terminal.press("Enter")
+            #expect(terminal.waitFor("already exists"))
+            try terminal.press("Up")
+        }
+        try terminal.type("a")
+        #expect(terminal.wait { !$0.contains { $0.contains("must not be empty") || $0.contains("already exists") } })
+        usleep(300_000)
+        let lines = terminal.lines
+        #expect(lines.filter { $0.contains("┌") }.count == 1 && lines.filter { $0.contains("└") }.count == 1,
+                "one box: \(lines.joined(separator: "\n"))")
+    }
+
     /// Bytes the program writes to the terminal for one Enter, through tmux's pipe-pane.
     @Test func bytesWrittenPerWin() throws {
         let directory = TemporaryDirectory()

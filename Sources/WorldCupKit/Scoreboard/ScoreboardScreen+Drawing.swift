@@ -9,12 +9,21 @@ extension ScoreboardScreen {
         var title: String?
         var heading: String?
         var status: String?
+        /// Where the help or the dialog was drawn.
+        var box: OverlayBox.Frame?
     }
 
     /// Draws what changed and flushes one frame.
     public func render() {
         let box = overlayBox
         tableView.isDimmed = box != nil
+        // A box that grew, shrank or moved (the dialog's problem line came or went) leaves
+        // its old border on rows the list does not otherwise redraw.
+        let boxFrame = box?.frame(top: tableView.top, height: tableView.height, columns: surface.columns)
+        if boxFrame != drawn.box {
+            tableView.setNeedsDisplay()
+            drawn.box = boxFrame
+        }
         if let titleRow { drawTitle(titleRow) }
         if let headingRow { drawHeading(headingRow) }
         tableView.draw(on: surface)

@@ -57,4 +57,29 @@ import Testing
                          "\(size): the bar shows \"\(shown)\", the selected team is \(name)")
         }
     }
+
+    /// A message longer than the status line wraps over rows taken from the list (at most
+    /// four), and the list takes them back with the next key: each frame equals a fresh draw.
+    @Test func aLongMessageWrapsAndTheListTakesItsRowsBack() throws {
+        let h = try Harness(rows: 24, columns: 40)
+        h.press(.end)
+        let words = (1...40).map { "word\($0)" }
+        h.screen.message = words.joined(separator: " ")
+        h.screen.render()
+        let status = (20..<24).map(h.grid.line)
+        let shown = status.joined(separator: " ")
+        #expect(shown.hasSuffix("…"), "cut after four rows: \(status)")
+        #expect(words.joined(separator: " ").hasPrefix(shown.dropLast()), "the text in order, broken at spaces: \(status)")
+        #expect(status.allSatisfy { TextWidth.columns(of: $0) <= 40 })
+        #expect(h.screen.tableView.height == 18 && h.cursorLine.contains(" Uruguay "), "the selected team stays on screen")
+        #expect(try DialogRedrawTests.differencesFromAFreshDraw(h) == [])
+        h.screen.message = "A message of two rows: " + words.prefix(5).joined(separator: " ")
+        h.screen.render()
+        #expect(h.grid.line(22).hasPrefix("A message of two rows:") && h.grid.line(23) == "word4 word5")
+        #expect(try DialogRedrawTests.differencesFromAFreshDraw(h) == [])
+        h.press(.up)
+        #expect(h.screen.tableView.height == 21, "one status row again")
+        #expect(h.grid.line(23).hasSuffix("31 / 32"), "with the position: \(h.grid.line(23))")
+        #expect(try DialogRedrawTests.differencesFromAFreshDraw(h) == [])
+    }
 }

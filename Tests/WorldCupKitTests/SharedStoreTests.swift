@@ -94,7 +94,9 @@ import Testing
         try database.cutCommitsOfScores(times: nil)
         _ = screen.handle(.enter)  // the cursor starts on Algeria
         screen.render()
-        #expect(grid.line(39).hasPrefix("Win for Algeria in doubt: the connection broke during its commit."), "\(grid.line(39))")
+        // The message wraps over the status line's rows.
+        let status = SharedScoreboardStatusTests.status(screen, grid)
+        #expect(status.hasPrefix("Win for Algeria in doubt: the connection broke during its commit."), "\(status)")
         #expect(reported.isEmpty)
         #expect(try database.wins()["Algeria"] == 0)
 
@@ -105,5 +107,45 @@ import Testing
         #expect(reported == ["Algeria"])
         #expect(try database.wins()["Algeria"] == 1)
         #expect(grid.lines.contains { $0.contains(" Algeria ") && $0.split(separator: " ").last == "1" })
+    }
+}
+
+/// What the status line says on a shared store (issue 22, bug 10), drawn into an in-memory grid.
+@Suite(.serialized) struct SharedScoreboardStatusTests {
+    /// A screen on `database` as `role`, drawn into a grid of the given size.
+    static func screen(_ database: SharedDatabase, role: String, rows: Int = 24, columns: Int = 80) throws -> (ScoreboardScreen, GridSurface) {
+        TextWidth.prepareLocale()
+        let store = try PostgreSQLTeamStore.open(conninfo: database.uri(role: role))
+        let grid = GridSurface(rows: rows, columns: columns)
+        let screen = try ScoreboardScreen(store: store, surface: grid, renderer: TeamRowRenderer(showsFlags: false))
+        screen.render()
+        return (screen, grid)
+    }
+
+    /// The rows under the list, joined: the status line, however many rows it takes.
+    static func status(_ screen: ScoreboardScreen, _ grid: GridSurface) -> String {
+        (screen.tableView.top + screen.tableView.height..<grid.rows).map(grid.line).joined(separator: " ")
+    }
+
+    static func press(_ screen: ScoreboardScreen, _ key: Key) {
+        _ = screen.handle(key)
+        screen.render()
+    }
+
+    /// The viewer's refusal keeps its advice at 80 columns and narrower: it wraps.
+    @Test func aViewersRefusalKeepsItsAdviceInNarrowWindows() throws {
+        let database = try SharedDatabase()
+        let owner = try PostgreSQLTeamStore.open(conninfo: database.uri())
+        try owner.seedIfNeeded { .file(Fixtures.seedPath) }
+        try database.createRoles()
+        for (rows, columns) in [(24, 80), (15, 60), (12, 40)] {
+            let (viewer, grid) = try Self.screen(database, role: "viewer", rows: rows, columns: columns)
+            Self.press(viewer, .enter)
+            let status = Self.status(viewer, grid)
+            #expect(status.hasPrefix("Read-only: the PostgreSQL role \"viewer\" may not add wins"), "\(rows)×\(columns): \(status)")
+            #expect(status.contains("ask the database's owner for the grant"), "\(rows)×\(columns): \(status)")
+            #expect(!status.contains("…"), "\(rows)×\(columns): nothing cut: \(status)")
+            #expect(viewer.tableView.cursorScreenRow != nil, "the selected team stays on screen")
+        }
     }
 }

@@ -140,6 +140,11 @@ extension ScoreboardScreen {
             try write()
             writesSinceCheckpoint += 1
             controller.followOwnWrite()
+        } catch let WorldCupError.notPermitted(_, role, action) {
+            // The command line's wording without the server's address (the user chose it to
+            // open this scoreboard), so the advice fits a narrow status line.
+            message = "Read-only: the PostgreSQL role \"\(role)\" may not \(action); "
+                + "ask the database's owner for the grant (README, Shared scoreboard: roles)."
         } catch {
             message = Self.sentence("\(error)")
         }

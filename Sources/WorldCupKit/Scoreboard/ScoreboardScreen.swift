@@ -39,6 +39,8 @@ public final class ScoreboardScreen: TableViewDataSource {
     var isShowingExternalChanges = false
     /// What the title, heading and status rows show, so unchanged rows are not drawn again.
     var drawn = DrawnRows()
+    /// Rows the status line takes: one, or a few while a long message wraps over them.
+    var statusRows = 1
     /// Digits of the rank column: enough for the largest zone.
     var rankColumns = 2
     /// Writes since the last checkpoint, so the idle tick knows whether to run one.
@@ -89,14 +91,21 @@ public final class ScoreboardScreen: TableViewDataSource {
 
     var titleRow: Int? { surface.rows >= 3 ? 0 : nil }
     var headingRow: Int? { surface.rows >= 8 ? 1 : nil }
+    /// The status line's last row (its only one unless a long message wraps).
     var statusRow: Int { surface.rows - 1 }
 
     /// Fits everything to the surface's size (at start, after a resize, and to repaint).
     public func layout() {
-        let top = (titleRow == nil ? 0 : 1) + (headingRow == nil ? 0 : 1)
-        tableView.setFrame(top: top, height: max(0, surface.rows - top - 1), width: surface.columns)
+        fitList()
         tableView.setNeedsDisplay()
         drawn = DrawnRows()
+    }
+
+    /// Gives the list the rows between the headings and the status line, which takes
+    /// `statusRows` rows.
+    func fitList() {
+        let top = (titleRow == nil ? 0 : 1) + (headingRow == nil ? 0 : 1)
+        tableView.setFrame(top: top, height: max(0, surface.rows - top - statusRows), width: surface.columns)
     }
 
     private var currentRankColumns: Int {

@@ -110,7 +110,8 @@ import Testing
     }
 }
 
-/// What the status line says on a shared store (issue 22, bug 10), drawn into an in-memory grid.
+/// What the status line says as the scoreboard's connection comes and goes (issue 22, bugs 3
+/// and 10), drawn into an in-memory grid.
 @Suite(.serialized) struct SharedScoreboardStatusTests {
     /// A screen on `database` as `role`, drawn into a grid of the given size.
     static func screen(_ database: SharedDatabase, role: String, rows: Int = 24, columns: Int = 80) throws -> (ScoreboardScreen, GridSurface) {
@@ -130,6 +131,32 @@ import Testing
     static func press(_ screen: ScoreboardScreen, _ key: Key) {
         _ = screen.handle(key)
         screen.render()
+    }
+
+    /// In a viewer, Enter's "Read-only: …" and in a scorer u's "Took back a win…" give way to
+    /// "Reconnecting to …" at the first look after the server went away, without a key.
+    @Test func theConnectionsStateReplacesAnOlderMessage() throws {
+        let cluster = try TemporaryCluster()
+        let database = try SharedDatabase(in: cluster)
+        let owner = try PostgreSQLTeamStore.open(conninfo: database.uri())
+        try owner.seedIfNeeded { .file(Fixtures.seedPath) }
+        try database.createRoles()
+        let (viewer, viewerGrid) = try Self.screen(database, role: "viewer")
+        let (scorer, scorerGrid) = try Self.screen(database, role: "scorer")
+        Self.press(viewer, .enter)
+        #expect(Self.status(viewer, viewerGrid).hasPrefix("Read-only: "), "\(Self.status(viewer, viewerGrid))")
+        Self.press(scorer, .enter)
+        Self.press(scorer, .character("u"))
+        #expect(Self.status(scorer, scorerGrid).hasPrefix("Took back a win from Algeria."), "\(Self.status(scorer, scorerGrid))")
+
+        try cluster.stopServer()
+        for (screen, grid) in [(viewer, viewerGrid), (scorer, scorerGrid)] {
+            // What the event loop does when the connection's socket wakes it.
+            #expect(screen.showExternalChanges())
+            screen.render()
+            #expect(Self.status(screen, grid).hasPrefix("Reconnecting to "), "\(Self.status(screen, grid))")
+        }
+        try cluster.startServer()
     }
 
     /// The viewer's refusal keeps its advice at 80 columns and narrower: it wraps.

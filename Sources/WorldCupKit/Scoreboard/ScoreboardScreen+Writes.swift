@@ -185,7 +185,13 @@ extension ScoreboardScreen {
         let problem = controller.connectionProblem
         if problem != shownConnectionProblem {
             changed = true
-            if problem == nil { message = "Connected again; the standings are up to date." }
+            if problem == nil {
+                message = "Connected again; the standings are up to date."
+            } else if shownConnectionProblem == nil {
+                // The outage is newer than any message on the status line ("Read-only…", "Took
+                // back a win…"): it takes the line at once, not after the next key.
+                message = nil
+            }
             shownConnectionProblem = problem
         }
         // Not inside the look: a write delivers its own change set.

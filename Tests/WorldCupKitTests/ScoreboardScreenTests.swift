@@ -191,6 +191,7 @@ import Testing
             line.firstRange(of: "│ ").map { String(line[$0.upperBound...].prefix { $0 != "│" }) }
         }.joined(separator: "\n")
         #expect(help.contains("add a win"))
+        #expect(help.contains("the zone starting with it (again: the next)"))
         #expect(help.contains("quit"))
         #expect(!help.contains("add a team"), "the secret stays secret")
         #expect(!help.contains("S "))
@@ -378,6 +379,15 @@ import Testing
         h.press(.character("'"), .character("x"))
         #expect(h.grid.line(11).hasPrefix("No zone starts with X"))
         #expect(h.cursorLine.contains(" Belgium "))
+        // The same letter again goes on to the next zone starting with it, as in file managers.
+        h.press(.character("'"), .character("a"))
+        #expect(h.cursorLine.contains(" Algeria "), "from Europe: the first A zone after it, round the end")
+        h.press(.character("'"), .character("a"))
+        #expect(h.cursorLine.contains(" Australia "), "again: Asia")
+        h.press(.character("'"), .character("A"))
+        #expect(h.cursorLine.contains(" Algeria "), "and round to Africa")
+        h.press(.character("'"), .character("s"), .character("'"), .character("s"))
+        #expect(h.cursorLine.contains(" Argentina "), "the only S zone, again")
     }
 
     @Test func pagesHalfPagesAndThePositionIndicator() throws {

@@ -150,7 +150,7 @@ extension ScoreboardScreen {
          "^U ^D               half a page up / down",
          "Home g  End G       first / last team",
          "] [  Tab Shift-Tab  next / previous zone",
-         "' and a letter      the zone starting with it",
+         "' and a letter      the zone starting with it (again: the next)",
          "/ and text          search names; n N next / previous",
          "Enter Space click   add a win",
          "u                   undo this scoreboard's last change"]

@@ -220,14 +220,26 @@ public final class ScoreboardScreen: TableViewDataSource {
         moveCursor { $0.showSection(target) }
     }
 
-    /// The tutorial's section index in a terminal: `'` then a zone's first letter.
+    /// The tutorial's section index in a terminal: `'` then a zone's first letter. As in file
+    /// managers, the letter goes to the first zone with that title after the cursor's zone,
+    /// round the end: the same letter again goes on to the next such zone (Africa, Asia, …).
     private func jumpToZone(indexTitle: String) {
         guard controller.sectionIndexTitles.contains(indexTitle) else {
             message = "No zone starts with \(indexTitle) (zones start with \(controller.sectionIndexTitles.joined(separator: " ")))."
             return
         }
-        let section = controller.section(forSectionIndexTitle: indexTitle, at: 0)
+        let count = controller.numberOfSections
+        let current = tableView.cursor?.section ?? count - 1
+        // Not only the next section: names that differ in more than ASCII case ("émeraude",
+        // "Éire") share a title without sorting together.
+        let later = (current + 1..<count).first { sectionIndexTitle(ofSection: $0) == indexTitle }
+        let section = later ?? controller.section(forSectionIndexTitle: indexTitle, at: 0)
         moveCursor { $0.showSection(section) }
+    }
+
+    /// A section's index title, by the controller's rule (the name's first letter, capitalised).
+    private func sectionIndexTitle(ofSection section: Int) -> String? {
+        controller.sectionName(at: section).first.map { String($0).uppercased() }
     }
 
     // MARK: - Table data source

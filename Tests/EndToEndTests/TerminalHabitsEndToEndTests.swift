@@ -112,6 +112,28 @@ import Testing
         #expect(try DatabaseQueue(path: directory.store).read { db in try Int.fetchOne(db, sql: "SELECT sum(wins) FROM team") } == 1)
     }
 
+    /// Issue 22: a click selects, as in htop and lazygit; a click on the selected team adds its
+    /// win. The clicks are the terminal's own mouse reports (X10 encoding: press, release).
+    @Test func aClickSelectsAndAClickOnTheSelectedTeamAddsAWin() throws {
+        let directory = TemporaryDirectory()
+        let terminal = try Tmux(command: directory.scoreboard)
+        #expect(terminal.waitFor("World Cup — 32 teams"))
+        func click(row: Int, column: Int) throws {
+            let report = { (button: Int) in [0x1B, 0x5B, 0x4D, 32 + button, 33 + column, 33 + row] }
+            try Tmux.tmux(["send-keys", "-t", terminal.session, "-H"] + (report(0) + report(3)).map { String($0, radix: 16) })
+        }
+        let wins = { try DatabaseQueue(path: directory.store).read { db in
+            try Int.fetchOne(db, sql: "SELECT wins FROM team WHERE teamName = 'Ghana'") } }
+        let ghana = try #require(terminal.lines.firstIndex { $0.contains(" Ghana ") })
+        try click(row: ghana, column: 12)
+        #expect(terminal.wait { _ in terminal.cursorLine?.contains(" Ghana ") == true }, "the click selects Ghana")
+        usleep(300_000)
+        #expect(try wins() == 0, "and counts nothing")
+        try click(row: ghana, column: 40)
+        #expect(terminal.waitUntil(timeout: 10) { (try? wins()) == 1 }, "a click on the selected team adds its win")
+        #expect(terminal.wait { _ in terminal.cursorLine?.contains(" Ghana ") == true })
+    }
+
     @Test func enterOnATinyScreenDoesNothingToATeamNotShown() throws {
         let directory = TemporaryDirectory()
         let terminal = try Tmux(command: directory.scoreboard)

@@ -191,6 +191,7 @@ import Testing
             line.firstRange(of: "│ ").map { String(line[$0.upperBound...].prefix { $0 != "│" }) }
         }.joined(separator: "\n")
         #expect(help.contains("add a win"))
+        #expect(help.contains("click               select a team; on the selected one, add a win"))
         #expect(help.contains("the zone starting with it (again: the next)"))
         #expect(help.contains("quit"))
         #expect(!help.contains("add a team"), "the secret stays secret")
@@ -214,14 +215,23 @@ import Testing
         #expect(h.grid.line(0) == "World Cup — 32 teams in 5 zones")
     }
 
-    @Test func clickingATeamAddsAWinToThatTeam() throws {
+    /// As in htop and lazygit (issue 22): a click selects a team; a click on the selected team
+    /// (so also the second click of a double click) adds its win.
+    @Test func aClickSelectsAndAClickOnTheSelectedTeamAddsAWin() throws {
         let h = try Harness()
         let ghana = try #require(h.row(of: "Ghana"))
         h.press(.mouseClick(row: ghana, column: 10))
-        #expect(h.wins(of: "Ghana") == 1)
-        #expect(h.cursorLine.contains("Ghana"))
-        h.press(.mouseClick(row: 1, column: 3))  // a section header: nothing happens
-        #expect(try h.store.teamsInStandingsOrder().map(\.wins).reduce(0, +) == 1)
+        #expect(h.cursorLine.contains("Ghana"), "the click selects Ghana")
+        #expect(h.wins(of: "Ghana") == 0, "and counts nothing")
+        h.press(.mouseClick(row: ghana, column: 30))
+        #expect(h.wins(of: "Ghana") == 1, "a click on the selected team adds its win")
+        #expect(h.cursorLine.contains("Ghana"), "the cursor follows it as it climbs")
+        let nigeria = try #require(h.row(of: "Nigeria"))
+        h.press(.mouseClick(row: nigeria, column: 5), .mouseClick(row: nigeria, column: 5))
+        #expect(h.wins(of: "Nigeria") == 1, "a double click on another team: selected, then one win")
+        h.press(.mouseClick(row: 2, column: 3))  // a section header: nothing happens
+        #expect(try h.store.teamsInStandingsOrder().map(\.wins).reduce(0, +) == 2)
+        #expect(h.cursorLine.contains("Nigeria"))
     }
 
     @Test func flagsAreOptInAndShortCodesTheDefault() throws {

@@ -152,7 +152,8 @@ extension ScoreboardScreen {
          "] [  Tab Shift-Tab  next / previous zone",
          "' and a letter      the zone starting with it (again: the next)",
          "/ and text          search names; n N next / previous",
-         "Enter Space click   add a win",
+         "Enter Space         add a win",
+         "click               select a team; on the selected one, add a win",
          "u                   undo this scoreboard's last change"]
             + (isShaken ? ["+                   add a team"] : [])
             + ["^L  ^Z              repaint / suspend (fg comes back)",

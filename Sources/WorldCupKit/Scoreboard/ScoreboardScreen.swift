@@ -175,9 +175,10 @@ public final class ScoreboardScreen: TableViewDataSource {
             mode = .zoneLetter
         case .enter, .character(" "): addWinUnderCursor()
         case let .mouseClick(row, _):
+            // As in htop and lazygit: a click selects; a click on the selected team (the
+            // second click of a double click too) adds its win.
             if let index = tableView.index(atScreenRow: row) {
-                moveCursor { $0.setCursor(index) }
-                addWinUnderCursor()
+                if index == tableView.cursor { addWinUnderCursor() } else { moveCursor { $0.setCursor(index) } }
             }
         case .character("/"): startSearch()
         case .character("n"): stepSearch(forward: true)

@@ -260,10 +260,35 @@ import Testing
             let raw = try Tmux.tmux(["capture-pane", "-p", "-e", "-t", terminal.session])
             return String(raw.split(separator: "\n").first { $0.contains("Africa (5 teams)") } ?? "")
         }
-        func isColoured(_ line: String) -> Bool { line.contains("36m") || line.contains("38;5;6m") }
+        func isColoured(_ line: String) -> Bool { line.contains(/\x{1B}\[(?:[0-9]*;)*(?:3[0-7]|38;5;[0-9]+)m/) }
         let colourfulHeader = try header(colourful), plainHeader = try header(plain)
         #expect(isColoured(colourfulHeader), "section headers in the accent colour: \(colourfulHeader.debugDescription)")
         #expect(!isColoured(plainHeader), "NO_COLOR: no colour: \(plainHeader.debugDescription)")
+    }
+
+    /// Issue 22, the look: colours chosen for the terminal's background, which tmux tells when
+    /// its window has one (OSC 11), else `COLORFGBG` tells; else colours that read on both.
+    /// Section headers in the accent, column headings in a grey (256 colours).
+    @Test(arguments: [("bg=#ffffff", "", "38;5;25", "38;5;242"), ("bg=#000000", "", "36", "38;5;245"),
+                      ("default", "", "38;5;31", "38;5;244"), ("default", "COLORFGBG='0;15'", "38;5;25", "38;5;242"),
+                      ("bg=#101010", "COLORFGBG='0;15'", "36", "38;5;245")])
+    func coloursFollowTheTerminalsBackground(windowStyle: String, environment: String, accent: String, grey: String) throws {
+        let directory = TemporaryDirectory()
+        let go = directory.path + "/go"
+        // The program starts once the window has its background.
+        let terminal = try Tmux(command: "while [ ! -e '\(go)' ]; do sleep 0.05; done; unset NO_COLOR COLORFGBG; "
+                                + "\(environment) TERM=screen-256color \(directory.scoreboard)")
+        try Tmux.tmux(["set-option", "-t", terminal.session, "window-style", windowStyle])
+        try #require(FileManager.default.createFile(atPath: go, contents: nil))
+        #expect(terminal.waitFor("Africa (5 teams)"))
+        let raw = try Tmux.tmux(["capture-pane", "-p", "-e", "-t", terminal.session]).split(separator: "\n")
+        func parameters(_ line: Substring?) -> [String] {
+            (line?.matches(of: /\x{1B}\[([0-9;]*)m/).map { String($0.output.1) }) ?? []
+        }
+        let header = parameters(raw.first { $0.contains("Africa (5 teams)") })
+        let heading = parameters(raw.first { $0.contains("Code Team") })
+        #expect(header.contains(accent), "\(windowStyle) \(environment): section header \(header)")
+        #expect(heading.contains(grey), "\(windowStyle) \(environment): column headings \(heading)")
     }
 
     @Test func dumbOrMissingTerminalTypeGetsAClearMessage() throws {

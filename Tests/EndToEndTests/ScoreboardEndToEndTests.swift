@@ -125,10 +125,18 @@ import Testing
                 "one box: \(lines.joined(separator: "\n"))")
     }
 
-    /// Bytes the program writes to the terminal for one Enter, through tmux's pipe-pane.
-    @Test func bytesWrittenPerWin() throws {
+    /// Bytes the program writes to the terminal for one Enter, through tmux's pipe-pane, in a
+    /// window 80 and 200 columns wide (rows and the highlight bar span the window), with
+    /// colours, as terminal types with (xterm-256color) and without (screen) erasing in colour.
+    ///
+    /// The limits (SPEC: 64 bytes when the team stays, 300 when it moves) are checked where they
+    /// can hold. Without erasing in colour, the bar's every cell is sent when it moves: at 200
+    /// columns that alone is 200 bytes, and the win that moves a team is measured and printed.
+    /// Only keys that tmux sends as xterm's terminfo expects them are pressed (not Home).
+    @Test(arguments: [(80, "screen"), (80, "xterm-256color"), (200, "xterm-256color"), (200, "screen")])
+    func bytesWrittenPerWin(width: Int, term: String) throws {
         let directory = TemporaryDirectory()
-        let terminal = try Tmux(command: directory.scoreboard)
+        let terminal = try Tmux(width: width, height: 40, command: "unset NO_COLOR; TERM=\(term) \(directory.scoreboard)")
         #expect(terminal.waitFor("World Cup"))
         let log = directory.path + "/output.log"
         try terminal.recordOutput(to: log)
@@ -142,24 +150,37 @@ import Testing
             return size() - before
         }
 
+        func select(_ name: String) throws -> Bool {
+            for _ in 0..<10 {
+                if terminal.waitUntil(timeout: 1, { terminal.cursorLine?.contains(" \(name) ") == true }) { return true }
+                try terminal.press("Down")
+            }
+            return false
+        }
+
         // No move: Algeria leads Africa and keeps its place.
-        #expect(try terminal.moveCursor(to: "Algeria"))
+        #expect(try select("Algeria"))
         var stay: [Int] = []
         for expected in 1...5 {
             stay.append(try bytes(for: "Enter") { terminal.wins(of: "Algeria") == expected })
         }
-        // A move: Nigeria, last in Africa, climbs with one win; u puts it back between samples.
+        // A move: Nigeria, last in Africa, climbs with one win; u puts it back between samples
+        // (the cursor follows it both ways).
         var climb: [Int] = []
         for _ in 1...5 {
-            #expect(try terminal.moveCursor(to: "Nigeria"))
+            #expect(try select("Nigeria"))
             climb.append(try bytes(for: "Enter") { terminal.wins(of: "Nigeria") == 1 })
             try terminal.press("u")
             #expect(terminal.wait { _ in terminal.wins(of: "Nigeria") == 0 })
+            // A key that does nothing clears "Took back a win…", so the next sample is the win alone.
+            try terminal.press("x")
+            #expect(terminal.wait { _ in !terminal.statusLine.contains("Took back") })
         }
         let medianStay = stay.sorted()[2], medianClimb = climb.sorted()[2]
-        print("bytes per win: no move \(stay) median \(medianStay); moving up \(climb) median \(medianClimb)")
+        print("bytes per win at \(width) columns, TERM=\(term): no move \(stay) median \(medianStay); "
+              + "moving up \(climb) median \(medianClimb)")
         #expect(medianStay <= 64)
-        #expect(medianClimb <= 300)
+        if width <= 80 || term != "screen" { #expect(medianClimb <= 300) }
     }
 
     /// Each way out and the exit status the shell sees: 128 + the signal's number.

@@ -82,4 +82,16 @@ import Testing
         #expect(h.grid.line(23).hasSuffix("31 / 32"), "with the position: \(h.grid.line(23))")
         #expect(try DialogRedrawTests.differencesFromAFreshDraw(h) == [])
     }
+
+    /// The headings, the rows and the highlight bar span the window at any width (issue 22: at
+    /// 100 columns the bar ended at column 80).
+    @Test(arguments: [80, 100, 200])
+    func rowsHeadingsAndTheBarSpanTheWindow(columns: Int) throws {
+        let h = try Harness(rows: 24, columns: columns)
+        #expect(h.grid.line(1).hasPrefix("   #  Code Team") && h.grid.line(1).hasSuffix("Wins"))
+        #expect(TextWidth.columns(of: h.grid.line(1)) == columns, "the headings end at the right edge")
+        #expect(TextWidth.columns(of: h.grid.line(3)) == columns && h.grid.line(3).hasSuffix(" 0"), "so do the wins")
+        #expect((0..<columns).allSatisfy { h.grid.style(row: 3, column: $0).contains(.reverse) }, "the bar spans the row")
+        #expect((0..<columns).allSatisfy { !h.grid.style(row: 4, column: $0).contains(.reverse) })
+    }
 }

@@ -1,8 +1,8 @@
 # worldcup — make run (the scoreboard), make test (every test), make bench (benchmarks).
 SWIFT ?= swift
 SHELL := /bin/bash
-APT_PACKAGES := libncurses-dev libsqlite3-dev libpq-dev rapidjson-dev postgresql pkg-config tmux sqlite3 iproute2 openssl \
-	xvfb xterm imagemagick fonts-dejavu-core
+APT_PACKAGES := libncurses-dev libsqlite3-dev libpq-dev rapidjson-dev postgresql pkg-config tmux sqlite3 \
+	iproute2 openssl xvfb xterm imagemagick fonts-dejavu-core
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)/worldcup
 # SwiftPM compiles with other flags (colour diagnostics) when its output is a terminal, and a
 # change of flags rebuilds everything: so its output always goes through a pipe, to stderr,

@@ -41,6 +41,9 @@ run win Algeria --count 2; run win Belgium --count 4; run win France --count 3
 # The window as a picture, in few colours (text needs no more), small.
 grab() { import -window "$1" -colors 24 +dither -strip "png8:$2"; }
 
+# Whether two pictures are the same, pixel for pixel.
+same() { compare -metric AE "$1" "$2" null: >/dev/null 2>&1; }
+
 # Waits until the window differs from the picture `$2` and then stops changing (the program
 # drew and xterm showed it); at most 15 s.
 settle() {
@@ -49,9 +52,7 @@ settle() {
     for _ in $(seq 75); do
         sleep 0.2
         grab "$window" "$now"
-        if ! compare -metric AE "$now" "$before" null: >/dev/null 2>&1 && compare -metric AE "$now" "$previous" null: >/dev/null 2>&1; then
-            return 0
-        fi
+        if ! same "$now" "$before" && same "$now" "$previous"; then return 0; fi
         cp "$now" "$previous"
     done
     echo "pictures.sh: the window did not settle" >&2

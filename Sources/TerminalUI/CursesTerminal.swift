@@ -28,17 +28,15 @@ public final class CursesTerminal: Surface {
     private let screen: OpaquePointer
     private let window: UnsafeMutablePointer<WINDOW>
     /// The colours drawn with; nil without colours.
-    public let palette: Palette?
-    /// The terminal's background as it was found at the start (nil: unknown, or no colours).
-    public let background: TerminalBackground?
+    private let palette: Palette?
     /// The background query timed out: a late reply is still to be read and thrown away.
     private var awaitsLateReply: Bool
     private var stopped = false
     private var cursorVisible: Bool?
 
-    /// How long the start waits for the terminal to say its background. Terminals answer
-    /// within milliseconds (the query ends with one every terminal answers); only one that
-    /// answers nothing at all waits this long, and a reply later than this is thrown away.
+    /// How long the start waits for the terminal to say its background. The query ends with one
+    /// every terminal answers, so only a terminal that answers nothing at all waits this long,
+    /// and a reply later than this is thrown away.
     static let backgroundQueryMilliseconds = 250
 
     /// Takes over the terminal on stdin/stdout.
@@ -86,7 +84,6 @@ public final class CursesTerminal: Surface {
 
     private init(screen: OpaquePointer, colors: Bool, background: TerminalBackground?, awaitsLateReply: Bool) {
         self.screen = screen
-        self.background = background
         self.awaitsLateReply = awaitsLateReply
         window = worldcup_stdscr()
         raw()
@@ -99,7 +96,8 @@ public final class CursesTerminal: Surface {
         if colors && has_colors() {
             start_color()
             use_default_colors()
-            let palette = Palette(background: background, colors: Int(worldcup_colors()), erasesInColor: tigetflag("bce") > 0)
+            let palette = Palette(background: background, colors: Int(worldcup_colors()),
+                                  erasesInColor: tigetflag("bce") > 0)
             init_pair(Self.accentPair, palette.accent, -1)
             init_pair(Self.subduedPair, palette.subdued ?? -1, -1)
             if let bar = palette.bar { init_pair(Self.barPair, bar.foreground, bar.background) }
@@ -112,6 +110,8 @@ public final class CursesTerminal: Surface {
     private static let accentPair: Int16 = 1
     private static let subduedPair: Int16 = 2
     private static let barPair: Int16 = 3
+
+    private static func pair(_ number: Int16) -> attr_t { attr_t(worldcup_color_pair(Int32(number))) }
 
     /// Clicks and the wheel.
     private static var mouseEvents: mmask_t {
@@ -178,11 +178,11 @@ public final class CursesTerminal: Surface {
         var attributes: attr_t = 0
         if style.contains(.bold) { attributes |= worldcup_a_bold() }
         if style.contains(.reverse) {
-            attributes |= palette?.bar == nil ? worldcup_a_reverse() : attr_t(worldcup_color_pair(Int32(Self.barPair)))
+            attributes |= palette?.bar == nil ? worldcup_a_reverse() : Self.pair(Self.barPair)
         } else if style.contains(.accent), palette != nil {
-            attributes |= attr_t(worldcup_color_pair(Int32(Self.accentPair)))
+            attributes |= Self.pair(Self.accentPair)
         } else if style.contains(.dim) {
-            attributes |= palette?.subdued == nil ? attr_t(worldcup_a_dim()) : attr_t(worldcup_color_pair(Int32(Self.subduedPair)))
+            attributes |= palette?.subdued == nil ? attr_t(worldcup_a_dim()) : Self.pair(Self.subduedPair)
         }
         return attributes
     }

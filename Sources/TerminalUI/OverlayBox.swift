@@ -17,8 +17,10 @@ public struct OverlayBox {
 
     /// The cells a box covers: its frame's first row and column, and its outer size.
     public struct Frame: Equatable, Sendable {
+        /// The screen row and column of the frame's top left corner.
         public var row: Int
         public var column: Int
+        /// The size with the frame, in columns and rows.
         public var width: Int
         public var height: Int
     }

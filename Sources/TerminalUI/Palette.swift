@@ -20,6 +20,7 @@ public struct Palette: Equatable, Sendable {
     /// nil: reverse video instead of colours.
     public var bar: (foreground: Int16, background: Int16)?
 
+    /// Equal when every colour is (tuples are not `Equatable`).
     public static func == (a: Palette, b: Palette) -> Bool {
         a.accent == b.accent && a.subdued == b.subdued && a.bar?.foreground == b.bar?.foreground
             && a.bar?.background == b.bar?.background

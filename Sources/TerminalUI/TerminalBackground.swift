@@ -5,7 +5,10 @@ import Glibc
 /// Whether the terminal draws on a dark or a light background, so that colours can be chosen
 /// that read on it (bright cyan is clear on black and faint on white).
 public enum TerminalBackground: String, Equatable, Sendable {
-    case dark, light
+    /// Black or a dark colour, under light text.
+    case dark
+    /// White or a light colour, under dark text.
+    case light
 
     /// The background of a colour given as red, green and blue from 0 to 1: light when its
     /// relative luminance (ITU-R BT.709 weights) is over one half.
@@ -88,17 +91,14 @@ public struct BackgroundReply: Equatable, Sendable {
         if rest.starts(with: color) {
             // The colour, ended by BEL or by ST (ESC \).
             let text = start + color.count
-            var index = text
-            while index < bytes.count {
-                if bytes[index] == 0x07 { return (.color(String(decoding: bytes[text..<index], as: UTF8.self)), index + 1) }
-                if bytes[index] == 0x1B {
-                    guard index + 1 < bytes.count else { return (.unfinished, bytes.count) }
-                    guard bytes[index + 1] == UInt8(ascii: "\\") else { return nil }
-                    return (.color(String(decoding: bytes[text..<index], as: UTF8.self)), index + 2)
-                }
-                index += 1
+            guard let end = bytes[text...].firstIndex(where: { $0 == 0x07 || $0 == 0x1B }) else {
+                return (.unfinished, bytes.count)
             }
-            return (.unfinished, bytes.count)
+            let colour = String(decoding: bytes[text..<end], as: UTF8.self)
+            if bytes[end] == 0x07 { return (.color(colour), end + 1) }
+            guard end + 1 < bytes.count else { return (.unfinished, bytes.count) }
+            guard bytes[end + 1] == UInt8(ascii: "\\") else { return nil }
+            return (.color(colour), end + 2)
         }
         if rest.starts(with: attributes) {
             // Digits and semicolons, ended by "c".
@@ -129,7 +129,8 @@ public struct BackgroundReply: Equatable, Sendable {
         }
         guard tcsetattr(input, TCSANOW, &quiet) == 0 else { return BackgroundReply([]) }
         defer { tcsetattr(input, TCSANOW, &saved) }
-        guard query.withUnsafeBytes({ write(output, $0.baseAddress, $0.count) }) == query.count else { return BackgroundReply([]) }
+        let written = query.withUnsafeBytes { write(output, $0.baseAddress, $0.count) }
+        guard written == query.count else { return BackgroundReply([]) }
         var received: [UInt8] = []
         let deadline = monotonicMilliseconds() + timeoutMilliseconds
         while true {

@@ -136,7 +136,8 @@ import Testing
     @Test(arguments: [(80, "screen"), (80, "xterm-256color"), (200, "xterm-256color"), (200, "screen")])
     func bytesWrittenPerWin(width: Int, term: String) throws {
         let directory = TemporaryDirectory()
-        let terminal = try Tmux(width: width, height: 40, command: "unset NO_COLOR; TERM=\(term) \(directory.scoreboard)")
+        let command = "unset NO_COLOR; TERM=\(term) \(directory.scoreboard)"
+        let terminal = try Tmux(width: width, height: 40, command: command)
         #expect(terminal.waitFor("World Cup"))
         let log = directory.path + "/output.log"
         try terminal.recordOutput(to: log)
@@ -152,7 +153,8 @@ import Testing
 
         func select(_ name: String) throws -> Bool {
             for _ in 0..<10 {
-                if terminal.waitUntil(timeout: 1, { terminal.cursorLine?.contains(" \(name) ") == true }) { return true }
+                let selected = terminal.waitUntil(timeout: 1) { terminal.cursorLine?.contains(" \(name) ") == true }
+                if selected { return true }
                 try terminal.press("Down")
             }
             return false
@@ -293,7 +295,8 @@ import Testing
     @Test(arguments: [("bg=#ffffff", "", "38;5;25", "38;5;242"), ("bg=#000000", "", "36", "38;5;245"),
                       ("default", "", "38;5;31", "38;5;244"), ("default", "COLORFGBG='0;15'", "38;5;25", "38;5;242"),
                       ("bg=#101010", "COLORFGBG='0;15'", "36", "38;5;245")])
-    func coloursFollowTheTerminalsBackground(windowStyle: String, environment: String, accent: String, grey: String) throws {
+    func coloursFollowTheTerminalsBackground(windowStyle: String, environment: String, accent: String,
+                                              grey: String) throws {
         let directory = TemporaryDirectory()
         let go = directory.path + "/go"
         // The program starts once the window has its background.

@@ -109,7 +109,9 @@ import Testing
         let uruguay = { try DatabaseQueue(path: directory.store).read { db in
             try Int.fetchOne(db, sql: "SELECT wins FROM team WHERE teamName = 'Uruguay'") } }
         #expect(terminal.waitUntil(timeout: 10) { (try? uruguay()) == 1 }, "Enter counted for the team on screen")
-        #expect(try DatabaseQueue(path: directory.store).read { db in try Int.fetchOne(db, sql: "SELECT sum(wins) FROM team") } == 1)
+        let total = try DatabaseQueue(path: directory.store).read { db in
+            try Int.fetchOne(db, sql: "SELECT sum(wins) FROM team") }
+        #expect(total == 1)
     }
 
     /// Issue 22: a click selects, as in htop and lazygit; a click on the selected team adds its
@@ -120,7 +122,8 @@ import Testing
         #expect(terminal.waitFor("World Cup — 32 teams"))
         func click(row: Int, column: Int) throws {
             let report = { (button: Int) in [0x1B, 0x5B, 0x4D, 32 + button, 33 + column, 33 + row] }
-            try Tmux.tmux(["send-keys", "-t", terminal.session, "-H"] + (report(0) + report(3)).map { String($0, radix: 16) })
+            let bytes = (report(0) + report(3)).map { String($0, radix: 16) }
+            try Tmux.tmux(["send-keys", "-t", terminal.session, "-H"] + bytes)
         }
         let wins = { try DatabaseQueue(path: directory.store).read { db in
             try Int.fetchOne(db, sql: "SELECT wins FROM team WHERE teamName = 'Ghana'") } }
@@ -192,9 +195,11 @@ import Testing
             let width = Double(fields[1]) ?? 0, height = Double(fields[2]) ?? 0
             let colours = Int(fields[3]) ?? 0, brightness = Double(fields[4]) ?? -1
             #expect(fields[0] == "PNG")
-            #expect(width >= 400 && height >= 200 && (1.3...2.3).contains(width / height), "\(name): \(width)×\(height)")
+            #expect(width >= 400 && height >= 200 && (1.3...2.3).contains(width / height),
+                    "\(name): \(width)×\(height)")
             #expect(colours >= 6, "\(name): \(colours) colours")
-            #expect(name.hasSuffix("dark") ? brightness < 0.3 : brightness > 0.7, "\(name): mean brightness \(brightness)")
+            #expect(name.hasSuffix("dark") ? brightness < 0.3 : brightness > 0.7,
+                    "\(name): mean brightness \(brightness)")
             sizes.insert("\(width)×\(height)")
         }
         #expect(sizes.count == 1, "every picture is the same window: \(sizes)")

@@ -97,7 +97,8 @@ final class Tmux: @unchecked Sendable {
     /// terminals that erase in colour; nothing else in the list has a background.
     static func isHighlighted(_ line: Substring) -> Bool {
         line.matches(of: /\x{1B}\[([0-9;]*)m/).contains { match in
-            var parameters = match.output.1.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 0 }[...]
+            let text = match.output.1
+            var parameters = text.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 0 }[...]
             while let parameter = parameters.popFirst() {
                 switch parameter {
                 case 7, 40...47, 100...107, 48: return true

@@ -17,7 +17,8 @@ import Glibc
         #expect(TerminalBackground(osc11Color: "rgb:f/f/f") == .light)
         #expect(TerminalBackground(osc11Color: "rgb:0000/ffff/0000") == .light, "green weighs most")
         #expect(TerminalBackground(osc11Color: "rgb:0000/0000/ffff") == .dark, "blue weighs least")
-        for bad in ["", "rgb:", "rgb:ffff/ffff", "rgb:ffff/ffff/ffff/ffff", "rgb:gggg/0/0", "rgb:12345/0/0", "#ffffff"] {
+        let bads = ["", "rgb:", "rgb:ffff/ffff", "rgb:ffff/ffff/ffff/ffff", "rgb:gggg/0/0", "rgb:12345/0/0", "#ffffff"]
+        for bad in bads {
             #expect(TerminalBackground(osc11Color: bad) == nil, "\(bad)")
         }
     }
@@ -39,16 +40,20 @@ import Glibc
         let bel = reply("\u{1B}]11;rgb:0000/0000/0000\u{07}\u{1B}[?1;2c")
         #expect(bel.background == .dark && bel.isComplete)
         let keysFirst = reply("jk\u{1B}]11;rgb:ffff/ffff/ffff\u{07}q\u{1B}[?1;2c")
-        #expect(keysFirst.background == .light && keysFirst.otherBytes == Array("jkq".utf8), "keys typed meanwhile are kept")
+        #expect(keysFirst.background == .light && keysFirst.otherBytes == Array("jkq".utf8),
+                "keys typed meanwhile are kept")
         let noColour = reply("\u{1B}[?1;2c")
-        #expect(noColour.background == nil && !noColour.hasColorReply && noColour.isComplete, "a terminal without OSC 11")
+        #expect(noColour.background == nil && !noColour.hasColorReply && noColour.isComplete,
+                "a terminal without OSC 11")
         let unnamed = reply("\u{1B}]11;cmyk:0/0/0/0\u{07}")
         #expect(unnamed.hasColorReply && unnamed.background == nil && !unnamed.isComplete)
         let arrowKey = reply("\u{1B}[A")
-        #expect(arrowKey.otherBytes == Array("\u{1B}[A".utf8) && !arrowKey.isComplete, "a key's escape sequence is not a reply")
+        #expect(arrowKey.otherBytes == Array("\u{1B}[A".utf8) && !arrowKey.isComplete,
+                "a key's escape sequence is not a reply")
         for cut in ["\u{1B}", "\u{1B}]1", "\u{1B}]11;rgb:ff", "\u{1B}]11;rgb:ffff/ffff/ffff\u{1B}", "\u{1B}[?1;"] {
             let partial = reply(cut)
-            #expect(partial.otherBytes.isEmpty && !partial.isComplete && partial.background == nil, "still coming: \(cut.debugDescription)")
+            #expect(partial.otherBytes.isEmpty && !partial.isComplete && partial.background == nil,
+                    "still coming: \(cut.debugDescription)")
         }
     }
 

@@ -25,12 +25,16 @@ import Testing
         for row in 0..<fresh.rows {
             if h.grid.line(row) != fresh.line(row) {
                 differences.append("row \(row): drawn \"\(h.grid.line(row))\", fresh \"\(fresh.line(row))\"")
-            } else if let column = (0..<fresh.columns).first(where: { h.grid.style(row: row, column: $0) != fresh.style(row: row, column: $0) }) {
-                differences.append("row \(row), column \(column): style \(h.grid.style(row: row, column: column)), fresh \(fresh.style(row: row, column: column))")
+            } else if let column = (0..<fresh.columns).first(where: {
+                h.grid.style(row: row, column: $0) != fresh.style(row: row, column: $0)
+            }) {
+                let drawn = h.grid.style(row: row, column: column), expected = fresh.style(row: row, column: column)
+                differences.append("row \(row), column \(column): style \(drawn), fresh \(expected)")
             }
         }
         if h.grid.cursor != fresh.cursor || h.grid.isCursorVisible != fresh.isCursorVisible {
-            differences.append("hardware cursor \(h.grid.cursor) \(h.grid.isCursorVisible), fresh \(fresh.cursor) \(fresh.isCursorVisible)")
+            differences.append("hardware cursor \(h.grid.cursor) \(h.grid.isCursorVisible), "
+                               + "fresh \(fresh.cursor) \(fresh.isCursorVisible)")
         }
         return differences
     }
@@ -84,7 +88,8 @@ import Testing
                     h.press(keys.randomElement(using: &random)!)
                 }
                 let differences = try Self.differencesFromAFreshDraw(h)
-                try #require(differences.isEmpty, "\(rows)×\(columns), step \(step): \(differences)\n\(h.grid.lines.joined(separator: "\n"))")
+                let screen = h.grid.lines.joined(separator: "\n")
+                try #require(differences.isEmpty, "\(rows)×\(columns), step \(step): \(differences)\n\(screen)")
             }
         }
     }

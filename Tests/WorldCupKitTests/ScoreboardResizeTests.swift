@@ -24,7 +24,8 @@ import Testing
         #expect(Self.highlightedRows(h.grid).count == 1, "the highlight bar is on screen")
         #expect(h.cursorLine.contains(" Uruguay "), "on the team selected before: \(h.grid.lines)")
         h.press(.enter)
-        #expect(try h.store.teamsInStandingsOrder().first { $0.teamName == "Uruguay" }?.wins == 1, "Enter counts for it")
+        let uruguay = try h.store.teamsInStandingsOrder().first { $0.teamName == "Uruguay" }
+        #expect(uruguay?.wins == 1, "Enter counts for it")
     }
 
     /// Random moves and resizes at sizes down to two rows: after every step exactly one row is
@@ -41,7 +42,8 @@ import Testing
                             .character("]"), .character("["), .wheelUp, .wheelDown]
         for step in 0..<1_000 {
             if Int.random(in: 0..<4, using: &random) == 0 {
-                h.grid.resize(rows: Int.random(in: 2...45, using: &random), columns: Int.random(in: 20...120, using: &random))
+                let rows = Int.random(in: 2...45, using: &random), columns = Int.random(in: 20...120, using: &random)
+                h.grid.resize(rows: rows, columns: columns)
                 h.press(.resize)
             } else {
                 h.press(moves.randomElement(using: &random)!)
@@ -52,7 +54,8 @@ import Testing
             let name = try #require(h.screen.binding.cursorRowID.flatMap { names[$0] }, "\(size): a team is selected")
             let shown = h.grid.line(bars[0])
             // A narrow window cuts long names with "…": compare what fits.
-            let visible = shown.split(separator: "  ").dropFirst(2).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            let visible = shown.split(separator: "  ").dropFirst(2).first
+                .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
             try #require(!visible.isEmpty && name.hasPrefix(visible.replacingOccurrences(of: "…", with: "")),
                          "\(size): the bar shows \"\(shown)\", the selected team is \(name)")
         }
@@ -69,9 +72,11 @@ import Testing
         let status = (20..<24).map(h.grid.line)
         let shown = status.joined(separator: " ")
         #expect(shown.hasSuffix("…"), "cut after four rows: \(status)")
-        #expect(words.joined(separator: " ").hasPrefix(shown.dropLast()), "the text in order, broken at spaces: \(status)")
+        #expect(words.joined(separator: " ").hasPrefix(shown.dropLast()),
+                "the text in order, broken at spaces: \(status)")
         #expect(status.allSatisfy { TextWidth.columns(of: $0) <= 40 })
-        #expect(h.screen.tableView.height == 18 && h.cursorLine.contains(" Uruguay "), "the selected team stays on screen")
+        #expect(h.screen.tableView.height == 18 && h.cursorLine.contains(" Uruguay "),
+                "the selected team stays on screen")
         #expect(try DialogRedrawTests.differencesFromAFreshDraw(h) == [])
         h.screen.message = "A message of two rows: " + words.prefix(5).joined(separator: " ")
         h.screen.render()
@@ -91,7 +96,8 @@ import Testing
         #expect(h.grid.line(1).hasPrefix("   #  Code Team") && h.grid.line(1).hasSuffix("Wins"))
         #expect(TextWidth.columns(of: h.grid.line(1)) == columns, "the headings end at the right edge")
         #expect(TextWidth.columns(of: h.grid.line(3)) == columns && h.grid.line(3).hasSuffix(" 0"), "so do the wins")
-        #expect((0..<columns).allSatisfy { h.grid.style(row: 3, column: $0).contains(.reverse) }, "the bar spans the row")
+        #expect((0..<columns).allSatisfy { h.grid.style(row: 3, column: $0).contains(.reverse) },
+                "the bar spans the row")
         #expect((0..<columns).allSatisfy { !h.grid.style(row: 4, column: $0).contains(.reverse) })
     }
 }

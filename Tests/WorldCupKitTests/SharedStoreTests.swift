@@ -114,7 +114,8 @@ import Testing
 /// and 10), drawn into an in-memory grid.
 @Suite(.serialized) struct SharedScoreboardStatusTests {
     /// A screen on `database` as `role`, drawn into a grid of the given size.
-    static func screen(_ database: SharedDatabase, role: String, rows: Int = 24, columns: Int = 80) throws -> (ScoreboardScreen, GridSurface) {
+    static func screen(_ database: SharedDatabase, role: String, rows: Int = 24,
+                       columns: Int = 80) throws -> (ScoreboardScreen, GridSurface) {
         TextWidth.prepareLocale()
         let store = try PostgreSQLTeamStore.open(conninfo: database.uri(role: role))
         let grid = GridSurface(rows: rows, columns: columns)
@@ -147,7 +148,8 @@ import Testing
         #expect(Self.status(viewer, viewerGrid).hasPrefix("Read-only: "), "\(Self.status(viewer, viewerGrid))")
         Self.press(scorer, .enter)
         Self.press(scorer, .character("u"))
-        #expect(Self.status(scorer, scorerGrid).hasPrefix("Took back a win from Algeria."), "\(Self.status(scorer, scorerGrid))")
+        let scorerStatus = Self.status(scorer, scorerGrid)
+        #expect(scorerStatus.hasPrefix("Took back a win from Algeria."), "\(scorerStatus)")
 
         try cluster.stopServer()
         for (screen, grid) in [(viewer, viewerGrid), (scorer, scorerGrid)] {
@@ -169,7 +171,8 @@ import Testing
             let (viewer, grid) = try Self.screen(database, role: "viewer", rows: rows, columns: columns)
             Self.press(viewer, .enter)
             let status = Self.status(viewer, grid)
-            #expect(status.hasPrefix("Read-only: the PostgreSQL role \"viewer\" may not add wins"), "\(rows)×\(columns): \(status)")
+            #expect(status.hasPrefix("Read-only: the PostgreSQL role \"viewer\" may not add wins"),
+                    "\(rows)×\(columns): \(status)")
             #expect(status.contains("ask the database's owner for the grant"), "\(rows)×\(columns): \(status)")
             #expect(!status.contains("…"), "\(rows)×\(columns): nothing cut: \(status)")
             #expect(viewer.tableView.cursorScreenRow != nil, "the selected team stays on screen")

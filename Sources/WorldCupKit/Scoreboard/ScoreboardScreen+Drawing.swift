@@ -127,7 +127,8 @@ extension ScoreboardScreen {
             surface.drawLine(first + offset, line, style: status.style)
         }
         if let position = status.position {
-            surface.draw(row: statusRow, column: surface.columns - TextWidth.columns(of: position), position, style: [.dim])
+            let column = surface.columns - TextWidth.columns(of: position)
+            surface.draw(row: statusRow, column: column, position, style: [.dim])
         }
         drawn.status = text
     }

@@ -104,8 +104,7 @@ extension ScoreboardScreen {
         let positionColumns = TextWidth.columns(of: position)
         let showsPosition = !position.isEmpty && surface.columns >= positionColumns + 20
         let room = showsPosition ? surface.columns - positionColumns - 1 : surface.columns
-        let top = (titleRow == nil ? 0 : 1) + (headingRow == nil ? 0 : 1)
-        let mostRows = min(4, max(1, (surface.rows - top - 1) / 2))
+        let mostRows = min(4, max(1, (surface.rows - rowsAboveList - 1) / 2))
         guard wraps, mostRows > 1, TextWidth.columns(of: text) > room else {
             return ([showsPosition ? TextWidth.fit(text, toColumns: room) + " " + position : text], style,
                     showsPosition ? position : nil)

@@ -91,6 +91,8 @@ public final class ScoreboardScreen: TableViewDataSource {
 
     var titleRow: Int? { surface.rows >= 3 ? 0 : nil }
     var headingRow: Int? { surface.rows >= 8 ? 1 : nil }
+    /// The rows above the list: the title and the column headings, when they fit.
+    var rowsAboveList: Int { (titleRow == nil ? 0 : 1) + (headingRow == nil ? 0 : 1) }
     /// The status line's last row (its only one unless a long message wraps).
     var statusRow: Int { surface.rows - 1 }
 
@@ -104,8 +106,8 @@ public final class ScoreboardScreen: TableViewDataSource {
     /// Gives the list the rows between the headings and the status line, which takes
     /// `statusRows` rows.
     func fitList() {
-        let top = (titleRow == nil ? 0 : 1) + (headingRow == nil ? 0 : 1)
-        tableView.setFrame(top: top, height: max(0, surface.rows - top - statusRows), width: surface.columns)
+        tableView.setFrame(top: rowsAboveList, height: max(0, surface.rows - rowsAboveList - statusRows),
+                           width: surface.columns)
     }
 
     private var currentRankColumns: Int {

@@ -17,12 +17,15 @@ done
 work="$(mktemp -d)"
 pids=()
 cleanup() {
-    # The xterms first, then Xvfb (the last started first).
+    # What runs in each xterm (its process group: script, the scoreboard hangs up with it),
+    # then the xterms and Xvfb, the last started first.
+    for group in "$work"/*.group; do [ -s "$group" ] && kill -- "-$(cat "$group")" 2>/dev/null || true; done
     for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[i]}" 2>/dev/null || true; done
     wait 2>/dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
 mkdir -p "$output"
 
 # A display of its own: Xvfb picks a free number and writes it once it is ready.
@@ -66,6 +69,7 @@ shoot() {
     cat >"$work/$theme.sh" <<EOF
 #!/bin/sh
 echo "\$WINDOWID" > '$work/$theme.window'
+echo "\$\$" > '$work/$theme.group'
 stty raw -echo
 { cat '$keys' & cat; } | script -qfec "stty rows 24 cols 80; exec env LANG=C.UTF-8 TERM=xterm-256color \
 XDG_CACHE_HOME='$work/cache' '$binary' --db '$work/store.sqlite' --seed '$root/seed.json'" /dev/null

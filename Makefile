@@ -1,7 +1,8 @@
 # worldcup — make run (the scoreboard), make test (every test), make bench (benchmarks).
 SWIFT ?= swift
 SHELL := /bin/bash
-APT_PACKAGES := libncurses-dev libsqlite3-dev libpq-dev rapidjson-dev postgresql pkg-config tmux sqlite3 iproute2 openssl
+APT_PACKAGES := libncurses-dev libsqlite3-dev libpq-dev rapidjson-dev postgresql pkg-config tmux sqlite3 \
+	iproute2 openssl xvfb xterm imagemagick fonts-dejavu-core
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)/worldcup
 # SwiftPM compiles with other flags (colour diagnostics) when its output is a terminal, and a
 # change of flags rebuilds everything: so its output always goes through a pipe, to stderr,
@@ -24,6 +25,10 @@ deps:
 	command -v sqlite3 >/dev/null 2>&1 || missing="yes"; \
 	command -v ip >/dev/null 2>&1 || missing="yes"; \
 	command -v openssl >/dev/null 2>&1 || missing="yes"; \
+	command -v Xvfb >/dev/null 2>&1 || missing="yes"; \
+	command -v xterm >/dev/null 2>&1 || missing="yes"; \
+	command -v import >/dev/null 2>&1 || missing="yes"; \
+	fc-list "DejaVu Sans Mono" 2>/dev/null | grep -q . || missing="yes"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "Installing $(APT_PACKAGES) with apt-get…" >&2; \

@@ -27,5 +27,7 @@ static inline mmask_t worldcup_button4_pressed(void) { return BUTTON4_PRESSED; }
 static inline mmask_t worldcup_button5_pressed(void) { return BUTTON5_PRESSED; }
 static inline chtype worldcup_a_dim(void) { return A_DIM; }
 static inline int worldcup_color_pair(int n) { return COLOR_PAIR(n); }
+// The number of colours start_color found (a mutable C global).
+static inline int worldcup_colors(void) { return COLORS; }
 
 #endif

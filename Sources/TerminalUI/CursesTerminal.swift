@@ -27,9 +27,17 @@ public enum TerminalError: Error, CustomStringConvertible {
 public final class CursesTerminal: Surface {
     private let screen: OpaquePointer
     private let window: UnsafeMutablePointer<WINDOW>
-    private let hasColors: Bool
+    /// The colours drawn with; nil without colours.
+    private let palette: Palette?
+    /// The background query timed out: a late reply is still to be read and thrown away.
+    private var awaitsLateReply: Bool
     private var stopped = false
     private var cursorVisible: Bool?
+
+    /// How long the start waits for the terminal to say its background. The query ends with one
+    /// every terminal answers, so only a terminal that answers nothing at all waits this long,
+    /// and a reply later than this is thrown away.
+    static let backgroundQueryMilliseconds = 250
 
     /// Takes over the terminal on stdin/stdout.
     ///
@@ -40,6 +48,13 @@ public final class CursesTerminal: Surface {
         setlocale(LC_ALL, "")
         TextWidth.prepareLocale()
         guard let term = getenv("TERM").map({ String(cString: $0) }), !term.isEmpty else { throw TerminalError.termUnset }
+        // Asked before curses owns the input, so the replies cannot reach it as keys.
+        var reply = BackgroundReply([])
+        if colors && term != "dumb" {
+            reply = BackgroundReply.ask(input: STDIN_FILENO, output: STDOUT_FILENO,
+                                        timeoutMilliseconds: backgroundQueryMilliseconds)
+        }
+        let background = colors ? Self.background(reply: reply, term: term) : nil
         TerminalRestore.saveModes()
         // Own FILE streams on descriptors 1 and 0: the C globals stdout/stdin are not concurrency-safe in Swift 6.
         guard term != "dumb", let output = fdopen(STDOUT_FILENO, "w"), let input = fdopen(STDIN_FILENO, "r"),
@@ -53,11 +68,23 @@ public final class CursesTerminal: Surface {
         }
         TerminalRestore.save(resetSequence: Self.resetSequence())
         TerminalRestore.installSignalHandlers()
-        return CursesTerminal(screen: screen, colors: colors)
+        // Keys typed while the terminal was asked are keys all the same.
+        for byte in reply.otherBytes.reversed() { ungetch(Int32(byte)) }
+        return CursesTerminal(screen: screen, colors: colors, background: background,
+                              awaitsLateReply: colors && term != "dumb" && !reply.isComplete)
     }
 
-    private init(screen: OpaquePointer, colors: Bool) {
+    /// The terminal's background: its answer to OSC 11, else `COLORFGBG`, else dark for the
+    /// Linux console (always dark), else unknown.
+    static func background(reply: BackgroundReply, term: String) -> TerminalBackground? {
+        reply.background
+            ?? getenv("COLORFGBG").flatMap { TerminalBackground(colorFGBG: String(cString: $0)) }
+            ?? (term == "linux" ? .dark : nil)
+    }
+
+    private init(screen: OpaquePointer, colors: Bool, background: TerminalBackground?, awaitsLateReply: Bool) {
         self.screen = screen
+        self.awaitsLateReply = awaitsLateReply
         window = worldcup_stdscr()
         raw()
         noecho()
@@ -66,15 +93,25 @@ public final class CursesTerminal: Surface {
         set_escdelay(25)
         mouseinterval(0)
         mousemask(Self.mouseEvents, nil)
-        var colorful = false
         if colors && has_colors() {
             start_color()
             use_default_colors()
-            init_pair(1, Int16(COLOR_CYAN), -1)
-            colorful = true
+            let palette = Palette(background: background, colors: Int(worldcup_colors()),
+                                  erasesInColor: tigetflag("bce") > 0)
+            init_pair(Self.accentPair, palette.accent, -1)
+            init_pair(Self.subduedPair, palette.subdued ?? -1, -1)
+            if let bar = palette.bar { init_pair(Self.barPair, bar.foreground, bar.background) }
+            self.palette = palette
+        } else {
+            palette = nil
         }
-        hasColors = colorful
     }
+
+    private static let accentPair: Int16 = 1
+    private static let subduedPair: Int16 = 2
+    private static let barPair: Int16 = 3
+
+    private static func pair(_ number: Int16) -> attr_t { attr_t(worldcup_color_pair(Int32(number))) }
 
     /// Clicks and the wheel.
     private static var mouseEvents: mmask_t {
@@ -136,12 +173,17 @@ public final class CursesTerminal: Surface {
         wattr_off(window, attributes, nil)
     }
 
+    /// A cell has one colour pair: the bar's wins over the accent, which wins over grey.
     private func attributes(for style: TextStyle) -> attr_t {
         var attributes: attr_t = 0
-        if style.contains(.reverse) { attributes |= worldcup_a_reverse() }
         if style.contains(.bold) { attributes |= worldcup_a_bold() }
-        if style.contains(.dim) { attributes |= attr_t(worldcup_a_dim()) }
-        if style.contains(.accent) && hasColors { attributes |= attr_t(worldcup_color_pair(1)) }
+        if style.contains(.reverse) {
+            attributes |= palette?.bar == nil ? worldcup_a_reverse() : Self.pair(Self.barPair)
+        } else if style.contains(.accent), palette != nil {
+            attributes |= Self.pair(Self.accentPair)
+        } else if style.contains(.dim) {
+            attributes |= palette?.subdued == nil ? attr_t(worldcup_a_dim()) : Self.pair(Self.subduedPair)
+        }
         return attributes
     }
 
@@ -217,7 +259,34 @@ public final class CursesTerminal: Surface {
         let result = wget_wch(window, &value)
         if result == ERR { return nil }
         if result == KEY_CODE_YES { return functionKey(Int32(value)) }
+        if value == 0x1B && awaitsLateReply { return escapeOrLateReply() }
         return characterKey(UInt32(value))
+    }
+
+    /// An ESC while a reply to the background query may still come (the terminal took longer
+    /// than the start waited): a reply is read whole and thrown away (nil), so it never acts as
+    /// keys (its ESC would quit); anything else is put back, and the ESC is a key.
+    private func escapeOrLateReply() -> Key? {
+        var bytes: [UInt8] = [0x1B]
+        while true {
+            // A reply comes in one write: its rest is there at once.
+            wtimeout(window, 50)
+            var value: wint_t = 0
+            let result = wget_wch(window, &value)
+            guard result == OK, value < 0x80 else {
+                if result == KEY_CODE_YES { ungetch(Int32(value)) } else if result == OK { unget_wch(wchar_t(value)) }
+                for byte in bytes.dropFirst().reversed() { ungetch(Int32(byte)) }
+                return .escape
+            }
+            bytes.append(UInt8(value))
+            let reply = BackgroundReply(bytes)
+            if !reply.otherBytes.isEmpty {
+                for byte in bytes.dropFirst().reversed() { ungetch(Int32(byte)) }
+                return .escape
+            }
+            if reply.isComplete { awaitsLateReply = false }
+            if reply.isComplete || reply.hasColorReply { return nil }
+        }
     }
 
     private func functionKey(_ code: Int32) -> Key? {

@@ -15,6 +15,16 @@ public struct OverlayBox {
         self.maximumWidth = maximumWidth
     }
 
+    /// The cells a box covers: its frame's first row and column, and its outer size.
+    public struct Frame: Equatable, Sendable {
+        /// The screen row and column of the frame's top left corner.
+        public var row: Int
+        public var column: Int
+        /// The size with the frame, in columns and rows.
+        public var width: Int
+        public var height: Int
+    }
+
     /// Where the box goes in a band of `height` rows from `top`, `columns` wide: the frame's
     /// first row and column and the inside's width.
     public func placement(top: Int, height: Int, columns: Int) -> (row: Int, column: Int, innerWidth: Int) {
@@ -24,6 +34,14 @@ public struct OverlayBox {
         let row = top + max(0, (height - outerHeight) / 2)
         let column = max(0, (columns - innerWidth - 4) / 2)
         return (row, column, innerWidth)
+    }
+
+    /// The cells the box covers in that band. When they change (the box grew, shrank or
+    /// moved), what is under the old box must be drawn again: the box leaves the rest of its
+    /// rows alone.
+    public func frame(top: Int, height: Int, columns: Int) -> Frame {
+        let place = placement(top: top, height: height, columns: columns)
+        return Frame(row: place.row, column: place.column, width: place.innerWidth + 4, height: lines.count + 2)
     }
 
     /// Draws the frame and the lines; rows beyond the band are left out.

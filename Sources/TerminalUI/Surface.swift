@@ -2,10 +2,13 @@
 public struct TextStyle: OptionSet, Sendable, Hashable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
+    /// The highlight bar: where the terminal has colours (and they are not disabled), the
+    /// palette's bar colours; otherwise reverse video.
     public static let reverse = TextStyle(rawValue: 1)
     public static let bold = TextStyle(rawValue: 2)
     /// Shown in the accent colour where the terminal has colours (and they are not disabled).
     public static let accent = TextStyle(rawValue: 4)
+    /// Subdued: the palette's grey where the terminal has 256 colours, else faint.
     public static let dim = TextStyle(rawValue: 8)
 }
 

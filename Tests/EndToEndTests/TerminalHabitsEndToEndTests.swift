@@ -92,11 +92,58 @@ import Testing
         #expect(!terminal.isCursorVisible)
     }
 
+    /// Issue 22, bug 2: at 100×40, G, then 60×15: the highlight bar stays on the last team and
+    /// Enter counts for it.
+    @Test func shrinkingTheWindowKeepsTheSelectedTeamOnScreen() throws {
+        let directory = TemporaryDirectory()
+        let terminal = try Tmux(width: 100, height: 40, command: directory.scoreboard)
+        #expect(terminal.waitFor("World Cup — 32 teams"))
+        try terminal.press("G")
+        #expect(terminal.wait { _ in terminal.cursorLine?.contains(" Uruguay ") == true })
+        try terminal.resize(width: 60, height: 15)
+        // Redrawn at the new size: the title on the first row (tmux keeps the old bottom rows
+        // until the program draws).
+        #expect(terminal.wait { $0.first == "World Cup — 32 teams in 5 zones" }, "\(terminal.lines)")
+        #expect(terminal.wait { _ in terminal.cursorLine?.contains(" Uruguay ") == true }, "\(terminal.lines)")
+        try terminal.press("Enter")
+        let uruguay = { try DatabaseQueue(path: directory.store).read { db in
+            try Int.fetchOne(db, sql: "SELECT wins FROM team WHERE teamName = 'Uruguay'") } }
+        #expect(terminal.waitUntil(timeout: 10) { (try? uruguay()) == 1 }, "Enter counted for the team on screen")
+        let total = try DatabaseQueue(path: directory.store).read { db in
+            try Int.fetchOne(db, sql: "SELECT sum(wins) FROM team") }
+        #expect(total == 1)
+    }
+
+    /// Issue 22: a click selects, as in htop and lazygit; a click on the selected team adds its
+    /// win. The clicks are the terminal's own mouse reports (X10 encoding: press, release).
+    @Test func aClickSelectsAndAClickOnTheSelectedTeamAddsAWin() throws {
+        let directory = TemporaryDirectory()
+        let terminal = try Tmux(command: directory.scoreboard)
+        #expect(terminal.waitFor("World Cup — 32 teams"))
+        func click(row: Int, column: Int) throws {
+            let report = { (button: Int) in [0x1B, 0x5B, 0x4D, 32 + button, 33 + column, 33 + row] }
+            let bytes = (report(0) + report(3)).map { String($0, radix: 16) }
+            try Tmux.tmux(["send-keys", "-t", terminal.session, "-H"] + bytes)
+        }
+        let wins = { try DatabaseQueue(path: directory.store).read { db in
+            try Int.fetchOne(db, sql: "SELECT wins FROM team WHERE teamName = 'Ghana'") } }
+        let ghana = try #require(terminal.lines.firstIndex { $0.contains(" Ghana ") })
+        try click(row: ghana, column: 12)
+        #expect(terminal.wait { _ in terminal.cursorLine?.contains(" Ghana ") == true }, "the click selects Ghana")
+        usleep(300_000)
+        #expect(try wins() == 0, "and counts nothing")
+        try click(row: ghana, column: 40)
+        #expect(terminal.waitUntil(timeout: 10) { (try? wins()) == 1 }, "a click on the selected team adds its win")
+        #expect(terminal.wait { _ in terminal.cursorLine?.contains(" Ghana ") == true })
+    }
+
     @Test func enterOnATinyScreenDoesNothingToATeamNotShown() throws {
         let directory = TemporaryDirectory()
         let terminal = try Tmux(command: directory.scoreboard)
         #expect(terminal.waitFor("World Cup — 32 teams"))
-        try terminal.resize(width: 30, height: 2)
+        // One row: no room for the list, so no team is selected on screen (from two rows on,
+        // the selected team is shown and Enter counts for it).
+        try terminal.resize(width: 30, height: 1)
         usleep(300_000)
         try terminal.press("Enter", "Space")
         usleep(300_000)
@@ -108,7 +155,7 @@ import Testing
     }
 }
 
-/// The README's screenshots come from a script; it must keep working.
+/// The README's screenshots come from scripts; they must keep working.
 @Suite struct ScreenshotScriptTests {
     @Test func theScriptRendersEachScreen() throws {
         let output = TemporaryDirectory()
@@ -125,5 +172,36 @@ import Testing
         #expect(try shot("search").last?.hasPrefix("/an  — 1 of ") == true)
         #expect(try shot("help").contains { $0.contains("│ Keys") })
         #expect(try shot("dialog").contains { $0.contains("Qualifying Zone: North, Central America & Caribbean") })
+    }
+
+    /// The README's pictures (issue 22, the look): the scoreboard in a real xterm under Xvfb,
+    /// searching and with the help box, on a dark and a light background. Each is a PNG the
+    /// shape of an 80×24 window, all four the same size, not one flat colour, and as dark or
+    /// as light as its background.
+    @Test func thePicturesScriptMakesRealPictures() throws {
+        let output = TemporaryDirectory()
+        let script = Tmux.packageRoot.appendingPathComponent("docs/pictures.sh").path
+        // Through system(), as above: the script starts servers (Xvfb) of its own.
+        let status = system("'\(script)' '\(Tmux.binary)' '\(output.path)' </dev/null >'\(output.path)/log' 2>&1")
+        let log = (try? String(contentsOfFile: output.path + "/log", encoding: .utf8)) ?? ""
+        try #require(status == 0, "docs/pictures.sh failed (it needs Xvfb, xterm and ImageMagick: make deps): \(log)")
+        var sizes = Set<String>()
+        for name in ["search-dark", "help-dark", "search-light", "help-light"] {
+            let path = output.path + "/\(name).png"
+            let info = try ProgramRun("/usr/bin/identify", ["-format", "%m %w %h %k %[fx:mean]", path])
+            try #require(info.status == 0, "\(name): \(info.stderr)")
+            let fields = info.stdout.split(separator: " ")
+            try #require(fields.count == 5, "\(name): \(info.stdout)")
+            let width = Double(fields[1]) ?? 0, height = Double(fields[2]) ?? 0
+            let colours = Int(fields[3]) ?? 0, brightness = Double(fields[4]) ?? -1
+            #expect(fields[0] == "PNG")
+            #expect(width >= 400 && height >= 200 && (1.3...2.3).contains(width / height),
+                    "\(name): \(width)×\(height)")
+            #expect(colours >= 6, "\(name): \(colours) colours")
+            #expect(name.hasSuffix("dark") ? brightness < 0.3 : brightness > 0.7,
+                    "\(name): mean brightness \(brightness)")
+            sizes.insert("\(width)×\(height)")
+        }
+        #expect(sizes.count == 1, "every picture is the same window: \(sizes)")
     }
 }

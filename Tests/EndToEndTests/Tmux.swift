@@ -84,14 +84,30 @@ final class Tmux: @unchecked Sendable {
     /// The text of the line drawn in reverse video (the cursor row), if any.
     var cursorLine: String? { cursor?.text }
 
-    /// The screen row and text of the line drawn in reverse video, if any.
+    /// The screen row and text of the highlighted line (the cursor row), if any.
     var cursor: (row: Int, text: String)? {
         guard let raw = try? Self.tmux(["capture-pane", "-p", "-e", "-t", session]) else { return nil }
-        // tmux writes reverse video as an SGR sequence with a 7 among its parameters ("ESC[0;7m").
-        let reverse = /\x{1B}\[(?:[0-9]*;)*7(?:;[0-9]*)*m/
         let lines = raw.split(separator: "\n", omittingEmptySubsequences: false)
-        guard let row = lines.firstIndex(where: { $0.contains(reverse) }) else { return nil }
+        guard let row = lines.firstIndex(where: Self.isHighlighted) else { return nil }
         return (row, String(lines[row]).replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression))
+    }
+
+    /// Whether a line of `capture-pane -e` turns on the highlight bar: reverse video (SGR 7),
+    /// or a background colour (40–47, 100–107, 48;5;N, 48;2;R;G;B), which the bar is on
+    /// terminals that erase in colour; nothing else in the list has a background.
+    static func isHighlighted(_ line: Substring) -> Bool {
+        line.matches(of: /\x{1B}\[([0-9;]*)m/).contains { match in
+            let text = match.output.1
+            var parameters = text.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 0 }[...]
+            while let parameter = parameters.popFirst() {
+                switch parameter {
+                case 7, 40...47, 100...107, 48: return true
+                case 38: parameters = parameters.dropFirst(parameters.first == 5 ? 2 : 4)
+                default: break
+                }
+            }
+            return false
+        }
     }
 
     /// Waits until the screen satisfies `condition`; false after `timeout` seconds.

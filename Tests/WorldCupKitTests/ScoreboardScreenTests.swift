@@ -193,6 +193,8 @@ import Testing
             line.firstRange(of: "│ ").map { String(line[$0.upperBound...].prefix { $0 != "│" }) }
         }.joined(separator: "\n")
         #expect(help.contains("add a win"))
+        #expect(help.contains("click               select a team; on the selected one, add a win"))
+        #expect(help.contains("the zone starting with it (again: the next)"))
         #expect(help.contains("quit"))
         #expect(!help.contains("add a team"), "the secret stays secret")
         #expect(!help.contains("S "))
@@ -215,14 +217,23 @@ import Testing
         #expect(h.grid.line(0) == "World Cup — 32 teams in 5 zones")
     }
 
-    @Test func clickingATeamAddsAWinToThatTeam() throws {
+    /// As in htop and lazygit (issue 22): a click selects a team; a click on the selected team
+    /// (so also the second click of a double click) adds its win.
+    @Test func aClickSelectsAndAClickOnTheSelectedTeamAddsAWin() throws {
         let h = try Harness()
         let ghana = try #require(h.row(of: "Ghana"))
         h.press(.mouseClick(row: ghana, column: 10))
-        #expect(h.wins(of: "Ghana") == 1)
-        #expect(h.cursorLine.contains("Ghana"))
-        h.press(.mouseClick(row: 1, column: 3))  // a section header: nothing happens
-        #expect(try h.store.teamsInStandingsOrder().map(\.wins).reduce(0, +) == 1)
+        #expect(h.cursorLine.contains("Ghana"), "the click selects Ghana")
+        #expect(h.wins(of: "Ghana") == 0, "and counts nothing")
+        h.press(.mouseClick(row: ghana, column: 30))
+        #expect(h.wins(of: "Ghana") == 1, "a click on the selected team adds its win")
+        #expect(h.cursorLine.contains("Ghana"), "the cursor follows it as it climbs")
+        let nigeria = try #require(h.row(of: "Nigeria"))
+        h.press(.mouseClick(row: nigeria, column: 5), .mouseClick(row: nigeria, column: 5))
+        #expect(h.wins(of: "Nigeria") == 1, "a double click on another team: selected, then one win")
+        h.press(.mouseClick(row: 2, column: 3))  // a section header: nothing happens
+        #expect(try h.store.teamsInStandingsOrder().map(\.wins).reduce(0, +) == 2)
+        #expect(h.cursorLine.contains("Nigeria"))
     }
 
     @Test func flagsAreOptInAndShortCodesTheDefault() throws {
@@ -232,11 +243,11 @@ import Testing
         #expect(plain.text(for: brazil, rank: 1, rankColumns: 2, width: 40).hasPrefix("   1  BRA  Brazil"))
         #expect(flags.text(for: brazil, rank: 1, rankColumns: 2, width: 40).hasPrefix("   1  🇧🇷   Brazil"))
         #expect(plain.text(for: wenderland, rank: 12, rankColumns: 3, width: 40).hasPrefix("   12  WEN  Wenderland"))
-        for width in [20, 40, 64, 100] {
-            // The wins sit at the terminal's right edge, under their heading.
+        for width in [20, 40, 64, 100, 200] {
+            // The wins sit at the terminal's right edge, under their heading, at any width.
             let row = flags.text(for: brazil, rank: 1, rankColumns: 2, width: width)
-            #expect(TextWidth.columns(of: row) == min(width, 80))
-            #expect(TextWidth.columns(of: flags.heading(rankColumns: 2, width: width)) == min(width, 80))
+            #expect(TextWidth.columns(of: row) == width)
+            #expect(TextWidth.columns(of: flags.heading(rankColumns: 2, width: width)) == width)
             #expect(row.hasSuffix(" 5") && flags.heading(rankColumns: 2, width: width).hasSuffix(" Wins"))
         }
         #expect(plain.heading(rankColumns: 2, width: 40).hasPrefix("   #  Code Team"))
@@ -386,6 +397,15 @@ import Testing
         h.press(.character("'"), .character("x"))
         #expect(h.grid.line(11).hasPrefix("No zone starts with X"))
         #expect(h.cursorLine.contains(" Belgium "))
+        // The same letter again goes on to the next zone starting with it, as in file managers.
+        h.press(.character("'"), .character("a"))
+        #expect(h.cursorLine.contains(" Algeria "), "from Europe: the first A zone after it, round the end")
+        h.press(.character("'"), .character("a"))
+        #expect(h.cursorLine.contains(" Australia "), "again: Asia")
+        h.press(.character("'"), .character("A"))
+        #expect(h.cursorLine.contains(" Algeria "), "and round to Africa")
+        h.press(.character("'"), .character("s"), .character("'"), .character("s"))
+        #expect(h.cursorLine.contains(" Argentina "), "the only S zone, again")
     }
 
     @Test func pagesHalfPagesAndThePositionIndicator() throws {
@@ -412,7 +432,10 @@ import Testing
         let h = try Harness()
         h.grid.resize(rows: 2, columns: 30)
         h.press(.resize)
-        #expect(h.screen.tableView.cursorScreenRow == nil, "one row: only a header fits")
+        #expect(h.grid.line(0).contains(" Algeria "), "two rows: the selected team and the status line")
+        h.grid.resize(rows: 1, columns: 30)
+        h.press(.resize)
+        #expect(h.screen.tableView.cursorScreenRow == nil, "one row: no room for the list")
         h.press(.enter, .character(" "))
         #expect(try h.store.teamsInStandingsOrder().allSatisfy { $0.wins == 0 })
     }

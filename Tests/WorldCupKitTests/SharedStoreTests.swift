@@ -94,7 +94,9 @@ import Testing
         try database.cutCommitsOfScores(times: nil)
         _ = screen.handle(.enter)  // the cursor starts on Algeria
         screen.render()
-        #expect(grid.line(39).hasPrefix("Win for Algeria in doubt: the connection broke during its commit."), "\(grid.line(39))")
+        // The message wraps over the status line's rows.
+        let status = SharedScoreboardStatusTests.status(screen, grid)
+        #expect(status.hasPrefix("Win for Algeria in doubt: the connection broke during its commit."), "\(status)")
         #expect(reported.isEmpty)
         #expect(try database.wins()["Algeria"] == 0)
 
@@ -105,5 +107,75 @@ import Testing
         #expect(reported == ["Algeria"])
         #expect(try database.wins()["Algeria"] == 1)
         #expect(grid.lines.contains { $0.contains(" Algeria ") && $0.split(separator: " ").last == "1" })
+    }
+}
+
+/// What the status line says as the scoreboard's connection comes and goes (issue 22, bugs 3
+/// and 10), drawn into an in-memory grid.
+@Suite(.serialized) struct SharedScoreboardStatusTests {
+    /// A screen on `database` as `role`, drawn into a grid of the given size.
+    static func screen(_ database: SharedDatabase, role: String, rows: Int = 24,
+                       columns: Int = 80) throws -> (ScoreboardScreen, GridSurface) {
+        TextWidth.prepareLocale()
+        let store = try PostgreSQLTeamStore.open(conninfo: database.uri(role: role))
+        let grid = GridSurface(rows: rows, columns: columns)
+        let screen = try ScoreboardScreen(store: store, surface: grid, renderer: TeamRowRenderer(showsFlags: false))
+        screen.render()
+        return (screen, grid)
+    }
+
+    /// The rows under the list, joined: the status line, however many rows it takes.
+    static func status(_ screen: ScoreboardScreen, _ grid: GridSurface) -> String {
+        (screen.tableView.top + screen.tableView.height..<grid.rows).map(grid.line).joined(separator: " ")
+    }
+
+    static func press(_ screen: ScoreboardScreen, _ key: Key) {
+        _ = screen.handle(key)
+        screen.render()
+    }
+
+    /// In a viewer, Enter's "Read-only: …" and in a scorer u's "Took back a win…" give way to
+    /// "Reconnecting to …" at the first look after the server went away, without a key.
+    @Test func theConnectionsStateReplacesAnOlderMessage() throws {
+        let cluster = try TemporaryCluster()
+        let database = try SharedDatabase(in: cluster)
+        let owner = try PostgreSQLTeamStore.open(conninfo: database.uri())
+        try owner.seedIfNeeded { .file(Fixtures.seedPath) }
+        try database.createRoles()
+        let (viewer, viewerGrid) = try Self.screen(database, role: "viewer")
+        let (scorer, scorerGrid) = try Self.screen(database, role: "scorer")
+        Self.press(viewer, .enter)
+        #expect(Self.status(viewer, viewerGrid).hasPrefix("Read-only: "), "\(Self.status(viewer, viewerGrid))")
+        Self.press(scorer, .enter)
+        Self.press(scorer, .character("u"))
+        let scorerStatus = Self.status(scorer, scorerGrid)
+        #expect(scorerStatus.hasPrefix("Took back a win from Algeria."), "\(scorerStatus)")
+
+        try cluster.stopServer()
+        for (screen, grid) in [(viewer, viewerGrid), (scorer, scorerGrid)] {
+            // What the event loop does when the connection's socket wakes it.
+            #expect(screen.showExternalChanges())
+            screen.render()
+            #expect(Self.status(screen, grid).hasPrefix("Reconnecting to "), "\(Self.status(screen, grid))")
+        }
+        try cluster.startServer()
+    }
+
+    /// The viewer's refusal keeps its advice at 80 columns and narrower: it wraps.
+    @Test func aViewersRefusalKeepsItsAdviceInNarrowWindows() throws {
+        let database = try SharedDatabase()
+        let owner = try PostgreSQLTeamStore.open(conninfo: database.uri())
+        try owner.seedIfNeeded { .file(Fixtures.seedPath) }
+        try database.createRoles()
+        for (rows, columns) in [(24, 80), (15, 60), (12, 40)] {
+            let (viewer, grid) = try Self.screen(database, role: "viewer", rows: rows, columns: columns)
+            Self.press(viewer, .enter)
+            let status = Self.status(viewer, grid)
+            #expect(status.hasPrefix("Read-only: the PostgreSQL role \"viewer\" may not add wins"),
+                    "\(rows)×\(columns): \(status)")
+            #expect(status.contains("ask the database's owner for the grant"), "\(rows)×\(columns): \(status)")
+            #expect(!status.contains("…"), "\(rows)×\(columns): nothing cut: \(status)")
+            #expect(viewer.tableView.cursorScreenRow != nil, "the selected team stays on screen")
+        }
     }
 }

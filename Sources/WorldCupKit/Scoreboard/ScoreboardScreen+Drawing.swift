@@ -9,17 +9,32 @@ extension ScoreboardScreen {
         var title: String?
         var heading: String?
         var status: String?
+        /// Where the help or the dialog was drawn.
+        var box: OverlayBox.Frame?
     }
 
     /// Draws what changed and flushes one frame.
     public func render() {
+        var status = statusLines
+        if status.lines.count != statusRows {
+            statusRows = status.lines.count
+            fitList()
+            status = statusLines  // the ▲ ▼ marks follow the list's new height
+        }
         let box = overlayBox
         tableView.isDimmed = box != nil
+        // A box that grew, shrank or moved (the dialog's problem line came or went) leaves
+        // its old border on rows the list does not otherwise redraw.
+        let boxFrame = box?.frame(top: tableView.top, height: tableView.height, columns: surface.columns)
+        if boxFrame != drawn.box {
+            tableView.setNeedsDisplay()
+            drawn.box = boxFrame
+        }
         if let titleRow { drawTitle(titleRow) }
         if let headingRow { drawHeading(headingRow) }
         tableView.draw(on: surface)
         if let box { box.draw(on: surface, top: tableView.top, height: tableView.height) }
-        drawStatus()
+        drawStatus(status)
         placeCursor(box)
         surface.present()
     }
@@ -57,18 +72,19 @@ extension ScoreboardScreen {
         }
     }
 
-    /// The left part: a message, the search line, or the key hints.
-    private var statusText: (text: String, style: TextStyle) {
+    /// The left part: a message, the search line, or the key hints; whether it may wrap
+    /// (messages do, so their advice is never cut off; hints and the search line stay one row).
+    private var statusText: (text: String, style: TextStyle, wraps: Bool) {
         if case .searching(let prompt) = mode {
             let found = prompt.search.map { "  " + searchStatus($0).drop { $0 != "—" } } ?? ""
-            return ("/" + prompt.query.text + found, [])
+            return ("/" + prompt.query.text + found, [], false)
         }
-        if let message { return (message, [.bold]) }
+        if let message { return (message, [.bold], true) }
         if let problem = connectionProblem {
             let inDoubt = scoresInDoubt.isEmpty ? "" : " · \(scoresInDoubt.count) in doubt, checked once back"
-            return (Self.sentence(problem) + " · standings as last known" + inDoubt, [.bold])
+            return (Self.sentence(problem) + " · standings as last known" + inDoubt, [.bold], true)
         }
-        return (hints, [.dim])
+        return (hints, [.dim], false)
     }
 
     /// The right part: where the cursor is among all teams, and marks when the list goes on
@@ -81,21 +97,41 @@ extension ScoreboardScreen {
             + (controller.hasRowsToLoad ? "+ loading" : "")
     }
 
-    private func drawStatus() {
-        guard surface.rows >= 2 else { return }
-        let (text, style) = statusText
+    /// The status line's rows: the text and the cursor's place on one row when they fit; a
+    /// longer message wrapped over the window's width instead, on at most a few rows (half the
+    /// list's at most), the position left out until the message goes.
+    private var statusLines: (lines: [String], style: TextStyle, position: String?) {
+        let (text, style, wraps) = statusText
         let position = positionText
         let positionColumns = TextWidth.columns(of: position)
         let showsPosition = !position.isEmpty && surface.columns >= positionColumns + 20
-        let line = showsPosition
-            ? TextWidth.fit(text, toColumns: surface.columns - positionColumns - 1) + " " + position
-            : text
-        guard line != drawn.status else { return }
-        surface.drawLine(statusRow, line, style: style)
-        if showsPosition {
-            surface.draw(row: statusRow, column: surface.columns - positionColumns, position, style: [.dim])
+        let room = showsPosition ? surface.columns - positionColumns - 1 : surface.columns
+        let mostRows = min(4, max(1, (surface.rows - rowsAboveList - 1) / 2))
+        guard wraps, mostRows > 1, TextWidth.columns(of: text) > room else {
+            return ([showsPosition ? TextWidth.fit(text, toColumns: room) + " " + position : text], style,
+                    showsPosition ? position : nil)
         }
-        drawn.status = line
+        var lines = TextWidth.wrap(text, toColumns: surface.columns)
+        if lines.count > mostRows {
+            let rest = lines[(mostRows - 1)...].joined(separator: " ")
+            lines = Array(lines.prefix(mostRows - 1)) + [TextWidth.truncate(rest, toColumns: surface.columns)]
+        }
+        return (lines, style, nil)
+    }
+
+    private func drawStatus(_ status: (lines: [String], style: TextStyle, position: String?)) {
+        guard surface.rows >= 2 else { return }
+        let text = status.lines.joined(separator: "\n")
+        guard text != drawn.status else { return }
+        let first = surface.rows - status.lines.count
+        for (offset, line) in status.lines.enumerated() {
+            surface.drawLine(first + offset, line, style: status.style)
+        }
+        if let position = status.position {
+            let column = surface.columns - TextWidth.columns(of: position)
+            surface.draw(row: statusRow, column: column, position, style: [.dim])
+        }
+        drawn.status = text
     }
 
     // MARK: - Boxes over the list
@@ -116,9 +152,10 @@ extension ScoreboardScreen {
          "^U ^D               half a page up / down",
          "Home g  End G       first / last team",
          "] [  Tab Shift-Tab  next / previous zone",
-         "' and a letter      the zone starting with it",
+         "' and a letter      the zone starting with it (again: the next)",
          "/ and text          search names; n N next / previous",
-         "Enter Space click   add a win",
+         "Enter Space         add a win",
+         "click               select a team; on the selected one, add a win",
          "u                   undo this scoreboard's last change"]
             + (isShaken ? ["+                   add a team"] : [])
             + ["^L  ^Z              repaint / suspend (fg comes back)",

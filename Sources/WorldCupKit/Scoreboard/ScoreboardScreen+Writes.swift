@@ -149,6 +149,11 @@ extension ScoreboardScreen {
         } catch WorldCupError.storeReadOnly {
             // Short enough for the status line; the store's path would push the reason off it.
             message = "Read-only store: nothing changed (this user may not write it)."
+        } catch let WorldCupError.notPermitted(_, role, action) {
+            // The command line's wording without the server's address (the user chose it to
+            // open this scoreboard), so the advice fits a narrow status line.
+            message = "Read-only: the PostgreSQL role \"\(role)\" may not \(action); "
+                + "ask the database's owner for the grant (README, Shared scoreboard: roles)."
         } catch {
             message = Self.sentence("\(error)")
         }
@@ -189,7 +194,13 @@ extension ScoreboardScreen {
         let problem = connectionProblem
         if problem != shownConnectionProblem {
             changed = true
-            if problem == nil { message = "Connected again; the standings are up to date." }
+            if problem == nil {
+                message = "Connected again; the standings are up to date."
+            } else if shownConnectionProblem == nil {
+                // The outage is newer than any message on the status line ("Read-only…", "Took
+                // back a win…"): it takes the line at once, not after the next key.
+                message = nil
+            }
             shownConnectionProblem = problem
         }
         // Not inside the look: a write delivers its own change set.

@@ -41,6 +41,8 @@ public final class ScoreboardScreen: TableViewDataSource {
     var drawn = DrawnRows()
     /// Sizes the steps of a progressive load.
     var loadPacer = LoadPacer()
+    /// Rows the status line takes: one, or a few while a long message wraps over them.
+    var statusRows = 1
     /// Digits of the rank column: enough for the largest zone.
     var rankColumns = 2
     /// Writes since the last checkpoint, so the idle tick knows whether to run one.
@@ -91,14 +93,23 @@ public final class ScoreboardScreen: TableViewDataSource {
 
     var titleRow: Int? { surface.rows >= 3 ? 0 : nil }
     var headingRow: Int? { surface.rows >= 8 ? 1 : nil }
+    /// The rows above the list: the title and the column headings, when they fit.
+    var rowsAboveList: Int { (titleRow == nil ? 0 : 1) + (headingRow == nil ? 0 : 1) }
+    /// The status line's last row (its only one unless a long message wraps).
     var statusRow: Int { surface.rows - 1 }
 
     /// Fits everything to the surface's size (at start, after a resize, and to repaint).
     public func layout() {
-        let top = (titleRow == nil ? 0 : 1) + (headingRow == nil ? 0 : 1)
-        tableView.setFrame(top: top, height: max(0, surface.rows - top - 1), width: surface.columns)
+        fitList()
         tableView.setNeedsDisplay()
         drawn = DrawnRows()
+    }
+
+    /// Gives the list the rows between the headings and the status line, which takes
+    /// `statusRows` rows.
+    func fitList() {
+        tableView.setFrame(top: rowsAboveList, height: max(0, surface.rows - rowsAboveList - statusRows),
+                           width: surface.columns)
     }
 
     private var currentRankColumns: Int {
@@ -168,9 +179,10 @@ public final class ScoreboardScreen: TableViewDataSource {
             mode = .zoneLetter
         case .enter, .character(" "): addWinUnderCursor()
         case let .mouseClick(row, _):
+            // As in htop and lazygit: a click selects; a click on the selected team (the
+            // second click of a double click too) adds its win.
             if let index = tableView.index(atScreenRow: row) {
-                moveCursor { $0.setCursor(index) }
-                addWinUnderCursor()
+                if index == tableView.cursor { addWinUnderCursor() } else { moveCursor { $0.setCursor(index) } }
             }
         case .character("/"): startSearch()
         case .character("n"): stepSearch(forward: true)
@@ -213,14 +225,26 @@ public final class ScoreboardScreen: TableViewDataSource {
         moveCursor { $0.showSection(target) }
     }
 
-    /// The tutorial's section index in a terminal: `'` then a zone's first letter.
+    /// The tutorial's section index in a terminal: `'` then a zone's first letter. As in file
+    /// managers, the letter goes to the first zone with that title after the cursor's zone,
+    /// round the end: the same letter again goes on to the next such zone (Africa, Asia, …).
     private func jumpToZone(indexTitle: String) {
         guard controller.sectionIndexTitles.contains(indexTitle) else {
             message = "No zone starts with \(indexTitle) (zones start with \(controller.sectionIndexTitles.joined(separator: " ")))."
             return
         }
-        let section = controller.section(forSectionIndexTitle: indexTitle, at: 0)
+        let count = controller.numberOfSections
+        let current = tableView.cursor?.section ?? count - 1
+        // Not only the next section: names that differ in more than ASCII case ("émeraude",
+        // "Éire") share a title without sorting together.
+        let later = (current + 1..<count).first { sectionIndexTitle(ofSection: $0) == indexTitle }
+        let section = later ?? controller.section(forSectionIndexTitle: indexTitle, at: 0)
         moveCursor { $0.showSection(section) }
+    }
+
+    /// A section's index title, by the controller's rule (the name's first letter, capitalised).
+    private func sectionIndexTitle(ofSection section: Int) -> String? {
+        controller.sectionName(at: section).first.map { String($0).uppercased() }
     }
 
     // MARK: - Table data source

@@ -1,7 +1,7 @@
 import TerminalUI
 
 /// Formats one team as a row of four columns — its rank in the zone, a flag or short code, the
-/// name, the wins at the right edge (of at most ``maximumColumns``) — and the headings above them.
+/// name, the wins at the window's right edge — and the headings above them.
 public struct TeamRowRenderer: Sendable {
     /// Show emoji flags instead of short codes (terminals disagree on their width, so opt-in).
     public var showsFlags: Bool
@@ -10,10 +10,6 @@ public struct TeamRowRenderer: Sendable {
 
     /// Columns kept for the wins figure.
     static let winsColumns = 6
-    /// The wins sit at the terminal's right edge up to this width. Wider, the row stays this
-    /// wide: the eye still pairs a name with its wins, and a moving cursor bar costs the same
-    /// bytes on any terminal (the budget per win is 300).
-    static let maximumColumns = 80
 
     /// The columns of a rank column wide enough for a zone of `teams` teams.
     public static func rankColumns(forLargestZone teams: Int) -> Int {
@@ -34,7 +30,6 @@ public struct TeamRowRenderer: Sendable {
     }
 
     private func columns(rank: String, badge: String, name: String, wins: String, rankColumns: Int, width: Int) -> String {
-        let width = min(width, Self.maximumColumns)
         let rankField = String(repeating: " ", count: max(0, rankColumns - rank.count)) + rank
         let prefix = "  " + rankField + "  " + TextWidth.fit(badge, toColumns: 4) + " "
         let winsWidth = max(Self.winsColumns, wins.count + 1)

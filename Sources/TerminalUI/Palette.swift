@@ -1,0 +1,48 @@
+/// The colours a ``CursesTerminal`` draws with, chosen for the terminal's background and for
+/// how many colours it has.
+///
+/// - The accent (section headers, rows another writer changed) is cyan on dark backgrounds, a
+///   dark blue on light ones, and a mid blue (or, with eight colours, magenta) that reads on
+///   both when the background is unknown.
+/// - Subdued text (column headings, key hints, the list behind a box) is a grey with 256
+///   colours, chosen per background, since faint text (SGR 2) is drawn like body text by some
+///   terminals (xterm); with fewer colours it is faint text.
+/// - The highlight bar is black on cyan, as htop's, on terminals that erase in the current
+///   background colour (terminfo's `bce`): it reads on both backgrounds, and curses erases the
+///   blanks of a bar as wide as the window with one short sequence. Other terminals can erase
+///   only to their default colours, so every cell of a bar in colour would be sent; there the
+///   bar is reverse video, which is as readable and a few bytes shorter.
+public struct Palette: Equatable, Sendable {
+    /// Colour numbers, as `init_pair` takes them.
+    public var accent: Int16
+    /// nil: faint text instead of a colour.
+    public var subdued: Int16?
+    /// nil: reverse video instead of colours.
+    public var bar: (foreground: Int16, background: Int16)?
+
+    /// Equal when every colour is (tuples are not `Equatable`).
+    public static func == (a: Palette, b: Palette) -> Bool {
+        a.accent == b.accent && a.subdued == b.subdued && a.bar?.foreground == b.bar?.foreground
+            && a.bar?.background == b.bar?.background
+    }
+
+    /// - Parameters:
+    ///   - background: the terminal's background, nil when it could not be told.
+    ///   - colors: how many colours the terminal has (terminfo's `colors`).
+    ///   - erasesInColor: whether the terminal erases in the current background colour (`bce`).
+    public init(background: TerminalBackground?, colors: Int, erasesInColor: Bool) {
+        let many = colors >= 256
+        switch background {
+        case .dark:
+            accent = 6
+            subdued = many ? 245 : nil
+        case .light:
+            accent = many ? 25 : 4
+            subdued = many ? 242 : nil
+        case nil:
+            accent = many ? 31 : 5
+            subdued = many ? 244 : nil
+        }
+        bar = erasesInColor ? (foreground: 0, background: 6) : nil
+    }
+}

@@ -24,11 +24,18 @@ extension SQLiteStore {
         var related: [String: Set<Int64>] = [:]
         for commit in noted { related.merge(commit.relatedRowIDs) { $0.union($1) } }
         var newPosition = position
-        if let lastSeen = position.sequence {
+        let written = noted.compactMap(\.historyWritten)
+        if let lastSeen = position.sequence, writerInUse != nil, let last = written.map(\.last).max(),
+           Self.history(written, covers: lastSeen + 1...last) {
+            // Right after a write through the controller: what this writer noted follows the
+            // position directly. A commit another process made since leaves its history for the
+            // next look, which its write to the WAL file wakes.
+            newPosition = SQLitePosition(sequence: last)
+        } else if let lastSeen = position.sequence {
             let latest = try ChangeHistory.latestSequence(db)
             // A position past the history's end is another database's (a cache file, say).
             if latest < lastSeen { return .mustRefetch }
-            if latest > lastSeen, !Self.history(noted.compactMap(\.historyWritten), covers: lastSeen + 1...latest) {
+            if latest > lastSeen, !Self.history(written, covers: lastSeen + 1...latest) {
                 let changes = try ChangeHistory.changes(to: observedTables, after: lastSeen, db)
                 // The history not read yet was pruned: only a full comparison is exact.
                 if changes.pruned { return .mustRefetch }

@@ -52,7 +52,7 @@ public final class SQLiteStore: ResultsStore {
     private var lastLook = ContinuousClock.now
     /// The writer's connection while a write's changes are delivered: reads made then (a
     /// delegate reading a batch) go through it, since GRDB's methods are not reentrant.
-    private var writerInUse: Database?
+    var writerInUse: Database?
 
     /// A store reading and following `database`.
     public init(database: any DatabaseWriter) {
@@ -185,7 +185,8 @@ public final class SQLiteStore: ResultsStore {
 
     /// The schema version and the fetched table's columns (with the key paths' columns).
     func currentSchema(_ db: Database) throws -> (version: Int32, columns: [String]) {
-        let version = try db.schemaVersion()
+        // A cached statement: every look asks, and GRDB's schemaVersion() parses it anew.
+        let version = try Int32.fetchOne(db.cachedStatement(sql: "PRAGMA schema_version")) ?? 0
         if let schemaSeen, schemaSeen.version == version { return schemaSeen }
         db.clearSchemaCache()
         return (version, try db.columns(in: request.table).map(\.name) + relationshipKeyPaths.map(\.keyPath))

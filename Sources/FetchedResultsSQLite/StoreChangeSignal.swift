@@ -9,7 +9,7 @@ import Glibc
 ///
 /// In WAL mode every commit, from any connection or process, writes to the store's `-wal` file;
 /// this watches that file with inotify. It wakes for this process's own commits too, and for
-/// checkpoints: `processExternalChanges()` then finds nothing, cheaply. The WAL file lasts
+/// checkpoints: `processPendingChanges()` then finds nothing, cheaply. The WAL file lasts
 /// while any connection is open, so keep the store open as long as the signal.
 ///
 /// A writer publishes its commit in the WAL index (shared memory, which inotify cannot see)

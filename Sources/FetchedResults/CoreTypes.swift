@@ -30,3 +30,14 @@ public typealias SectionInfo<Record> = FetchedResultsCore.SectionInfo<Record>
 
 /// Where a controller's ordering came from at its last fetch: the store or the cache file.
 public typealias FetchSource = FetchedResultsCore.FetchSource
+
+/// A search of the results for the rows whose text sort value contains some characters,
+/// answered from the sort keys in memory (see
+/// ``FetchedResultsController/search(sortDescriptorAt:containing:narrowing:)``).
+public typealias TextSearch = FetchedResultsCore.TextSearch
+
+/// A match a ``TextSearch`` found, and whether the search went round the end to find it.
+public typealias SearchHit = FetchedResultsCore.SearchHit
+
+/// How many rows match a ``TextSearch``, counted so far or exactly.
+public typealias MatchCount = FetchedResultsCore.MatchCount

@@ -140,6 +140,7 @@ public final class CursesTerminal: Surface {
         var attributes: attr_t = 0
         if style.contains(.reverse) { attributes |= worldcup_a_reverse() }
         if style.contains(.bold) { attributes |= worldcup_a_bold() }
+        if style.contains(.underline) { attributes |= worldcup_a_underline() }
         if style.contains(.dim) { attributes |= attr_t(worldcup_a_dim()) }
         if style.contains(.accent) && hasColors { attributes |= attr_t(worldcup_color_pair(1)) }
         return attributes

@@ -37,6 +37,21 @@ public protocol StandingsResults: AnyObject {
     var sectionIndexTitles: [String] { get }
     func section(forSectionIndexTitle title: String, at index: Int) -> Int
 
+    /// A search of the team names, from the standings in memory (the controller's
+    /// `search(sortDescriptorAt:containing:narrowing:)` on the name's sort descriptor).
+    func searchNames(containing text: String, narrowing previous: TextSearch?) -> TextSearch
+    /// The first team matching `search` from `start`, going round the end once (the
+    /// controller's `indexPath(matching:from:forward:includingStart:)`).
+    func indexPath(
+        matching search: TextSearch, from start: FetchedResults.IndexPath?, forward: Bool, includingStart: Bool
+    ) -> SearchHit?
+    /// Counts more of `search`'s matches for about `duration`.
+    func countMatches(_ search: inout TextSearch, for duration: Duration)
+    /// The matches counted so far, and whether that is all.
+    func matchCount(of search: TextSearch) -> MatchCount
+    /// The place (from 1) of the team at `indexPath` among the matches, once counted that far.
+    func matchOrdinal(of indexPath: FetchedResults.IndexPath, in search: TextSearch) -> Int?
+
     /// The descriptor that turns readable when another writer may have committed (nil: none
     /// now, look at the timeout).
     var changeDescriptor: Int32? { get }

@@ -34,6 +34,23 @@ final class PostgreSQLStandings: StandingsResults, PostgreSQLResultsControllerDe
     var sectionIndexTitles: [String] { controller.sectionIndexTitles }
     func section(forSectionIndexTitle title: String, at index: Int) -> Int { controller.section(forSectionIndexTitle: title, at: index) }
 
+    private static let nameDescriptor = PostgreSQLSchema.standingsOrder.firstIndex { $0.column == "team_name" }!
+    func searchNames(containing text: String, narrowing previous: TextSearch?) -> TextSearch {
+        controller.search(sortDescriptorAt: Self.nameDescriptor, containing: text, narrowing: previous)
+    }
+    func indexPath(
+        matching search: TextSearch, from start: IndexPath?, forward: Bool, includingStart: Bool
+    ) -> SearchHit? {
+        controller.indexPath(matching: search, from: start, forward: forward, includingStart: includingStart)
+    }
+    func countMatches(_ search: inout TextSearch, for duration: Duration) {
+        controller.countMatches(&search, for: duration)
+    }
+    func matchCount(of search: TextSearch) -> MatchCount { controller.matchCount(of: search) }
+    func matchOrdinal(of indexPath: IndexPath, in search: TextSearch) -> Int? {
+        controller.matchOrdinal(of: indexPath, in: search)
+    }
+
     var changeDescriptor: Int32? { controller.socket }
     /// While connected, no look without a reason: a live connection delivers every `NOTIFY`,
     /// and one that breaks without a word (a cut cable) is found by TCP keepalives, which make

@@ -68,6 +68,23 @@ final class SQLiteStandings: StandingsResults, FetchedResultsControllerDelegate 
     var sectionIndexTitles: [String] { controller.sectionIndexTitles }
     func section(forSectionIndexTitle title: String, at index: Int) -> Int { controller.section(forSectionIndexTitle: title, at: index) }
 
+    private static let nameDescriptor = Team.standingsOrder.firstIndex { $0.key == Team.Columns.teamName.name }!
+    func searchNames(containing text: String, narrowing previous: TextSearch?) -> TextSearch {
+        controller.search(sortDescriptorAt: Self.nameDescriptor, containing: text, narrowing: previous)
+    }
+    func indexPath(
+        matching search: TextSearch, from start: FetchedResults.IndexPath?, forward: Bool, includingStart: Bool
+    ) -> SearchHit? {
+        controller.indexPath(matching: search, from: start, forward: forward, includingStart: includingStart)
+    }
+    func countMatches(_ search: inout TextSearch, for duration: Duration) {
+        controller.countMatches(&search, for: duration)
+    }
+    func matchCount(of search: TextSearch) -> MatchCount { controller.matchCount(of: search) }
+    func matchOrdinal(of indexPath: FetchedResults.IndexPath, in search: TextSearch) -> Int? {
+        controller.matchOrdinal(of: indexPath, in: search)
+    }
+
     var changeDescriptor: Int32? { signal?.fileDescriptor }
     var lookTimeoutMilliseconds: Int32 { signal.map { $0.followUpTimeout() ?? safetyPollMilliseconds } ?? Self.pollMilliseconds }
     func didWake() { signal?.drain() }

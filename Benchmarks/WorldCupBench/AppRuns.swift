@@ -22,6 +22,21 @@ struct AppRuns {
         var loadedFrom: String?
         /// Each step of that load, until `doupdate` returned (ms): the longest a key waits.
         var loadStepMilliseconds: [Double] = []
+        /// Each step of a search's count between keys, until `doupdate` returned (ms).
+        var searchStepMilliseconds: [Double] = []
+    }
+
+    /// A search session's key times (until `doupdate` returned, ms), by what the keys did.
+    struct SearchRun {
+        /// The letters of the common text, one key each.
+        var common: [Double] = []
+        /// The letters of the rare text, one key each.
+        var rare: [Double] = []
+        /// `n` and `N` after each search.
+        var steps: [Double] = []
+        /// The steps of the count between keys: the longest a key can wait for one.
+        var countSteps: [Double] = []
+        var peakKilobytes = 0
     }
 
     func generate(teams: Int, to path: String) throws -> ChildRun {
@@ -78,25 +93,51 @@ struct AppRuns {
         return try Self.parse(String(contentsOfFile: stats, encoding: .utf8))
     }
 
-    /// Opens the scoreboard, types a search one character at a time (`/` first), leaves it
-    /// with Esc and quits: the session's key times are those of the search keys.
-    func searchSession(store: String, cacheHome: String, text: String) throws -> Session {
+    /// Opens the scoreboard and, `rounds` times: `/`, the common text typed one key at a time,
+    /// Enter, `n` and `N` five times each; then the same with the rare text and three `n` and
+    /// `N` each; then quits (no Esc: after a search that found nothing, Esc would quit). Keys go
+    /// 100 ms apart, so the count of a search's matches runs between them, as when a person types.
+    func searchSession(
+        store: String, cacheHome: String, common: String, rare: String, rounds: Int
+    ) throws -> SearchRun {
+        enum Kind { case common, rare, step, other }
+        var keys: [(key: String, kind: Kind)] = []
+        for _ in 0..<rounds {
+            for (text, kind, steps) in [(common, Kind.common, 5), (rare, Kind.rare, 3)] {
+                keys += [("/", .other)] + text.map { (String($0), kind) } + [("Enter", .other)]
+                keys += Array(repeating: ("n", Kind.step), count: steps)
+                keys += Array(repeating: ("N", Kind.step), count: steps)
+            }
+        }
         let stats = folder + "/stats-\(UUID().uuidString).txt"
         defer { try? FileManager.default.removeItem(atPath: stats) }
         try startScoreboard(store: store, cacheHome: cacheHome, options: ["--stats", stats])
         defer { _ = try? tmux(["kill-server"]) }
-        for key in ["/"] + text.map(String.init) {
-            try tmux(["send-keys", "-t", "bench", "-l", key])
+        for (key, _) in keys {
+            try tmux(["send-keys", "-t", "bench"] + (key.count == 1 ? ["-l", key] : [key]))
             usleep(100_000)
         }
         usleep(300_000)
-        try tmux(["send-keys", "-t", "bench", "Escape"])
-        usleep(100_000)
         try tmux(["send-keys", "-t", "bench", "q"])
         try waitUntil(seconds: 120) { FileManager.default.fileExists(atPath: stats) && ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").contains("peak_rss_kb") }
-        var session = try Self.parse(String(contentsOfFile: stats, encoding: .utf8))
-        session.keyMilliseconds = Array(session.keyMilliseconds.dropFirst().prefix(text.count))  // the typed characters
-        return session
+        // The store is opened next by another program: wait until the scoreboard has closed it
+        // (on a busy machine its last connection's checkpoint still held the lock).
+        try waitUntil(seconds: 120, pause: 50_000) { (try? tmux(["has-session", "-t", "bench"])) == nil }
+        let session = try Self.parse(String(contentsOfFile: stats, encoding: .utf8))
+        // One frame per key sent (q, which quits, draws none).
+        guard session.keyMilliseconds.count == keys.count else {
+            throw BenchError("search session: \(keys.count) keys sent, \(session.keyMilliseconds.count) frames")
+        }
+        var run = SearchRun(countSteps: session.searchStepMilliseconds, peakKilobytes: session.peakKilobytes)
+        for ((_, kind), milliseconds) in zip(keys, session.keyMilliseconds) {
+            switch kind {
+            case .common: run.common.append(milliseconds)
+            case .rare: run.rare.append(milliseconds)
+            case .step: run.steps.append(milliseconds)
+            case .other: break
+            }
+        }
+        return run
     }
 
     /// The CPU time (user and system, in ms) an idle scoreboard uses in `seconds`, counted from
@@ -161,6 +202,7 @@ struct AppRuns {
             case "all_loaded_ms": session.allLoadedMilliseconds = Double(parts[1])
             case "loaded_from": session.loadedFrom = parts[1]
             case "load_step_ms": session.loadStepMilliseconds.append(Double(parts[1]) ?? .nan)
+            case "search_step_ms": session.searchStepMilliseconds.append(Double(parts[1]) ?? .nan)
             default: break
             }
         }

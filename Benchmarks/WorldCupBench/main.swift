@@ -50,8 +50,14 @@ for size in sizes where stores.contains("sqlite") {
     print(String(format: "first frame: uncached %.1f ms (%@), cached %@ ms (%@)", uncached.firstFrameMilliseconds, uncached.source,
                  cached.map { String(format: "%.1f", $0.firstFrameMilliseconds) }.joined(separator: ", "),
                  cached.map(\.source).joined(separator: ", ")))
-    let search = try app.searchSession(store: store, cacheHome: cacheHome, text: Report.searchText)
-    print("search keys → flush: \(search.keyMilliseconds.map { String(format: "%.1f", $0) }.joined(separator: ", ")) ms")
+    let search = try app.searchSession(store: store, cacheHome: cacheHome, common: Report.commonSearchText,
+                                       rare: Report.rareSearchText, rounds: Report.searchRounds)
+    for (label, keys) in [("common text", search.common), ("rare text", search.rare), ("n / N", search.steps)] {
+        let percentiles = Percentiles(keys)
+        print(String(format: "search, %@: p50 %.1f, p99 %.1f, max %.1f ms (%d keys)", label, percentiles.p50,
+                     percentiles.p99, keys.max() ?? .nan, keys.count))
+    }
+    print("search session peak memory: \(search.peakKilobytes / 1024) MB")
     let latency = try ControllerLatency(storePath: store, iterations: iterations).run()
     print(String(format: "per change p50: bare %.3f, ours %.3f, ValueObservation+diff %.3f, refetch %.3f ms",
                  latency.bare.p50, latency.ours.p50, latency.valueObservation.p50, latency.refetch.p50))

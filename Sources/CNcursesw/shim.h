@@ -21,6 +21,7 @@ static inline int worldcup_getmaxy(WINDOW *w) { return getmaxy(w); }
 static inline int worldcup_getmaxx(WINDOW *w) { return getmaxx(w); }
 static inline attr_t worldcup_a_reverse(void) { return A_REVERSE; }
 static inline attr_t worldcup_a_bold(void) { return A_BOLD; }
+static inline attr_t worldcup_a_underline(void) { return A_UNDERLINE; }
 static inline mmask_t worldcup_button1_clicked(void) { return BUTTON1_CLICKED; }
 static inline mmask_t worldcup_button1_pressed(void) { return BUTTON1_PRESSED; }
 static inline mmask_t worldcup_button4_pressed(void) { return BUTTON4_PRESSED; }

@@ -184,6 +184,7 @@ public final class CursesTerminal: Surface {
         } else if style.contains(.dim) {
             attributes |= palette?.subdued == nil ? attr_t(worldcup_a_dim()) : Self.pair(Self.subduedPair)
         }
+        if style.contains(.underline) { attributes |= worldcup_a_underline() }
         return attributes
     }
 

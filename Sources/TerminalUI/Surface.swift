@@ -10,6 +10,9 @@ public struct TextStyle: OptionSet, Sendable, Hashable {
     public static let accent = TextStyle(rawValue: 4)
     /// Subdued: the palette's grey where the terminal has 256 colours, else faint.
     public static let dim = TextStyle(rawValue: 8)
+    /// Marks text inside a row (a search's matches); unlike reverse video, it never looks like
+    /// the cursor's bar, and it reads on any background, with or without colours.
+    public static let underline = TextStyle(rawValue: 16)
 }
 
 /// Somewhere to draw a screen of text: a real terminal through ncursesw, or an in-memory grid

@@ -17,10 +17,15 @@ public protocol TableViewDataSource: AnyObject {
     func rowText(at index: TableIndex, width: Int) -> String
     /// A style added to a row's own (the cursor's reverse video, the dimming under an overlay).
     func rowStyle(at index: TableIndex) -> TextStyle
+    /// Columns of the row's text to draw marked, bold and underlined: a search's matches, as
+    /// less and htop show them. A data source whose marks change redraws the rows
+    /// (``TableView/setNeedsDisplay()``).
+    func rowMarks(at index: TableIndex, width: Int) -> [Range<Int>]
 }
 
 extension TableViewDataSource {
     public func rowStyle(at index: TableIndex) -> TextStyle { [] }
+    public func rowMarks(at index: TableIndex, width: Int) -> [Range<Int>] { [] }
 }
 
 /// One batch of changes, with table-view rules: removals address the state before the batch,
@@ -373,7 +378,14 @@ public final class TableView {
                 var style = dataSource.rowStyle(at: index)
                 if row == cursorRow { style.insert(.reverse) }
                 if isDimmed { style = [.dim] }
-                surface.drawLine(top + row, dataSource.rowText(at: index, width: width), style: style)
+                let text = dataSource.rowText(at: index, width: width)
+                surface.drawLine(top + row, text, style: style)
+                if !isDimmed {
+                    for columns in dataSource.rowMarks(at: index, width: width) {
+                        surface.draw(row: top + row, column: columns.lowerBound, Self.text(text, in: columns),
+                                     style: style.union([.bold, .underline]))
+                    }
+                }
                 drawnHeaders[row] = nil
                 lastDrawnItemRows += 1
             } else {
@@ -384,6 +396,18 @@ public final class TableView {
         drawnCursorRow = cursorRow
         dirtyRows = []
         needsFullRedraw = false
+    }
+
+    /// The characters of `text` that start inside `columns`.
+    private static func text(_ text: String, in columns: Range<Int>) -> String {
+        var column = 0
+        var part = ""
+        for character in text {
+            if columns.contains(column) { part.append(character) }
+            column += TextWidth.columns(of: character)
+            if column >= columns.upperBound { break }
+        }
+        return part
     }
 
     /// The section whose header is drawn at a band row (a header line, or the sticky header).

@@ -352,7 +352,8 @@ import Testing
         try #require(expected.count >= 3)
         h.press(.character("/"), .character("a"))
         h.type("N")  // case does not matter
-        #expect(h.cursorLine.contains(" \(expected[0]) "), "the cursor jumps to the first match as it is typed")
+        // Brazil is in the last zone, after every "an": the search goes round to the top.
+        #expect(h.cursorLine.contains(" \(expected[0]) "), "the cursor jumps to the first match from it as it is typed")
         #expect(h.grid.line(39).hasPrefix("/aN  — 1 of \(expected.count)"), "\(h.grid.line(39))")
         #expect(h.grid.isCursorVisible, "the cursor shows in the search line")
         h.press(.escape)
@@ -367,7 +368,7 @@ import Testing
         #expect(h.grid.line(39).hasPrefix("/an — 2 of \(expected.count)"))
         h.press(.character("N"), .character("N"))
         #expect(h.cursorLine.contains(" \(expected.last!) "), "N before the first match wraps to the last")
-        #expect(h.grid.line(39).contains("(from the bottom)"))
+        #expect(h.grid.line(39).contains("search hit TOP, continuing at BOTTOM"))
 
         h.press(.character("/"))
         h.type("zzz")

@@ -116,6 +116,18 @@ public protocol FetchedResultsControlling<Record>: AnyFetchedResultsController {
     var sectionIndexTitles: [String] { get }
     /// The section for an index title.
     func section(forSectionIndexTitle title: String, at index: Int) -> Int
+
+    /// A search of a text sort value over the rows in memory (see
+    /// ``FetchedResultsController/search(sortDescriptorAt:containing:narrowing:)``).
+    func search(sortDescriptorAt index: Int, containing text: String, narrowing previous: TextSearch?) -> TextSearch
+    /// The first row matching a search from a row, going round the end once.
+    func indexPath(matching search: TextSearch, from start: IndexPath?, forward: Bool, includingStart: Bool) -> SearchHit?
+    /// Counts more of a search's matches for about `duration`.
+    func countMatches(_ search: inout TextSearch, for duration: Duration)
+    /// The matches counted so far, and whether that is all.
+    func matchCount(of search: TextSearch) -> MatchCount
+    /// The place (from 1) of a row among a search's matches, once counted that far.
+    func matchOrdinal(of indexPath: IndexPath, in search: TextSearch) -> Int?
 }
 
 extension FetchedResultsController: FetchedResultsControlling {}

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Every row matching the request, as (row id, encoded sort key), in the request's total order.
 ///
@@ -134,11 +135,22 @@ package struct OrderedKeys {
     }
 
     package private(set) var chunks: [Chunk] = []
-    private var chunkStarts: [Int] = []
+    /// The position of each chunk's first row.
+    private(set) var chunkStarts: [Int] = []
     private var chunkIndexByID: [UInt32: Int] = [:]
     private var locator = RowLocator()
     private var nextChunkID: UInt32 = 0
     package private(set) var count = 0
+    /// Changes whenever a key already held moves, leaves or is joined by one among them (not
+    /// when rows are appended after the last): what was worked out per chunk (a search's
+    /// counts) holds while it stays the same. Unique across every list of the process.
+    package private(set) var version = OrderedKeys.makeVersion()
+
+    private static let versions = Atomic<UInt64>(0)
+
+    private static func makeVersion() -> UInt64 {
+        versions.add(1, ordering: .relaxed).newValue
+    }
 
     package init() {}
 
@@ -217,6 +229,7 @@ package struct OrderedKeys {
 
     /// Inserts a row whose id is not in the list yet.
     package mutating func insert(rowID: Int64, key: [UInt8]) {
+        version = Self.makeVersion()
         key.withUnsafeBufferPointer { key in
             if chunks.isEmpty {
                 var first = Chunk(id: makeChunkID())
@@ -285,6 +298,7 @@ package struct OrderedKeys {
     package mutating func remove(rowID: Int64) -> Bool {
         guard let chunkID = locator[rowID], let chunk = chunkIndexByID[chunkID],
               let index = chunks[chunk].rowIDs.firstIndex(of: rowID) else { return false }
+        version = Self.makeVersion()
         let range = chunks[chunk].keyRange(index)
         chunks[chunk].rowIDs.remove(at: index)
         chunks[chunk].removeBytes(range)
@@ -323,7 +337,7 @@ package struct OrderedKeys {
     }
 
     /// The chunk and index inside it of a position.
-    private func locate(_ position: Int) -> (chunk: Int, index: Int) {
+    func locate(_ position: Int) -> (chunk: Int, index: Int) {
         precondition(position >= 0 && position < count, "position \(position) is outside 0..<\(count)")
         var (low, high) = (0, chunks.count - 1)
         while low < high {

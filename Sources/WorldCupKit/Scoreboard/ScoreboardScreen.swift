@@ -31,8 +31,18 @@ public final class ScoreboardScreen: TableViewDataSource {
     var scoresInDoubt: [ScoreInDoubt] = []
     /// The connection problem the status line shows (nil: none), to notice when it changes.
     var shownConnectionProblem: String?
-    /// The search that `n` and `N` step through.
+    /// The search that `n` and `N` step through (kept when it found nothing: `n` looks again).
     var lastSearch: TeamSearch?
+    /// Whether the last search's matches are marked in the rows: from Enter until Esc.
+    var highlightsLastSearch = false
+    /// The search text the rows were drawn with marks of, to redraw them when it changes.
+    var drawnMarks: String?
+    /// The search status put on the status line, to update it as the count goes on.
+    var shownSearchStatus: String?
+    /// How long a search key counts matches before its frame, and a step between keys:
+    /// at least one chunk of rows each (tests make them zero, to see a count in progress).
+    var searchCountPerKey = Duration.milliseconds(1)
+    var searchCountStep = Duration.milliseconds(4)
     /// Rows changed by other writers, shown highlighted for a moment.
     var highlights = RecentChanges()
     /// True while other writers' changes are applied, so their rows are highlighted.
@@ -161,6 +171,8 @@ public final class ScoreboardScreen: TableViewDataSource {
 
     private func handleListKey(_ key: Key) -> KeyOutcome {
         switch key {
+        case .escape where highlightsLastSearch:
+            clearSearchMarks()
         case .character("q"), .escape, .control("c"):
             return .quit
         case .up, .character("k"): moveCursor { $0.moveCursor(by: -1) }
@@ -272,6 +284,8 @@ public final class ScoreboardScreen: TableViewDataSource {
     public func rowStyle(at index: TableIndex) -> TextStyle {
         highlights.contains(controller.rowID(at: indexPath(index))) ? [.bold, .accent] : []
     }
+
+    public func rowMarks(at index: TableIndex, width: Int) -> [Range<Int>] { searchMarks(at: index, width: width) }
 
     func indexPath(_ index: TableIndex) -> FetchedResults.IndexPath {
         FetchedResults.IndexPath(row: index.row, section: index.section)

@@ -47,8 +47,9 @@ public enum ScoreboardSession {
         var restingSince: ContinuousClock.Instant? = clock.now
         while true {
             var timeout = results.nextLookDeadline.map(milliseconds(until:)) ?? -1  // -1: no limit
-            // Standings still loading: keys first, and a step of the load whenever none waits.
-            if screen.canLoadMoreStandings { timeout = 0 }
+            // Standings still loading, or a search's matches to count: keys first, and a step
+            // whenever none waits.
+            if screen.canLoadMoreStandings || screen.hasSearchToCount { timeout = 0 }
             if screen.hasScoresInDoubt { timeout = timeout < 0 ? Self.doubtLookMilliseconds : min(timeout, Self.doubtLookMilliseconds) }
             for deadline in [restingSince.map { $0 + Self.rest }, screen.nextHighlightExpiry].compactMap({ $0 }) {
                 let untilDeadline = milliseconds(until: deadline)
@@ -66,6 +67,14 @@ public enum ScoreboardSession {
                     stats?.externalChangesFlushed()
                 } else if highlightsEnded {
                     screen.render()
+                }
+                if screen.hasSearchToCount {
+                    let step = {
+                        screen.countSearchStep()
+                        screen.render()
+                    }
+                    if let stats { stats.timeSearchStep(step) } else { step() }
+                    continue
                 }
                 if screen.canLoadMoreStandings {
                     let step = {

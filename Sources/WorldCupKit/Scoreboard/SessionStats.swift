@@ -9,7 +9,8 @@ import TerminalUI
 /// command to the first flushed frame), `fetch_source` (`cache` or `store`), one
 /// `key_to_flush_ms` per key, `all_loaded_ms` once every team is loaded behind the first frame
 /// (from the start too) and `loaded_from` (`cache` or `store`), one `load_step_ms` per step of
-/// that load, `peak_rss_kb`, and for measuring across programs, on the
+/// that load, one `search_step_ms` per step of a search's count between keys, `peak_rss_kb`,
+/// and for measuring across programs, on the
 /// machine's monotonic clock (the same in every process and network namespace): one
 /// `win_key_at_ms` per win this scoreboard committed (when its key arrived), one
 /// `external_frame_at_ms` per frame that showed other programs' changes.
@@ -43,6 +44,14 @@ public final class SessionStats {
         let stepStart = DispatchTime.now().uptimeNanoseconds
         step()
         lines.append("load_step_ms \(Self.milliseconds(since: stepStart))")
+    }
+
+    /// Runs one step of a search's count between keys and records how long it took: the
+    /// longest a key can wait for it.
+    func timeSearchStep(_ step: () -> Void) {
+        let stepStart = DispatchTime.now().uptimeNanoseconds
+        step()
+        lines.append("search_step_ms \(Self.milliseconds(since: stepStart))")
     }
 
     func keyReceived() {

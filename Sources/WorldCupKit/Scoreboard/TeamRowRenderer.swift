@@ -29,13 +29,55 @@ public struct TeamRowRenderer: Sendable {
         columns(rank: "#", badge: showsFlags ? "Flag" : "Code", name: "Team", wins: "Wins", rankColumns: rankColumns, width: width)
     }
 
+    /// The columns of `team`'s row (as ``text(for:rank:rankColumns:width:)`` draws it) that show
+    /// the bytes `ranges` of its name (UTF-8 offsets): whole characters, as far as the name
+    /// is shown before a "…".
+    func nameColumns(
+        ofBytes ranges: [Range<Int>], for team: Team, rank: Int, rankColumns: Int, width: Int
+    ) -> [Range<Int>] {
+        guard !ranges.isEmpty else { return [] }
+        let wins = Thousands.grouped(team.wins)
+        let layout = layout(rank: String(rank), wins: wins, rankColumns: rankColumns, width: width)
+        let start = TextWidth.columns(of: layout.prefix)
+        // Each character measured as it is shown (a control character is shown as a sign).
+        let characters = team.teamName.map {
+            ($0.utf8.count, TextWidth.columns(of: TerminalText.sanitized(String($0))))
+        }
+        let whole = characters.reduce(0) { $0 + $1.1 }
+        let shown = whole <= layout.nameWidth ? whole : layout.nameWidth - 1
+        var columns: [Range<Int>] = []
+        var (byte, column) = (0, 0)
+        for (bytes, width) in characters {
+            guard column + width <= shown else { break }
+            let characterBytes = byte..<(byte + bytes)
+            if ranges.contains(where: { $0.overlaps(characterBytes) }) {
+                let cells = (start + column)..<(start + column + width)
+                if let last = columns.last, last.upperBound == cells.lowerBound {
+                    columns[columns.count - 1] = last.lowerBound..<cells.upperBound
+                } else {
+                    columns.append(cells)
+                }
+            }
+            byte += bytes
+            column += width
+        }
+        return columns
+    }
+
     private func columns(rank: String, badge: String, name: String, wins: String, rankColumns: Int, width: Int) -> String {
+        let layout = layout(rank: rank, badge: badge, wins: wins, rankColumns: rankColumns, width: width)
+        return layout.prefix + TextWidth.fit(name, toColumns: layout.nameWidth) + layout.winsField
+    }
+
+    /// The text before the name, the name's width, and the wins at the end.
+    private func layout(rank: String, badge: String = "", wins: String, rankColumns: Int, width: Int)
+        -> (prefix: String, nameWidth: Int, winsField: String) {
         let rankField = String(repeating: " ", count: max(0, rankColumns - rank.count)) + rank
         let prefix = "  " + rankField + "  " + TextWidth.fit(badge, toColumns: 4) + " "
         let winsWidth = max(Self.winsColumns, wins.count + 1)
         let nameWidth = max(1, width - TextWidth.columns(of: prefix) - winsWidth)
         let winsField = String(repeating: " ", count: winsWidth - wins.count) + wins
-        return prefix + TextWidth.fit(name, toColumns: nameWidth) + winsField
+        return (prefix, nameWidth, winsField)
     }
 }
 

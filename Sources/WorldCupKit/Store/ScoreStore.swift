@@ -54,10 +54,6 @@ public protocol ScoreStore: AnyObject {
     /// Deletes a team this program added, only if it is still exactly as it was added.
     func removeAddedTeam(_ added: Team) throws -> UndoOutcome
 
-    /// The ids of the teams whose name contains `text` (ASCII letters compared without case),
-    /// in standings order, at most `limit`; only among `candidates` when given.
-    func teamIDs(withNameContaining text: String, limit: Int, among candidates: [Int64]?) throws -> [Int64]
-
     /// The teams by zone in standings order (``Team/standingsOrder``).
     func standings() throws -> [ZoneStanding]
 

@@ -42,6 +42,9 @@ public struct Team: Codable, Equatable, Sendable, FetchableRecord, PersistableRe
         .ascending("teamName", collation: .caseInsensitive),
     ]
 
+    /// The place of the name among ``standingsOrder``'s descriptors, for a search of the names.
+    public static let nameSortDescriptorIndex = 2
+
     /// The attribute whose values cut the standings into sections: the zone.
     public static let sectionAttribute = "qualifyingZone"
 

@@ -346,17 +346,6 @@ public final class PostgreSQLTeamStore: ScoreStore {
 
     // MARK: - Reads
 
-    public func teamIDs(withNameContaining text: String, limit: Int, among candidates: [Int64]? = nil) throws -> [Int64] {
-        let among = candidates.map { _ in " AND id = ANY($3::bigint[])" } ?? ""
-        let arguments = [text, String(limit)] + (candidates.map { [PostgreSQLConnection.arrayLiteral($0.map(String.init))] } ?? [])
-        return try transaction("read teams") { connection in
-            try connection.execute(
-                "SELECT id FROM team WHERE strpos(\(PostgreSQLSchema.foldedName), lower($1 COLLATE \"C\")) > 0\(among)"
-                    + " ORDER BY \(PostgreSQLSchema.standingsOrderSQL) LIMIT $2", arguments)
-                .rows.compactMap { $0[0].flatMap(Int64.init) }
-        }
-    }
-
     public func standings() throws -> [ZoneStanding] {
         var request = PostgreSQLSchema.standingsRequest
         request.fetchBatchSize = 0

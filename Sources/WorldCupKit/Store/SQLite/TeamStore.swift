@@ -322,34 +322,6 @@ public final class TeamStore: ScoreStore, Sendable {
 
     // MARK: - Reads
 
-    /// The ids of the teams whose name contains `text` (ASCII letters compared without case,
-    /// as the store's `NOCASE` names are), in standings order, at most `limit` of them.
-    ///
-    /// One walk of the standings index, which holds every name, stopping at the `limit`-th
-    /// match: a common text answers from the first rows, a rare one reads the index once. A
-    /// search that narrows an earlier one passes that one's complete result as `among`, and
-    /// only those rows are read.
-    public func teamIDs(withNameContaining text: String, limit: Int, among candidates: [Int64]? = nil) throws -> [Int64] {
-        // LIKE without ESCAPE is many times faster than with it; a text holding LIKE's own
-        // wildcards is looked for with instr on the folded name instead.
-        let plain = !text.contains("%") && !text.contains("_")
-        let condition = plain ? "teamName LIKE ?" : "instr(lower(teamName), ?) > 0"
-        let pattern = plain ? "%" + text + "%" : NoCase.key(text)
-        let order = (Team.standingsOrder.map(\.sqliteOrderingSQL) + ["id"]).joined(separator: ", ")
-        return try StoreErrors.translating(path: path) {
-            try pool.read { db in
-                guard let candidates else {
-                    return try Int64.fetchAll(db, sql: "SELECT id FROM team WHERE \(condition) ORDER BY \(order) LIMIT ?",
-                                              arguments: [pattern, limit])
-                }
-                let ids = "[" + candidates.map(String.init).joined(separator: ",") + "]"
-                return try Int64.fetchAll(
-                    db, sql: "SELECT id FROM team WHERE id IN (SELECT value FROM json_each(?)) AND \(condition) ORDER BY \(order) LIMIT ?",
-                    arguments: [ids, pattern, limit])
-            }
-        }
-    }
-
     /// The teams by zone in standings order (``Team/standingsOrder``), as the scoreboard shows
     /// them: the sections of a results controller that does not track changes.
     public func standings() throws -> [ZoneStanding] {

@@ -44,24 +44,34 @@ let package = Package(
         .target(name: "CSeedParser"),
         // The terminal layer: knows text and terminals, nothing of teams or SQL.
         .target(name: "TerminalUI", dependencies: ["CNcursesw"]),
-        // The app: teams, the store, the seed; wires the controller and the terminal layer.
+        // The model: teams, zones, the standings order as a store-neutral description, the seed
+        // and name rules. No database, no terminal.
+        .target(name: "WorldCupModel", dependencies: ["FetchedResults"]),
+        // The stores: the model on SQLite and on PostgreSQL (the results stores, schemas, import
+        // and export).
         .target(
-            name: "WorldCupKit",
+            name: "WorldCupStores",
             dependencies: [
+                "WorldCupModel",
                 "FetchedResultsSQLite",
                 "FetchedResultsPostgreSQL",
                 "CSeedParser",
-                "TerminalUI",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C interface, for the import's insert loop.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
-        // The command line: small declarative commands over WorldCupKit.
+        // The scoreboard: the screen, its dialog and search, and the loop that drives them. It
+        // follows any store through the results controller and imports no database module.
+        .target(name: "WorldCupScoreboard", dependencies: ["WorldCupModel", "FetchedResults", "TerminalUI"]),
+        // The command line: small declarative commands that wire the model, a store and the
+        // scoreboard.
         .executableTarget(
             name: "worldcup",
             dependencies: [
-                "WorldCupKit",
+                "WorldCupModel",
+                "WorldCupStores",
+                "WorldCupScoreboard",
                 "TerminalUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -84,8 +94,8 @@ let package = Package(
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"]),
         .testTarget(name: "FetchedResultsPostgreSQLTests", dependencies: ["FetchedResultsPostgreSQL", "FetchedResults", "TestSupport"]),
         .testTarget(
-            name: "WorldCupKitTests",
-            dependencies: ["WorldCupKit", "TerminalUI", "TestSupport", "FetchedResultsPostgreSQL", .product(name: "GRDB", package: "GRDB.swift")]
+            name: "WorldCupTests",
+            dependencies: ["WorldCupModel", "WorldCupStores", "WorldCupScoreboard", "TerminalUI", "TestSupport", "FetchedResultsPostgreSQL", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -1,5 +1,5 @@
 import ArgumentParser
-import WorldCupKit
+import WorldCupModel
 
 extension WorldCup {
     struct Add: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import WorldCupKit
+import WorldCupModel
+import WorldCupStores
 
 extension WorldCup {
     struct Import: ParsableCommand {

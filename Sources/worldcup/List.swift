@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import TerminalUI
-import WorldCupKit
+import WorldCupModel
 
 extension WorldCup {
     struct List: ParsableCommand {

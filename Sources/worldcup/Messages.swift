@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import TerminalUI
-import WorldCupKit
+import WorldCupModel
 
 /// What the command line says to a person, and how it exits, in one place.
 ///

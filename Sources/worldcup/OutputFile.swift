@@ -1,5 +1,5 @@
 import Foundation
-import WorldCupKit
+import WorldCupModel
 
 /// A file a command writes (export's backup, generate's output), checked before any work is
 /// done, so that a path that cannot be written is said at once, in words about that path.

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
 import TerminalUI
-import WorldCupKit
+import WorldCupModel
+import WorldCupStores
 
 /// `--db` and `--seed`, which every command accepts, and opening the store they name.
 struct StoreOptions: ParsableArguments {

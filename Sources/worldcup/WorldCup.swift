@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import TerminalUI
-import WorldCupKit
+import WorldCupModel
+import WorldCupScoreboard
+import WorldCupStores
 
 /// `worldcup`: the scoreboard, and the headless commands scripts use.
 @main

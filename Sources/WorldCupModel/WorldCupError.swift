@@ -1,0 +1,180 @@
+/// Every error a user can cause, with a message that says what happened and what to do.
+///
+/// The command line prints `description` on stderr and exits non-zero; nothing is written to
+/// the store when one of these is thrown (every write is a single transaction).
+public enum WorldCupError: Error, Equatable, CustomStringConvertible {
+    case noHomeDirectory(variable: String)
+    case seedNotFound(tried: [String])
+    case fileUnreadable(path: String, kind: FileKind, reason: String)
+    case fileUnwritable(path: String, kind: FileKind, reason: String)
+    case fileIsAFolder(path: String, kind: FileKind)
+    case fileExists(path: String, kind: FileKind)
+    case seedInvalid(SeedProblem)
+    case unknownTeam(name: String, suggestions: [String])
+    case duplicateTeam(name: String, existing: String)
+    case emptyField(field: String)
+    case fieldTooLong(field: String, length: Int, limit: Int)
+    case invalidWinCount(Int)
+    case winsOverflow(team: String)
+    case storeDirectoryMissing(path: String)
+    case storeIsAFolder(path: String)
+    case storeNotADatabase(path: String)
+    case storeReadOnly(path: String)
+    case storeBusy(path: String)
+    case storeFromNewerVersion(path: String)
+    case storeCorrupt(path: String)
+    case storeFailed(path: String, reason: String)
+    case serverUnreachable(server: String, reason: String)
+    case postgreSQLClientMissing(reason: String)
+    case passwordInURI
+    case notPermitted(server: String, role: String, action: String)
+    case schemaNotInstalled(server: String, role: String)
+    case scoreInDoubt(server: String, reason: String)
+
+    /// The message as lines: one, but for the list of places a seed was looked for. The lines
+    /// quote the user's text as it is, control characters and all: whoever shows them on a
+    /// terminal makes those visible (`TerminalText`) line by line, so that even a newline in a
+    /// name cannot pass for the start of another line.
+    public var lines: [String] {
+        guard case let .seedNotFound(tried) = self else { return [description] }
+        return ["this store has never been seeded and no seed file was found. Looked in:"]
+            + tried.map { "  - \($0)" }
+            + ["Pass --seed PATH or set WORLDCUP_SEED to the tutorial's seed.json."]
+    }
+
+    public var description: String {
+        switch self {
+        case let .noHomeDirectory(variable):
+            return "cannot tell where to keep data: neither $\(variable) nor $HOME is set. Set one, or pass --db PATH."
+        case .seedNotFound:
+            return lines.joined(separator: "\n")
+        case let .fileUnreadable(path, kind, reason):
+            return "cannot read the \(kind) \(path): \(reason)."
+        case let .fileUnwritable(path, kind, reason):
+            return "cannot write the \(kind) \(path): \(reason). Nothing was written; choose another path."
+        case let .fileIsAFolder(path, kind):
+            return "the \(kind) \(path) is a folder; \(kind.wanted(in: path))."
+        case let .fileExists(path, kind):
+            return "the \(kind) \(path) already exists. Nothing was written; pass --force to replace it, "
+                + "or choose another \(kind.option)."
+        case let .seedInvalid(problem):
+            return problem.description
+        case let .unknownTeam(name, suggestions):
+            let hint = suggestions.isEmpty
+                ? "Run 'worldcup list' to see every team."
+                : "Did you mean " + suggestions.map { "\"\($0)\"" }.joined(separator: ", ") + "?"
+            return "no team named \"\(name)\". \(hint)"
+        case let .duplicateTeam(name, existing):
+            return "a team named \"\(existing)\" already exists, so \"\(name)\" cannot be added (names are case-insensitive). Choose another name."
+        case let .emptyField(field):
+            return "the \(field) must not be empty."
+        case let .fieldTooLong(field, length, limit):
+            return "the \(field) is too long (\(length) characters; at most \(limit))."
+        case let .invalidWinCount(count):
+            return "--count must be a whole number of at least 1, not \(count)."
+        case let .winsOverflow(team):
+            return "\(team)'s wins cannot grow that far: the total would exceed \(Int64.max). Nothing was changed."
+        case let .storeDirectoryMissing(path):
+            return "the folder for the store \(path) does not exist. Create it, or choose another --db."
+        case let .storeIsAFolder(path):
+            return "the store \(path) is a folder; --db needs the path of a store file (made if missing), "
+                + "such as \(FileKind.inside(path, "worldcup.sqlite")). Nothing was changed."
+        case let .storeNotADatabase(path):
+            return "\(path) is not a worldcup store (not an SQLite database). Nothing was changed; choose another --db or move the file away."
+        case let .storeReadOnly(path):
+            return "the store \(path) is read-only (the file or its folder cannot be written). Nothing was changed; check its permissions."
+        case let .storeBusy(path):
+            return "the store \(path) stayed locked by another program for too long. Nothing was changed; try again."
+        case let .storeFromNewerVersion(path):
+            return "the store \(path) was written by a newer worldcup. Nothing was changed; upgrade worldcup to use it."
+        case let .storeCorrupt(path):
+            return "the store \(path) is damaged (SQLite reports corruption). Nothing was changed; restore it from a backup or move it away to start afresh."
+        case let .storeFailed(path, reason):
+            return "the store \(path) could not be used: \(reason)."
+        case let .serverUnreachable(server, reason):
+            return "cannot reach the PostgreSQL server \(server): \(reason). Nothing was changed; check that the server runs, "
+                + "the --db URI, and the password (PGPASSWORD or ~/.pgpass), then try again."
+        case let .postgreSQLClientMissing(reason):
+            return "--db names a PostgreSQL database, but PostgreSQL's client library (libpq) could not be loaded: \(reason). "
+                + "Install it (Debian: apt-get install libpq5) and try again; SQLite stores work without it."
+        case .passwordInURI:
+            return "the --db URI holds a password, which anyone on this machine can read in the process list. "
+                + "Leave it out of the URI and put it in PGPASSWORD or ~/.pgpass (as psql reads them)."
+        case let .notPermitted(server, role, action):
+            return "read-only: the PostgreSQL role \"\(role)\" may not \(action) on \(server). Nothing was changed; "
+                + "ask the database's owner for the grant (README, Shared scoreboard: roles)."
+        case let .schemaNotInstalled(server, role):
+            return "\(server) has no worldcup tables yet, and the role \"\(role)\" may not create them. "
+                + "Run any worldcup command once as the database's owner (README, Shared scoreboard)."
+        case let .scoreInDoubt(server, reason):
+            return "the connection to \(server) broke while the score was being committed, and the server did not come back "
+                + "in time to tell whether it counted (\(reason)). Once it is back, check with worldcup list before scoring again."
+        }
+    }
+}
+
+/// What a file named on the command line is for, as messages name it.
+public enum FileKind: Equatable, Sendable, CustomStringConvertible {
+    case seed, importFile, export, output
+
+    public var description: String {
+        switch self {
+        case .seed: "seed file"
+        case .importFile: "import file"
+        case .export: "export file"
+        case .output: "output file"
+        }
+    }
+
+    /// The option or argument that names the file.
+    var option: String {
+        switch self {
+        case .seed: "--seed"
+        case .importFile, .export: "file"
+        case .output: "--output"
+        }
+    }
+
+    /// What to give instead of the folder `path`.
+    func wanted(in path: String) -> String {
+        switch self {
+        case .seed: "--seed needs the path of a seed file, such as \(Self.inside(path, "seed.json"))"
+        case .importFile: "give the path of a file, such as a backup that worldcup export wrote"
+        case .export: "give the path of a file to write, such as \(Self.inside(path, "backup.json"))"
+        case .output: "--output needs the path of a file to write, such as \(Self.inside(path, "teams.json"))"
+        }
+    }
+
+    static func inside(_ folder: String, _ name: String) -> String {
+        folder.hasSuffix("/") ? folder + name : folder + "/" + name
+    }
+}
+
+/// A problem in a seed or import file, located by file, entry and field.
+public struct SeedProblem: Equatable, Sendable, CustomStringConvertible {
+    public var file: String
+    /// The zero-based position of the entry in the file's array, when the problem is in one.
+    public var entryIndex: Int?
+    public var field: String?
+    public var message: String
+    /// What to do about it.
+    public var remedy = "fix the file and try again"
+
+    /// The remedy for a team already in the store.
+    public static let skipExisting = "pass --skip-existing to import only the teams not in the store"
+
+    package init(file: String, entryIndex: Int? = nil, field: String? = nil, message: String, remedy: String? = nil) {
+        self.file = file
+        self.entryIndex = entryIndex
+        self.field = field
+        self.message = message
+        if let remedy { self.remedy = remedy }
+    }
+
+    public var description: String {
+        var location = file
+        if let entryIndex { location += ", entry \(entryIndex)" }
+        if let field { location += ", field \"\(field)\"" }
+        return "\(location): \(message). Nothing was imported; \(remedy)."
+    }
+}

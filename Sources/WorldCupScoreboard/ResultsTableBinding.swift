@@ -1,0 +1,76 @@
+import FetchedResults
+import TerminalUI
+import WorldCupModel
+
+/// Binds the standings to a table view: each committed change set becomes one batch
+/// update of the view, which then redraws only the rows whose content or position changed.
+///
+/// The cursor follows an object, not a position: after each batch it goes to wherever the
+/// object with `cursorRowID` now is.
+final class ResultsTableBinding: FetchedResultsControllerDelegate {
+    private unowned let results: any AnyFetchedResultsController
+    private let tableView: TableView
+    private var updates = TableUpdates()
+    /// The row id of the object under the cursor.
+    var cursorRowID: Int64?
+    /// Called when the controller could not follow a commit (it keeps the last standings).
+    var reportFailure: (any Error) -> Void = { _ in }
+    /// Called after each batch with the row ids inserted, moved or updated in it, for what
+    /// else shows the results (counts, highlights).
+    var didChangeRows: ([Int64]) -> Void = { _ in }
+    private var changedRowIDs: [Int64] = []
+
+    init(results: any AnyFetchedResultsController, tableView: TableView) {
+        self.results = results
+        self.tableView = tableView
+    }
+
+    func controllerWillChangeContent(_ controller: any AnyFetchedResultsController) {
+        updates = TableUpdates()
+        changedRowIDs = []
+    }
+
+    func controller(_ controller: any AnyFetchedResultsController, didChange section: SectionChange) {
+        switch section.type {
+        case .insert: updates.insertedSections.append(section.index)
+        case .delete: updates.deletedSections.append(section.index)
+        // A renamed section's header is redrawn because its text changed.
+        case .move, .update: break
+        }
+    }
+
+    func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange) {
+        switch object {
+        case let .insert(rowID, to):
+            changedRowIDs.append(rowID)
+            updates.insertedRows.append(TableIndex(to))
+        case let .delete(_, from):
+            updates.deletedRows.append(TableIndex(from))
+        case let .move(rowID, from, to, _):
+            changedRowIDs.append(rowID)
+            updates.movedRows.append((TableIndex(from), TableIndex(to)))
+        case let .update(rowID, from, to, _):
+            changedRowIDs.append(rowID)
+            updates.reloadedRows.append((TableIndex(from), TableIndex(to)))
+        }
+    }
+
+    func controllerDidChangeContent(_ controller: any AnyFetchedResultsController) {
+        let cursor = cursorRowID.flatMap { results.indexPath(forRowID: $0) }.map(TableIndex.init)
+        tableView.performBatchUpdates(updates, cursorAfter: cursor)
+        didChangeRows(changedRowIDs)
+    }
+
+    func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error) {
+        // A lost connection shows as "reconnecting…" on the status line, not as an error.
+        if case .reconnecting = controller.connectionState { return }
+        reportFailure(error)
+    }
+}
+
+extension TableIndex {
+    /// The table view's place for a controller's index path.
+    init(_ indexPath: FetchedResults.IndexPath) {
+        self.init(section: indexPath.section, row: indexPath.row)
+    }
+}

@@ -1,0 +1,277 @@
+import FetchedResults
+import Foundation
+import TerminalUI
+import WorldCupModel
+
+/// Writes — a win, an added team, an undo — and what other writers did. Each write is one
+/// transaction; the screen learns its outcome only through the controller's change set.
+extension ScoreboardScreen {
+    /// One change this scoreboard made, as undo needs it.
+    enum UndoEntry {
+        case win(teamID: Int64, name: String)
+        /// The team as this scoreboard added it: undo removes it only while it is still so.
+        case added(Team)
+    }
+
+    /// A win or an undo whose commit reply was lost with the connection, kept with its key.
+    struct ScoreInDoubt {
+        var key: ScoreKey
+        var teamID: Int64
+        var name: String
+        var isUndo: Bool
+    }
+
+    func addWinUnderCursor() {
+        guard let teamID = visibleCursorRowID, isConnected(orSay: "Not counted") else { return }
+        let score = ScoreInDoubt(key: ScoreKey(), teamID: teamID, name: teamName(teamID), isUndo: false)
+        perform { try commit(score) }
+    }
+
+    /// Does a score with its key; a score whose outcome the lost connection left unknown is
+    /// kept, and done again with the same key when the store is back.
+    private func commit(_ score: ScoreInDoubt) throws {
+        do {
+            if score.isUndo {
+                switch try store.takeBackWin(teamID: score.teamID, key: score.key) {
+                case .undone: message = "Took back a win from \(score.name)."
+                case .teamGone: message = "\(score.name) is no longer in the store; nothing to undo."
+                case .changedByOthers: message = "Not undone: \(score.name) has no win left to take back (changed elsewhere)."
+                }
+            } else if let team = try store.addWin(teamID: score.teamID, key: score.key) {
+                undoStack.append(.win(teamID: score.teamID, name: team.teamName))
+                didCommitWin(team)
+            }
+        } catch WorldCupError.scoreInDoubt {
+            scoresInDoubt.append(score)
+            message = "\(score.isUndo ? "Undo" : "Win") for \(score.name) in doubt: the connection broke during its commit."
+                + " It will be checked, and counted once, when the server is back."
+        }
+    }
+
+    /// Once the store is back: does each score in doubt again with its key, which counts the
+    /// ones that did not count and leaves the others as they are.
+    func resolveScoresInDoubt() {
+        let pending = scoresInDoubt
+        scoresInDoubt = []
+        for score in pending {
+            message = nil
+            perform { try commit(score) }
+            if !scoresInDoubt.contains(where: { $0.key == score.key }), !score.isUndo, message == nil {
+                message = "The win for \(score.name), in doubt while the server was away, is counted once."
+            }
+        }
+    }
+
+    /// Whether the store can take a write now; if not, says so on the status line, starting
+    /// with `refusal`. A write is refused rather than queued while the server is away: a queued
+    /// win is invisible to every other screen and lost with this one.
+    func isConnected(orSay refusal: String) -> Bool {
+        guard let problem = connectionProblem else { return true }
+        message = "\(refusal): \(problem). The standings shown are the last known; try again once the server is back."
+        return false
+    }
+
+    private func teamName(_ teamID: Int64) -> String {
+        let team = controller.indexPath(forRowID: teamID).flatMap { try? controller.objectIfPresent(at: $0) }
+        return team?.teamName ?? "the team"
+    }
+
+    /// Takes back this scoreboard's last change, never what others did since: a change that
+    /// someone else has built on is kept, and the status line says why.
+    func undo() {
+        guard !undoStack.isEmpty else {
+            message = "Nothing to undo."
+            return
+        }
+        guard isConnected(orSay: "Not undone") else { return }
+        let entry = undoStack.removeLast()
+        perform {
+            switch entry {
+            case let .win(teamID, name):
+                try commit(ScoreInDoubt(key: ScoreKey(), teamID: teamID, name: name, isUndo: true))
+            case let .added(team):
+                switch try store.removeAddedTeam(team) {
+                case .undone: message = "Removed \(team.teamName)."
+                case .teamGone: message = "\(team.teamName) is no longer in the store; nothing to undo."
+                case let .changedByOthers(now):
+                    let wins = "\(Thousands.grouped(now.wins)) win\(now.wins == 1 ? "" : "s")"
+                    message = "Not undone: \(now.teamName) was changed elsewhere since it was added (now \(wins))."
+                }
+            }
+        }
+    }
+
+    func handleDialogKey(_ key: Key, _ dialog: AddTeamDialog) {
+        var current = dialog
+        switch current.handle(key) {
+        case .editing:
+            mode = .dialog(current)
+        case .cancelled:
+            mode = .list
+        case let .submitted(name, zone):
+            guard isConnected(orSay: "Not added") else {
+                current.refuse(message ?? "")
+                message = nil
+                mode = .dialog(current)
+                return
+            }
+            do {
+                let team = try store.addTeam(name: name, zone: zone)
+                writesSinceCheckpoint += 1
+                followOwnWrite()
+                mode = .list
+                undoStack.append(.added(team))
+                message = "Added \(team.teamName)."
+                if let teamID = team.id {
+                    moveCursor { $0.setCursor(controller.indexPath(forRowID: teamID).map(TableIndex.init)) }
+                }
+            } catch let error as WorldCupError {
+                current.refuse(Self.sentence(error.description))
+                mode = .dialog(current)
+            } catch {
+                current.refuse("\(error)")
+                mode = .dialog(current)
+            }
+        }
+    }
+
+    /// After this program's own write (on the store's connection, not the controller's): the
+    /// look that delivers its change set now, so that the frame after the key shows it.
+    func followOwnWrite() {
+        _ = try? controller.processPendingChanges()
+    }
+
+    /// Runs a store write; a failure becomes a message on the status line, never a crash.
+    func perform(_ write: () throws -> Void) {
+        do {
+            try write()
+            writesSinceCheckpoint += 1
+            followOwnWrite()
+        } catch WorldCupError.storeReadOnly {
+            // Short enough for the status line; the store's path would push the reason off it.
+            message = "Read-only store: nothing changed (this user may not write it)."
+        } catch let WorldCupError.notPermitted(_, role, action) {
+            // The command line's wording without the server's address (the user chose it to
+            // open this scoreboard), so the advice fits a narrow status line.
+            message = "Read-only: the PostgreSQL role \"\(role)\" may not \(action); "
+                + "ask the database's owner for the grant (README, Shared scoreboard: roles)."
+        } catch {
+            message = Self.sentence("\(error)")
+        }
+    }
+
+    /// Whether the standings are still loading behind the first screens: the event loop then
+    /// calls ``loadMoreStandings()`` whenever no key waits (while connected: a server that is
+    /// away is waited for as usual).
+    public var isLoadingStandings: Bool { controller.hasRowsToLoad }
+
+    /// Whether a step of the load can be made now.
+    public var canLoadMoreStandings: Bool { controller.hasRowsToLoad && connectionProblem == nil }
+
+    /// Loads the next part of the standings (a few milliseconds); their rows arrive through
+    /// the binding like any change, without the highlight others' changes get.
+    public func loadMoreStandings() {
+        do {
+            try loadPacer.step { try controller.loadMoreRows($0) }
+        } catch {
+            message = Self.sentence("\(error)")
+        }
+    }
+
+    /// Shows what other processes committed since the last look (the idle tick calls this);
+    /// returns whether anything changed. Their rows are highlighted for a moment.
+    @discardableResult
+    public func showExternalChanges() -> Bool {
+        var changed = true
+        isShowingExternalChanges = true
+        do {
+            changed = try controller.processPendingChanges()
+        } catch {
+            message = Self.sentence("\(error)")
+        }
+        isShowingExternalChanges = false
+        // The connection may have broken or come back in this look or since the last one (a
+        // batch of rows read while drawing reconnects too): compare with what the screen shows.
+        let problem = connectionProblem
+        if problem != shownConnectionProblem {
+            changed = true
+            if problem == nil {
+                message = "Connected again; the standings are up to date."
+            } else if shownConnectionProblem == nil {
+                // The outage is newer than any message on the status line ("Read-only…", "Took
+                // back a win…"): it takes the line at once, not after the next key.
+                message = nil
+            }
+            shownConnectionProblem = problem
+        }
+        // Not inside the look: a write delivers its own change set.
+        if !scoresInDoubt.isEmpty, connectionProblem == nil {
+            resolveScoresInDoubt()
+            changed = true
+        }
+        return changed
+    }
+
+    /// Whether scores wait to be sent again: the event loop then looks again soon, even with
+    /// nothing to wake it, since a look is what sends them.
+    public var hasScoresInDoubt: Bool { !scoresInDoubt.isEmpty }
+
+    /// When the next highlight of another writer's change ends, if one is shown.
+    public var nextHighlightExpiry: ContinuousClock.Instant? { highlights.nextExpiry }
+
+    /// Ends the highlights that are due; returns whether a row needs drawing again.
+    @discardableResult
+    public func expireHighlights() -> Bool {
+        let expired = highlights.removeExpired()
+        let rows = expired.compactMap { controller.indexPath(forRowID: $0).map(TableIndex.init) }
+        tableView.setNeedsDisplay(rowsAt: rows)
+        return !expired.isEmpty
+    }
+
+    /// Runs a checkpoint when writes are waiting in the log (the idle tick calls this).
+    public func checkpointIfNeeded() {
+        guard writesSinceCheckpoint > 0 else { return }
+        store.tidyWhileIdle()
+        writesSinceCheckpoint = 0
+    }
+
+    /// Where the standings came from at launch: "cache" or "store".
+    public var fetchSource: String { controller.lastFetchSource == .cache ? "cache" : "store" }
+
+    /// Writes the standings' cache if it changed. A cache that cannot be written only makes
+    /// the next launch slower: the scoreboard says so and goes on.
+    public func saveCacheIfNeeded() {
+        do {
+            try controller.saveCache()
+        } catch {
+            message = "Could not save the standings cache (the next start will be slower): \(error)"
+        }
+    }
+}
+
+/// Rows another writer changed, each highlighted until a moment after its change.
+struct RecentChanges {
+    static let duration = Duration.milliseconds(1500)
+    /// A change of more rows than this (an import) is not highlighted row by row.
+    static let maximumRows = 1000
+    private let clock = ContinuousClock()
+    private var expiries: [Int64: ContinuousClock.Instant] = [:]
+
+    mutating func add(_ rowIDs: [Int64]) {
+        guard rowIDs.count <= Self.maximumRows else { return }
+        let until = clock.now + Self.duration
+        for rowID in rowIDs { expiries[rowID] = until }
+    }
+
+    func contains(_ rowID: Int64) -> Bool { expiries[rowID] != nil }
+
+    var nextExpiry: ContinuousClock.Instant? { expiries.values.min() }
+
+    /// Forgets the highlights that are due and returns their row ids.
+    mutating func removeExpired() -> [Int64] {
+        let now = clock.now
+        let expired = expiries.filter { $0.value <= now }.map(\.key)
+        for rowID in expired { expiries[rowID] = nil }
+        return expired
+    }
+}

@@ -1,0 +1,373 @@
+import FetchedResultsPostgreSQL
+import Foundation
+import WorldCupModel
+
+/// The teams in a PostgreSQL database that scoreboards on many machines share: opening,
+/// migrating, the first seed (exactly once), and every write.
+///
+/// Each write is one transaction on the store's own connection; the scoreboards see it through
+/// their controllers' change feed. Who may do what is the server's decision (roles and
+/// `GRANT`); a refused write says "read-only" and what was refused.
+///
+/// **Scores survive a lost commit reply.** A win or an undo stores its ``ScoreKey`` in
+/// `score_receipt` in the same transaction. When the connection breaks during the transaction,
+/// the store reconnects and does the same score again with the same key: a key the server
+/// already holds means the first attempt committed, and nothing more is done. So a score counts
+/// exactly once, whatever the network did, and it is never retried blindly.
+public final class PostgreSQLTeamStore: ScoreStore {
+    /// How to reach the server, as `psql` reads it.
+    public let conninfo: String
+    public let displayName: String
+    /// How long a score whose commit reply was lost is sent again (with its key) while the
+    /// server is away, before it is reported in doubt. A command waits long; the scoreboard,
+    /// which keeps scores in doubt and sends them again once the server is back, briefly.
+    public var doubtTimeout = Duration.seconds(30)
+    private var connection: PostgreSQLConnection?
+    /// The role the connection logged in as, for messages about permissions.
+    private var role = "?"
+
+    /// Connection parameters a scoreboard needs and libpq does not default to: give up
+    /// connecting after a few seconds, and notice a cut link within seconds (keepalives, and
+    /// unacknowledged data) instead of after TCP's minutes. The URI and `PG*` variables win.
+    static let connectionDefaults = [
+        "connect_timeout": "3", "keepalives_idle": "2", "keepalives_interval": "1", "keepalives_count": "2",
+        "tcp_user_timeout": "3000", "application_name": "worldcup",
+    ]
+
+    private init(conninfo: String) {
+        self.conninfo = conninfo
+        displayName = PostgreSQLConnection.summary(of: conninfo) ?? "the PostgreSQL server"
+    }
+
+    /// Whether `argument` names a PostgreSQL database (a libpq URI) rather than an SQLite file.
+    public static func isConnectionURI(_ argument: String) -> Bool {
+        argument.hasPrefix("postgresql://") || argument.hasPrefix("postgres://")
+    }
+
+    /// Connects to the database `conninfo` names and brings its schema up to date.
+    public static func open(conninfo: String) throws -> PostgreSQLTeamStore {
+        do {
+            try PostgreSQLConnection.loadClientLibrary()
+        } catch let PostgreSQLError.clientLibraryMissing(reason) {
+            throw WorldCupError.postgreSQLClientMissing(reason: reason)
+        }
+        if PostgreSQLConnection.parameters(of: conninfo)?["password"] != nil { throw WorldCupError.passwordInURI }
+        let store = PostgreSQLTeamStore(conninfo: conninfo)
+        try store.migrate()
+        return store
+    }
+
+    // MARK: - Connection and errors
+
+    private func connected() throws -> PostgreSQLConnection {
+        if let connection, connection.isConnected { return connection }
+        connection = nil
+        let made = try PostgreSQLConnection(conninfo, defaults: Self.connectionDefaults)
+        role = try made.execute("SELECT current_user").scalar ?? "?"
+        connection = made
+        return made
+    }
+
+    /// Runs `body` in one transaction; the server's errors become ones a user can act on.
+    private func transaction<T>(_ action: String, isolation: IsolationLevel = .readCommitted, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        do {
+            let connection = try connected()
+            return try connection.transaction(isolation: isolation) { try body(connection) }
+        } catch let error as PostgreSQLError {
+            throw translate(error, action: action)
+        }
+    }
+
+    private func translate(_ error: PostgreSQLError, action: String) -> WorldCupError {
+        switch error {
+        case let .clientLibraryMissing(reason):
+            return .postgreSQLClientMissing(reason: reason)
+        case let .connectionFailed(reason), let .connectionLost(reason), let .reconnecting(reason):
+            connection = nil
+            return .serverUnreachable(server: displayName, reason: Self.firstLine(reason))
+        case let .statementFailed(state, message):
+            if error.isConnectionLost {
+                connection = nil
+                return .serverUnreachable(server: displayName, reason: message)
+            }
+            if state == .insufficientPrivilege { return .notPermitted(server: displayName, role: role, action: action) }
+            return .storeFailed(path: displayName, reason: message)
+        }
+    }
+
+    private static func firstLine(_ text: String) -> String {
+        String(text.prefix { $0 != "\n" })
+    }
+
+    /// Runs a score: on a lost connection, sends it again with the same key until it is known
+    /// to be done, or ``doubtTimeout`` passes.
+    private func score<T>(_ action: String, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        let clock = ContinuousClock()
+        let deadline = clock.now + doubtTimeout
+        var pause = Duration.milliseconds(50)
+        var sentOnce = false
+        while true {
+            do {
+                let connection = try connected()
+                sentOnce = true
+                return try connection.transaction { try body(connection) }
+            } catch let error as PostgreSQLError where error.isConnectionLost || (sentOnce && Self.isConnectionFailure(error)) {
+                connection = nil
+                guard clock.now + pause < deadline else {
+                    throw WorldCupError.scoreInDoubt(server: displayName, reason: Self.firstLine("\(error)"))
+                }
+                Thread.sleep(forTimeInterval: pause / .seconds(1))
+                pause = min(pause * 2, .seconds(1))
+            } catch let error as PostgreSQLError {
+                throw translate(error, action: action)
+            }
+        }
+    }
+
+    private static func isConnectionFailure(_ error: PostgreSQLError) -> Bool {
+        if case .connectionFailed = error { return true }
+        return false
+    }
+
+    // MARK: - Schema
+
+    /// Applies the migrations this database lacks, under the advisory lock, so that programs
+    /// opening a new database at once apply each exactly once. A reader of an up-to-date
+    /// database takes no lock.
+    private func migrate() throws {
+        let version = try transaction("read the schema version") { try Self.appliedVersion($0) }
+        if version == PostgreSQLSchema.latestVersion { return }
+        if version > PostgreSQLSchema.latestVersion { throw WorldCupError.storeFromNewerVersion(path: displayName) }
+        do {
+            try transaction("create the worldcup tables") { connection in
+                try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgreSQLSchema.lockKey])
+                try connection.execute("""
+                    CREATE TABLE IF NOT EXISTS \(PostgreSQLSchema.versionTable) (
+                        version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
+                    """)
+                let applied = try Self.appliedVersion(connection)
+                for migration in PostgreSQLSchema.migrations where migration.version > applied {
+                    for statement in migration.statements { try connection.execute(statement) }
+                    if migration.version == 1 {
+                        try PostgreSQLChangeFeed.install(on: "team", keyColumn: "id", in: connection)
+                    }
+                    try connection.execute("INSERT INTO \(PostgreSQLSchema.versionTable) (version, name) VALUES ($1, $2)",
+                                           [String(migration.version), migration.name])
+                }
+            }
+        } catch WorldCupError.notPermitted {
+            throw WorldCupError.schemaNotInstalled(server: displayName, role: role)
+        }
+    }
+
+    /// The last migration applied, 0 for a database without worldcup tables.
+    private static func appliedVersion(_ connection: PostgreSQLConnection) throws -> Int {
+        let exists = try connection.execute("SELECT to_regclass($1) IS NOT NULL", [PostgreSQLSchema.versionTable]).scalar == "t"
+        guard exists else { return 0 }
+        return Int(try connection.execute("SELECT coalesce(max(version), 0) FROM \(PostgreSQLSchema.versionTable)").scalar ?? "0") ?? 0
+    }
+
+    // MARK: - Seeding and import
+
+    @discardableResult
+    public func seedIfNeeded(progress: ImportProgress? = nil, loadSeed: () throws -> SeedSource) throws -> Int {
+        let seeded = try transaction("read the seed marker") { try Self.isSeeded($0) }
+        if seeded { return 0 }
+        let source = try loadSeed()
+        // The rows go to the server in batches of arrays, so they are read whole first.
+        let seed = (entries: try source.entries(), source: source.file)
+        return try transaction("import the seed (as the database's owner or organiser)") { connection in
+            // Every program that found no seed waits here; the first one seeds.
+            try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgreSQLSchema.lockKey])
+            if try Self.isSeeded(connection) { return 0 }
+            _ = try Self.insert(seed.entries, file: seed.source, skippingExisting: false, connection, progress: progress)
+            try connection.execute("INSERT INTO seed_marker (id, source, team_count) VALUES (1, $1, $2)",
+                                   [seed.source, String(seed.entries.count)])
+            return seed.entries.count
+        }
+    }
+
+    private static func isSeeded(_ connection: PostgreSQLConnection) throws -> Bool {
+        try connection.execute("SELECT EXISTS (SELECT 1 FROM seed_marker)").scalar == "t"
+    }
+
+    @discardableResult
+    public func importTeams(
+        from source: SeedSource, skippingExisting: Bool = false, progress: ImportProgress? = nil
+    ) throws -> (imported: Int, skipped: Int) {
+        let entries = try source.entries(), file = source.file
+        return try transaction("add teams") { connection in
+            let imported = try Self.insert(entries, file: file, skippingExisting: skippingExisting, connection, progress: progress)
+            return (imported, entries.count - imported)
+        }
+    }
+
+    /// Rows per `INSERT … SELECT FROM unnest(…)`: one round trip each.
+    static let importBatchSize = 5000
+
+    /// Inserts entries in batches inside the caller's transaction; a zone matching one in the
+    /// store ignoring case takes its spelling. Returns how many were inserted.
+    private static func insert(
+        _ entries: [SeedEntry], file: String, skippingExisting: Bool, _ connection: PostgreSQLConnection, progress: ImportProgress?
+    ) throws -> Int {
+        var zoneSpelling: [String: String] = [:]
+        for row in try connection.execute("SELECT DISTINCT qualifying_zone FROM team").rows {
+            if let zone = row[0] { zoneSpelling[NoCase.key(zone)] = zone }
+        }
+        var inserted = 0
+        for start in stride(from: 0, to: entries.count, by: importBatchSize) {
+            let batch = entries[start..<min(start + importBatchSize, entries.count)]
+            let keys = batch.map { NoCase.key($0.teamName) }
+            let present = Set(try connection.execute(
+                "SELECT \(PostgreSQLSchema.foldedName) FROM team WHERE \(PostgreSQLSchema.foldedName) = ANY($1::text[])",
+                [PostgreSQLConnection.arrayLiteral(keys)]).rows.compactMap { $0[0] })
+            if !skippingExisting, let index = keys.firstIndex(where: present.contains) {
+                let entryIndex = start + index
+                throw WorldCupError.seedInvalid(SeedProblem(
+                    file: file, entryIndex: entryIndex, field: "teamName",
+                    message: "a team named \"\(entries[entryIndex].teamName)\" is already in the store",
+                    remedy: SeedProblem.skipExisting))
+            }
+            let zones = batch.map { entry in
+                let key = NoCase.key(entry.qualifyingZone)
+                let zone = zoneSpelling[key] ?? entry.qualifyingZone
+                zoneSpelling[key] = zone
+                return zone
+            }
+            inserted += try connection.execute("""
+                INSERT INTO team (team_name, qualifying_zone, image_name, wins)
+                SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])
+                ON CONFLICT ((\(PostgreSQLSchema.foldedName))) DO NOTHING
+                """, [PostgreSQLConnection.arrayLiteral(batch.map(\.teamName)), PostgreSQLConnection.arrayLiteral(zones),
+                      PostgreSQLConnection.arrayLiteral(batch.map(\.imageName)),
+                      PostgreSQLConnection.arrayLiteral(batch.map { String($0.wins) })]).affectedRows
+            progress?(ImportStatus(teams: inserted, share: Double(start + batch.count) / Double(entries.count)))
+        }
+        return inserted
+    }
+
+    // MARK: - Scores
+
+    private static let teamColumns = "id, team_name, qualifying_zone, image_name, wins"
+
+    private static func team(_ rows: PostgreSQLRows) throws -> Team? {
+        guard let values = rows.rows.first else { return nil }
+        return try Team(row: PostgreSQLRow(columns: rows.columns, values: values))
+    }
+
+    /// Stores the score's key; false when the server already holds it (an earlier attempt
+    /// whose reply was lost committed).
+    private static func recordReceipt(_ key: ScoreKey, teamID: Int64, change: Int, _ connection: PostgreSQLConnection) throws -> Bool {
+        try connection.execute(
+            "INSERT INTO score_receipt (key, team_id, change) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING",
+            [key.description, String(teamID), String(change)]).affectedRows == 1
+    }
+
+    @discardableResult
+    public func addWins(to name: String, count: Int = 1, key: ScoreKey = ScoreKey()) throws -> Team {
+        guard count >= 1 else { throw WorldCupError.invalidWinCount(count) }
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        return try score("add wins") { connection in
+            guard let team = try Self.team(connection.execute(
+                "SELECT \(Self.teamColumns) FROM team WHERE \(PostgreSQLSchema.foldedName) = lower($1 COLLATE \"C\") FOR UPDATE", [name]))
+            else {
+                let names = try connection.execute("SELECT team_name FROM team").rows.compactMap { $0[0] }
+                throw WorldCupError.unknownTeam(name: name, suggestions: NameSuggestions.closest(to: name, in: names))
+            }
+            return try Self.add(count, to: team, key: key, connection)
+        }
+    }
+
+    @discardableResult
+    public func addWin(teamID: Int64, key: ScoreKey = ScoreKey()) throws -> Team? {
+        try score("add wins") { connection in
+            guard let team = try Self.team(connection.execute(
+                "SELECT \(Self.teamColumns) FROM team WHERE id = $1 FOR UPDATE", [String(teamID)])) else { return nil }
+            return try Self.add(1, to: team, key: key, connection)
+        }
+    }
+
+    /// Adds wins to a team locked by the caller's transaction, once per key.
+    private static func add(_ count: Int, to team: Team, key: ScoreKey, _ connection: PostgreSQLConnection) throws -> Team {
+        guard team.wins <= Int(Int64.max) - count else { throw WorldCupError.winsOverflow(team: team.teamName) }
+        guard try recordReceipt(key, teamID: team.id!, change: count, connection) else { return team }
+        return try Self.team(connection.execute(
+            "UPDATE team SET wins = wins + $2 WHERE id = $1 RETURNING \(teamColumns)", [String(team.id!), String(count)]))!
+    }
+
+    public func takeBackWin(teamID: Int64, key: ScoreKey = ScoreKey()) throws -> UndoOutcome {
+        try score("take back wins") { connection in
+            guard let team = try Self.team(connection.execute(
+                "SELECT \(Self.teamColumns) FROM team WHERE id = $1 FOR UPDATE", [String(teamID)])) else { return .teamGone }
+            guard team.wins > 0 else { return .changedByOthers(team) }
+            guard try Self.recordReceipt(key, teamID: teamID, change: -1, connection) else { return .undone(team) }
+            return .undone(try Self.team(connection.execute(
+                "UPDATE team SET wins = wins - 1 WHERE id = $1 RETURNING \(Self.teamColumns)", [String(teamID)])))
+        }
+    }
+
+    // MARK: - Teams
+
+    @discardableResult
+    public func addTeam(name: String, zone: String) throws -> Team {
+        let fields = try NewTeamFields(name: name, zone: zone)
+        return try transaction("add teams") { connection in
+            if let existing = try connection.execute(
+                "SELECT team_name FROM team WHERE \(PostgreSQLSchema.foldedName) = lower($1 COLLATE \"C\")", [fields.name]).scalar {
+                throw WorldCupError.duplicateTeam(name: fields.name, existing: existing)
+            }
+            let spelling = try connection.execute(
+                "SELECT qualifying_zone FROM team WHERE lower(qualifying_zone COLLATE \"C\") = lower($1 COLLATE \"C\") LIMIT 1",
+                [fields.zone]).scalar
+            do {
+                return try Self.team(connection.execute(
+                    "INSERT INTO team (team_name, qualifying_zone, image_name, wins) VALUES ($1, $2, $3, 0) RETURNING \(Self.teamColumns)",
+                    [fields.name, spelling ?? fields.zone, Team.addedTeamImageName]))!
+            } catch PostgreSQLError.statementFailed(sqlState: .uniqueViolation, _) {
+                // Another machine added the same name since the check.
+                throw WorldCupError.duplicateTeam(name: fields.name, existing: fields.name)
+            }
+        }
+    }
+
+    public func removeAddedTeam(_ added: Team) throws -> UndoOutcome {
+        guard let teamID = added.id else { return .teamGone }
+        return try transaction("delete teams") { connection in
+            guard let team = try Self.team(connection.execute(
+                "SELECT \(Self.teamColumns) FROM team WHERE id = $1 FOR UPDATE", [String(teamID)])) else { return .teamGone }
+            guard team == added else { return .changedByOthers(team) }
+            try connection.execute("DELETE FROM team WHERE id = $1", [String(teamID)])
+            return .undone(nil)
+        }
+    }
+
+    /// Nothing to do: the server keeps its own files, and the change history is small (one row
+    /// per change) and pruned by the organiser if ever needed (README, Shared scoreboard).
+    public func tidyWhileIdle() {}
+
+    // MARK: - Reads
+
+    public func standings() throws -> [ZoneStanding] {
+        var request = PostgreSQLSchema.standingsRequest
+        request.fetchBatchSize = 0
+        let controller = PostgreSQLResultsController<Team>(
+            fetchRequest: request, conninfo: conninfo, connectionDefaults: Self.connectionDefaults,
+            sectionNameKeyPath: PostgreSQLSchema.column(Team.sectionAttribute))
+        do {
+            try controller.performFetch()
+            return try (controller.sections ?? []).map { ZoneStanding(zone: $0.name, teams: $0.objects) }
+        } catch let error as PostgreSQLError {
+            throw translate(error, action: "read teams")
+        }
+    }
+
+    /// A results controller over the standings that follows every machine's commits through
+    /// the change feed, and keeps the last standings while the server is away.
+    public func standingsController(cacheDirectory: String?) -> any FetchedResultsControlling<Team> {
+        PostgreSQLResultsController<Team>(
+            fetchRequest: PostgreSQLSchema.standingsRequest, conninfo: conninfo, connectionDefaults: Self.connectionDefaults,
+            sectionNameKeyPath: PostgreSQLSchema.column(Team.sectionAttribute),
+            cacheName: cacheDirectory.map { _ in StandingsCacheName.make(for: displayName, resolvingFilePath: false) },
+            cacheDirectory: cacheDirectory.map { URL(fileURLWithPath: $0) })
+    }
+}

@@ -1,0 +1,88 @@
+import FetchedResultsSQLite
+import GRDB
+import WorldCupModel
+
+/// The store's schema, as versioned migrations.
+///
+/// The `team` table holds the tutorial's `Team` entity. Constraints live in the schema, not only
+/// in Swift, so that no writer (another process, `sqlite3` by hand) can store a negative or
+/// non-integer win count or two teams whose names differ only in ASCII case.
+enum StoreSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: teams and seed marker") { db in
+            try db.execute(sql: """
+                CREATE TABLE team (
+                    id INTEGER PRIMARY KEY,
+                    teamName TEXT NOT NULL COLLATE NOCASE UNIQUE
+                        CHECK (length(trim(teamName)) > 0),
+                    qualifyingZone TEXT NOT NULL COLLATE NOCASE
+                        CHECK (length(trim(qualifyingZone)) > 0),
+                    imageName TEXT,
+                    wins INTEGER NOT NULL DEFAULT 0
+                        CHECK (typeof(wins) = 'integer' AND wins >= 0)
+                );
+                \(standingsIndexSQL);
+                -- One row once the first-launch seed has been imported. A marker, not "the team
+                -- table is empty", so that deleting every team never brings the seed back.
+                CREATE TABLE seedMarker (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    source TEXT NOT NULL,
+                    teamCount INTEGER NOT NULL,
+                    seededAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+                );
+                """)
+        }
+        migrator.registerMigration("v2: change history") { db in
+            // Every change to a team, from any process, leaves a row that open scoreboards read.
+            try ChangeHistory.install(on: "team", in: db)
+        }
+        migrator.registerMigration("v3: store identity for result caches") { db in
+            // Installing again adds what later library versions record (a store identity)
+            // and leaves the rest as it is.
+            try ChangeHistory.install(on: "team", in: db)
+        }
+        migrator.registerMigration("v4: history of rows REPLACE deletes") { db in
+            try ChangeHistory.install(on: "team", in: db)
+        }
+        migrator.registerMigration("v5: names unique by a named index") { db in
+            // A column's UNIQUE makes an index that cannot be dropped; a named one can, so that
+            // a big import builds it once after the rows instead of keeping it ordered row by row.
+            try db.execute(sql: """
+                CREATE TABLE team_v5 (
+                    id INTEGER PRIMARY KEY,
+                    teamName TEXT NOT NULL COLLATE NOCASE
+                        CHECK (length(trim(teamName)) > 0),
+                    qualifyingZone TEXT NOT NULL COLLATE NOCASE
+                        CHECK (length(trim(qualifyingZone)) > 0),
+                    imageName TEXT,
+                    wins INTEGER NOT NULL DEFAULT 0
+                        CHECK (typeof(wins) = 'integer' AND wins >= 0)
+                );
+                INSERT INTO team_v5 (id, teamName, qualifyingZone, imageName, wins)
+                    SELECT id, teamName, qualifyingZone, imageName, wins FROM team;
+                DROP TABLE team;
+                ALTER TABLE team_v5 RENAME TO team;
+                \(nameIndexSQL);
+                \(standingsIndexSQL);
+                """)
+            // Dropping the table dropped its history triggers.
+            try ChangeHistory.install(on: "team", in: db)
+        }
+        return migrator
+    }
+
+    /// No two names equal ignoring ASCII case (the column's `NOCASE`), as a named index that a
+    /// big import drops and builds again after the rows.
+    static let nameIndexSQL = "CREATE UNIQUE INDEX team_name ON team (teamName)"
+
+    /// The standings order as an index, so the ordered fetch is a scan of it (a big import
+    /// drops it and builds it again). Made from ``Team/standingsOrder``, like the
+    /// scoreboard's request and `worldcup list`.
+    static let standingsIndexSQL =
+        "CREATE INDEX team_standings ON team (" + Team.standingsOrder.map(\.sqliteOrderingSQL).joined(separator: ", ") + ")"
+
+    /// History rows kept when pruning: far more than an open scoreboard falls behind between
+    /// two looks; one that does fall behind refetches.
+    static let historyKept = 10_000
+}

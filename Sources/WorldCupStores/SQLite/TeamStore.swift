@@ -1,0 +1,337 @@
+import FetchedResultsSQLite
+import Foundation
+import GRDB
+import Synchronization
+import WorldCupModel
+
+/// The teams' SQLite store: opening, migrating, first-launch seeding, and every write.
+///
+/// Every write is one transaction, so a failing write leaves the store as it was. Errors a user
+/// can cause come out as ``WorldCupError`` with a message that says what to do. A commit's
+/// outcome is never in doubt here, so the ``ScoreKey``s of scores are not stored.
+public final class TeamStore: ScoreStore, Sendable {
+    /// The store file's path, as the user gave it.
+    public let path: String
+    public var displayName: String { path }
+    /// The connection pool (WAL mode: readers never block the writer); not public, so that
+    /// every write goes through the store's methods and their checks.
+    let pool: DatabasePool
+    /// How long an idle scoreboard on this store waits before looking for commits its change
+    /// signal did not announce (nil: the store's default).
+    public let safetyLookInterval = Mutex<Duration?>(nil)
+    /// Whether this user may only read the store (see ``open(path:createDirectory:)``).
+    public let isReadOnly: Bool
+
+    private init(path: String, pool: DatabasePool, isReadOnly: Bool = false) {
+        self.path = path
+        self.pool = pool
+        self.isReadOnly = isReadOnly
+    }
+
+    /// Opens (creating if needed) the store at `path` and brings its schema up to date.
+    ///
+    /// A store this user may read but not write (the file or its folder) is opened read-only,
+    /// as `sqlite3 -readonly` opens it: reads work, and every write is refused with
+    /// ``WorldCupError/storeReadOnly(path:)``.
+    ///
+    /// - Parameter createDirectory: create the store's folder when missing (for the default
+    ///   location); a folder the user named must already exist.
+    public static func open(path: String, createDirectory: Bool = false) throws -> TeamStore {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw WorldCupError.storeIsAFolder(path: path)
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
+            guard createDirectory else { throw WorldCupError.storeDirectoryMissing(path: path) }
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw WorldCupError.storeReadOnly(path: path)
+            }
+        }
+        return try StoreErrors.translating(path: path) {
+            let exists = FileManager.default.fileExists(atPath: path)
+            if exists && !mayWrite(path: path, folder: folder) {
+                let store = TeamStore(path: path, pool: try openReadOnlyPool(path: path), isReadOnly: true)
+                // Up to date already, or refused: a read-only store cannot be migrated.
+                try store.migrate()
+                return store
+            }
+            if exists { try refuseUnusableStore(path: path) }
+            let pool = try openPool(path: path)
+            let store = TeamStore(path: path, pool: pool)
+            try store.migrate()
+            return store
+        }
+    }
+
+    /// Whether this user may write the store file and its folder, where SQLite makes and
+    /// removes the `-wal` and `-shm` files (root too is refused on a read-only file system or
+    /// an immutable file).
+    private static func mayWrite(path: String, folder: String) -> Bool {
+        let files = FileManager.default
+        return files.isWritableFile(atPath: path) && files.isWritableFile(atPath: folder.isEmpty ? "." : folder)
+    }
+
+    /// A read-only pool that creates no file beside the store. With the `-wal` and `-shm` files
+    /// a writer keeps (or left behind), SQLite reads the commits in the WAL through them. Without
+    /// them it would create them, and a reader cannot remove them: in a folder that is not the
+    /// reader's, a `-shm` file left behind refuses the owner's writes. Then the file alone holds
+    /// every commit, and is opened `immutable`, which reads it without locks or other files
+    /// (so an open scoreboard does not see a writer who starts later).
+    private static func openReadOnlyPool(path: String) throws -> DatabasePool {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(busyTimeout)
+        let files = FileManager.default
+        if files.fileExists(atPath: path + "-wal") && files.fileExists(atPath: path + "-shm") {
+            return try DatabasePool(path: path, configuration: configuration)
+        }
+        let absolute = path.hasPrefix("/") ? path : files.currentDirectoryPath + "/" + path
+        let encoded = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? absolute
+        return try DatabasePool(path: "file:" + encoded + "?immutable=1", configuration: configuration)
+    }
+
+    /// How long opening waits for other processes that hold the store, in seconds.
+    private static let busyTimeout: TimeInterval = 10
+
+    /// Opens the pool, retrying while another process holds the file.
+    ///
+    /// Opening a pool sets `PRAGMA journal_mode = WAL`, and SQLite does not call the busy
+    /// handler for that statement: when several processes open a new store at once, all but one
+    /// get SQLITE_BUSY at once, whatever the busy timeout. Once the file is in WAL mode (a
+    /// lasting property of the file) the statement takes no lock and the retry succeeds.
+    private static func openPool(path: String) throws -> DatabasePool {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        let deadline = Date(timeIntervalSinceNow: busyTimeout)
+        var pause: TimeInterval = 0.005
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && Date() < deadline {
+                Thread.sleep(forTimeInterval: pause)
+                pause = min(pause * 2, 0.1)
+            }
+        }
+    }
+
+    /// Checks an existing file through a read-only connection before the pool opens it: opening
+    /// a pool writes to the file (GRDB makes sure the WAL exists), and a store we must refuse
+    /// (not SQLite, from a newer version) has to be left exactly as it was.
+    private static func refuseUnusableStore(path: String) throws {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(busyTimeout)
+        let superseded = try lookingAgainWhileAnotherProcessCreatesTheStore {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            return try queue.read { db in try StoreSchema.migrator.hasBeenSuperseded(db) }
+        }
+        if superseded { throw WorldCupError.storeFromNewerVersion(path: path) }
+    }
+
+    /// Runs `body` again, a few times, when it fails the way a store that another process is
+    /// creating at this moment makes it fail: GRDB reads which migrations are applied outside
+    /// of their transactions, so a process opening a new store while another one does may find
+    /// the migrations table half made ("no such table") or run a migration the other has just
+    /// applied. Each migration's transaction records it under a unique identifier, so a second
+    /// run is rolled back, never applied twice. (No lock file: closing another descriptor of
+    /// the database file would drop SQLite's own POSIX locks on it, and that corrupts a WAL
+    /// database.)
+    private static func lookingAgainWhileAnotherProcessCreatesTheStore<T>(_ body: () throws -> T) throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try body()
+            } catch let error as DatabaseError
+                where attempt < 20 && [.SQLITE_ERROR, .SQLITE_CONSTRAINT, .SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) {
+                Thread.sleep(forTimeInterval: 0.005 * Double(attempt))
+                attempt += 1
+            }
+        }
+    }
+
+    private func migrate() throws {
+        let migrator = StoreSchema.migrator
+        try Self.lookingAgainWhileAnotherProcessCreatesTheStore {
+            let state = try pool.read { db in
+                (superseded: try migrator.hasBeenSuperseded(db), complete: try migrator.hasCompletedMigrations(db))
+            }
+            if state.superseded { throw WorldCupError.storeFromNewerVersion(path: path) }
+            if !state.complete { try migrator.migrate(pool) }
+        }
+    }
+
+    // MARK: - Seeding
+
+    /// Whether the first-launch seed has been imported into this store.
+    public func isSeeded() throws -> Bool {
+        try StoreErrors.translating(path: path) {
+            try pool.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM seedMarker)") ?? false }
+        }
+    }
+
+    /// Imports the seed if this store has never been seeded; returns how many teams it imported.
+    ///
+    /// `loadSeed` is called only when the seed is needed, so a missing seed file is no problem
+    /// for a store that was seeded long ago. The import and the marker are one transaction.
+    @discardableResult
+    public func seedIfNeeded(progress: ImportProgress? = nil, loadSeed: () throws -> SeedSource) throws -> Int {
+        if try isSeeded() { return 0 }
+        let seed = try loadSeed()
+        return try StoreErrors.translating(path: path) {
+            try pool.write { db in
+                // Another process may have seeded while the file was read.
+                guard try !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM seedMarker)") ?? false) else {
+                    return 0
+                }
+                let count = try Self.importRows(from: seed, skippingExisting: false, db: db, progress: progress).read
+                try db.execute(
+                    sql: "INSERT INTO seedMarker (id, source, teamCount) VALUES (1, ?, ?)",
+                    arguments: [seed.file, count])
+                return count
+            }
+        }
+    }
+
+    // MARK: - Writes
+
+    /// Imports teams from a file in one transaction, streamed: a file of any size takes the
+    /// same bounded memory (see ``importRows(from:skippingExisting:db:progress:)``). A name
+    /// already in the store is reported against its entry and nothing is imported, unless
+    /// `skippingExisting`, which leaves that entry out (and keeps the team in the store as it is).
+    @discardableResult
+    public func importTeams(
+        from source: SeedSource, skippingExisting: Bool = false, progress: ImportProgress? = nil
+    ) throws -> (imported: Int, skipped: Int) {
+        try StoreErrors.translating(path: path) {
+            try pool.write { db in
+                let counts = try Self.importRows(from: source, skippingExisting: skippingExisting, db: db, progress: progress)
+                return (counts.inserted, counts.read - counts.inserted)
+            }
+        }
+    }
+
+    /// Adds `count` wins to the team named `name` (ignoring case) atomically; returns the team
+    /// with its new total.
+    @discardableResult
+    public func addWins(to name: String, count: Int = 1, key: ScoreKey = ScoreKey()) throws -> Team {
+        guard count >= 1 else { throw WorldCupError.invalidWinCount(count) }
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        return try StoreErrors.translating(path: path) {
+            try pool.write { db in
+                guard var team = try Team.filter(sql: "teamName = ?", arguments: [name]).fetchOne(db) else {
+                    let names = try String.fetchAll(db, sql: "SELECT teamName FROM team")
+                    throw WorldCupError.unknownTeam(name: name, suggestions: NameSuggestions.closest(to: name, in: names))
+                }
+                guard team.wins <= Int.max - count else { throw WorldCupError.winsOverflow(team: team.teamName) }
+                team.wins += count
+                try db.execute(sql: "UPDATE team SET wins = ? WHERE id = ?", arguments: [team.wins, team.id])
+                try ChangeHistory.prune(keeping: StoreSchema.historyKept, in: db)
+                return team
+            }
+        }
+    }
+
+    /// Adds a new team with no wins and the tutorial's "wenderland-flag" image.
+    ///
+    /// A zone that matches an existing one ignoring case takes that zone's spelling, so
+    /// "internets" joins "Internets" instead of starting a look-alike section.
+    @discardableResult
+    public func addTeam(name: String, zone: String) throws -> Team {
+        let fields = try NewTeamFields(name: name, zone: zone)
+        let name = fields.name, zone = fields.zone
+        return try StoreErrors.translating(path: path) {
+            try pool.write { db in
+                if let existing = try String.fetchOne(db, sql: "SELECT teamName FROM team WHERE teamName = ?", arguments: [name]) {
+                    throw WorldCupError.duplicateTeam(name: name, existing: existing)
+                }
+                let spelling = try String.fetchOne(
+                    db, sql: "SELECT qualifyingZone FROM team WHERE qualifyingZone = ? LIMIT 1", arguments: [zone])
+                var team = Team(teamName: name, qualifyingZone: spelling ?? zone, imageName: Team.addedTeamImageName, wins: 0)
+                try team.insert(db)
+                team.id = db.lastInsertedRowID
+                return team
+            }
+        }
+    }
+
+    /// Adds one win to the team with this id; returns the team, or nil if it no longer exists.
+    @discardableResult
+    public func addWin(teamID: Int64, key: ScoreKey = ScoreKey()) throws -> Team? {
+        try StoreErrors.translating(path: path) {
+            try pool.write { db in
+                guard var team = try Team.fetchOne(db, key: teamID) else { return nil }
+                guard team.wins < Int.max else { throw WorldCupError.winsOverflow(team: team.teamName) }
+                team.wins += 1
+                try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE id = ?", arguments: [teamID])
+                return team
+            }
+        }
+    }
+
+    /// Takes back one win this program gave, if the team still has a win to take (never
+    /// below zero, which would take back someone else's correction).
+    public func takeBackWin(teamID: Int64, key: ScoreKey = ScoreKey()) throws -> UndoOutcome {
+        try StoreErrors.translating(path: path) {
+            try pool.write { db in
+                guard var team = try Team.fetchOne(db, key: teamID) else { return .teamGone }
+                guard team.wins > 0 else { return .changedByOthers(team) }
+                try db.execute(sql: "UPDATE team SET wins = wins - 1 WHERE id = ?", arguments: [teamID])
+                team.wins -= 1
+                return .undone(team)
+            }
+        }
+    }
+
+    /// Deletes a team this program added, only if it is still exactly as it was added: a win,
+    /// a new name or zone given by anyone since keeps it (with their work) in the store.
+    public func removeAddedTeam(_ added: Team) throws -> UndoOutcome {
+        guard let teamID = added.id else { return .teamGone }
+        return try StoreErrors.translating(path: path) {
+            try pool.write { db in
+                guard let team = try Team.fetchOne(db, key: teamID) else { return .teamGone }
+                guard team == added else { return .changedByOthers(team) }
+                try Team.deleteOne(db, key: teamID)
+                return .undone(nil)
+            }
+        }
+    }
+
+    /// Deletes a team; returns whether it existed.
+    @discardableResult
+    public func deleteTeam(teamID: Int64) throws -> Bool {
+        try StoreErrors.translating(path: path) {
+            try pool.write { db in try Team.deleteOne(db, key: teamID) }
+        }
+    }
+
+    /// Moves committed pages from the write-ahead log into the database file, if no reader is
+    /// in the way. The scoreboard calls this when idle, so that SQLite's automatic checkpoint
+    /// does not land inside a keypress's commit.
+    public func tidyWhileIdle() {
+        _ = try? pool.writeWithoutTransaction { db in
+            try db.inTransaction {
+                try ChangeHistory.prune(keeping: StoreSchema.historyKept, in: db)
+                return .commit
+            }
+            try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)")
+        }
+    }
+
+    // MARK: - Reads
+
+    /// The teams by zone in standings order (``Team/standingsOrder``), as the scoreboard shows
+    /// them: the sections of a results controller that does not track changes.
+    public func standings() throws -> [ZoneStanding] {
+        try StoreErrors.translating(path: path) {
+            let controller = SQLiteResultsController<Team>(
+                fetchRequest: TableFetchRequest(Team.self, sortDescriptors: Team.standingsOrder),
+                database: pool, sectionNameKeyPath: Team.sectionAttribute)
+            try controller.performFetch()
+            return try (controller.sections ?? []).map { ZoneStanding(zone: $0.name, teams: $0.objects) }
+        }
+    }
+}

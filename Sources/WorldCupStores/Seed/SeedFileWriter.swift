@@ -1,0 +1,114 @@
+import Foundation
+import WorldCupModel
+
+/// Writes seed-shaped JSON as fast as the disk takes it: one entry at a time into a buffer,
+/// never a tree of a million objects (`JSONEncoder` spends seconds there).
+///
+/// The bytes are exactly those of `JSONEncoder` with `.sortedKeys`: keys in the order
+/// `imageName`, `qualifyingZone`, `teamName`, `wins`, no spaces, text as UTF-8 with `"`, `\`,
+/// `/` and control characters escaped as `JSONEncoder` escapes them.
+public struct SeedFileWriter {
+    private let handle: FileHandle
+    private var buffer: [UInt8] = []
+    private var count = 0
+    private static let flushSize = 1 << 20
+
+    /// Creates (or empties) the file at `path`; nil when it cannot be written.
+    public init?(path: String) {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            return nil
+        }
+        self.handle = handle
+        buffer.reserveCapacity(Self.flushSize + 4096)
+        buffer.append(UInt8(ascii: "["))
+    }
+
+    /// Appends one entry.
+    public mutating func write(_ entry: SeedEntry) throws {
+        if count > 0 { buffer.append(UInt8(ascii: ",")) }
+        count += 1
+        buffer += Self.imageNameKey
+        if let imageName = entry.imageName { appendString(imageName) } else { buffer += Self.null }
+        buffer += Self.qualifyingZoneKey
+        appendString(entry.qualifyingZone)
+        buffer += Self.teamNameKey
+        appendString(entry.teamName)
+        buffer += Self.winsKey
+        appendNumber(entry.wins)
+        buffer.append(UInt8(ascii: "}"))
+        if buffer.count >= Self.flushSize { try flush() }
+    }
+
+    /// Ends the array and closes the file.
+    public mutating func finish() throws {
+        buffer.append(UInt8(ascii: "]"))
+        try flush()
+        try handle.close()
+    }
+
+    private mutating func flush() throws {
+        try handle.write(contentsOf: buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private static let imageNameKey = Array(#"{"imageName":"#.utf8), null = Array("null".utf8)
+    private static let qualifyingZoneKey = Array(#","qualifyingZone":"#.utf8), teamNameKey = Array(#","teamName":"#.utf8)
+    private static let winsKey = Array(#","wins":"#.utf8)
+
+    private mutating func appendNumber(_ number: Int) {
+        guard number >= 0 else { return append(String(number)) }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { digits in
+            var rest = number, index = digits.count
+            repeat {
+                index -= 1
+                digits[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            buffer.append(contentsOf: digits[index...])
+        }
+    }
+
+    private mutating func append(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Whether each byte value is written escaped: control characters, `"`, `\` and `/`.
+    private static let escaped: [Bool] = (0...255).map { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x2F }
+
+    private mutating func appendString(_ text: String) {
+        buffer.append(UInt8(ascii: "\""))
+        var text = text
+        let plain = text.withUTF8 { bytes in
+            guard !Self.escaped.withUnsafeBufferPointer({ escaped in bytes.contains { escaped[Int($0)] } }) else { return false }
+            buffer.append(contentsOf: bytes)
+            return true
+        }
+        guard !plain else {
+            buffer.append(UInt8(ascii: "\""))
+            return
+        }
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): append(#"\""#)
+            case UInt8(ascii: "\\"): append(#"\\"#)
+            case UInt8(ascii: "/"): append(#"\/"#)
+            case 0x08: append(#"\b"#)
+            case 0x0C: append(#"\f"#)
+            case 0x0A: append(#"\n"#)
+            case 0x0D: append(#"\r"#)
+            case 0x09: append(#"\t"#)
+            case 0..<0x20:
+                append(#"\u00"#)
+                buffer.append(Self.hexDigits[Int(byte >> 4)])
+                buffer.append(Self.hexDigits[Int(byte & 0xF)])
+            default: buffer.append(byte)
+            }
+        }
+        buffer.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,72 @@
+import TestSupport
+import FetchedResultsSQLite
+import Foundation
+import GRDB
+import TerminalUI
+import Testing
+@testable import WorldCupModel
+@testable import WorldCupScoreboard
+@testable import WorldCupStores
+
+/// A store bigger than the scoreboard's first fetch: the first frame shows the first teams
+/// while the rest loads behind it, keys and other writers work meanwhile, and once loaded the
+/// screen is what a fresh scoreboard draws and the standings are the store's.
+@Suite struct ProgressiveScoreboardTests {
+    static let extraTeams = 3 * LoadPacer.firstRows
+
+    @Test func theFirstTeamsShowAtOnceAndTheRestLoadsBehindThem() throws {
+        TextWidth.prepareLocale()
+        let directory = TemporaryDirectory()
+        let store = try Fixtures.seededStore(in: directory)
+        var generator = TeamGenerator(seed: 15)
+        try store.importTeams(from: SeedSource(entries: generator.teams(count: Self.extraTeams, zones: 8), file: "generated.json"))
+        let total = 32 + Self.extraTeams
+        let grid = GridSurface(rows: 30, columns: 80)
+        let screen = try ScoreboardScreen(store: store, surface: grid, renderer: TeamRowRenderer(showsFlags: false))
+        screen.render()
+
+        #expect(screen.isLoadingStandings)
+        #expect(grid.line(0) == "World Cup — loading the standings: \(Thousands.grouped(LoadPacer.firstRows)) teams so far")
+        #expect(grid.line(29).hasSuffix(" 1 / \(Thousands.grouped(LoadPacer.firstRows))+ loading"), "the status line says more is coming")
+
+        // Keys work during the load: a win for the team under the cursor counts at once.
+        let first = try #require(try store.teamsInStandingsOrder().first)
+        _ = screen.handle(.enter)
+        screen.render()
+        #expect(try store.teamsInStandingsOrder().first { $0.id == first.id }?.wins == first.wins + 1)
+
+        // Another writer changes teams inside and beyond what is loaded.
+        let elsewhere = try TeamStore.open(path: store.path)
+        let order = try store.teamsInStandingsOrder()
+        try elsewhere.addWins(to: order[5].teamName, count: 3)
+        try elsewhere.addWins(to: order[total - 10].teamName, count: 50)
+        try elsewhere.addTeam(name: "Zanzibar Latecomers", zone: "Zzz")
+        _ = screen.showExternalChanges()
+        screen.render()
+
+        var steps = 0
+        while screen.isLoadingStandings {
+            screen.loadMoreStandings()
+            screen.render()
+            steps += 1
+        }
+        #expect(steps >= 1)
+        let expected = try store.teamsInStandingsOrder()
+        let results = screen.controller
+        let shown = (0..<results.numberOfSections).flatMap { section in
+            (0..<results.numberOfObjects(inSection: section)).map { results.rowID(at: IndexPath(row: $0, section: section)) }
+        }
+        #expect(shown == expected.map(\.id!), "once loaded, the standings are the store's")
+        #expect(grid.line(0) == "World Cup — \(Thousands.grouped(total + 1)) teams in \(results.numberOfSections) zones")
+        #expect(grid.line(29).hasSuffix(" / \(Thousands.grouped(total + 1))"), "and says no more once loaded")
+
+        let fresh = GridSurface(rows: 30, columns: 80)
+        let freshScreen = try ScoreboardScreen(store: store, surface: fresh, renderer: TeamRowRenderer(showsFlags: false))
+        while freshScreen.isLoadingStandings { freshScreen.loadMoreStandings() }
+        freshScreen.tableView.setCursor(screen.tableView.cursor)
+        freshScreen.tableView.scroll(toLine: screen.tableView.scrollTop)
+        freshScreen.render()
+        screen.render()
+        #expect(grid.lines == fresh.lines, "the screen is what a fresh scoreboard draws")
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import TestSupport
+import Testing
+@testable import WorldCupModel
+@testable import WorldCupScoreboard
+@testable import WorldCupStores
+
+/// `generate`'s streaming writer and its name set, against Foundation's encoder and `Set`.
+@Suite struct SeedFileWriterTests {
+    /// The writer's bytes are exactly `JSONEncoder`'s with sorted keys, on generated teams and
+    /// on text that must be escaped.
+    @Test func writesWhatJSONEncoderWrites() throws {
+        var generator = TeamGenerator(seed: 11)
+        var entries = generator.teams(count: 20_000, zones: 36)
+        let awkward = ["quote \" and \\ backslash", "a/b", "tab\tnew\nline\r", "bell \u{7} nul \u{0} esc \u{1B}[31m",
+                       "emoji 🏳️‍🌈 and 漢字", "\u{1F}\u{8}\u{C}", "ÜÑÎÇØDÉ"]
+        entries += awkward.enumerated().map { index, text in
+            SeedEntry(teamName: text, qualifyingZone: awkward[(index + 1) % awkward.count], imageName: index % 2 == 0 ? nil : text,
+                      wins: index * 1_000_000_007)
+        }
+        let directory = TemporaryDirectory()
+        let path = directory.path + "/written.json"
+        var writer = try #require(SeedFileWriter(path: path))
+        for entry in entries { try writer.write(entry) }
+        try writer.finish()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == encoder.encode(entries))
+        #expect(try SeedFile.read(path: path).prefix(20_000) == entries.prefix(20_000), "and the importer reads it back")
+    }
+
+    @Test func anEmptyFileIsAnEmptyArray() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path + "/empty.json"
+        var writer = try #require(SeedFileWriter(path: path))
+        try writer.finish()
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "[]")
+    }
+
+    /// The set agrees with Swift's `Set` on random byte strings with many repeats, across
+    /// several growths of its table (seed printed).
+    @Test func byteStringSetAgreesWithSet() {
+        let seed: UInt64 = 20_261_123
+        print("ByteStringSet seed \(seed)")
+        var random = SplitMix64(seed: seed)
+        var ours = ByteStringSet(), reserved = ByteStringSet(), reference = Set<[UInt8]>()
+        reserved.reserveCapacity(3_000)
+        for step in 0..<50_000 {
+            let member = (0..<Int.random(in: 1...6, using: &random)).map { _ in UInt8.random(in: 97...100, using: &random) }
+            let inserted = reference.insert(member).inserted
+            #expect(ours.insert(member) == inserted)
+            #expect(reserved.insert(member) == inserted)
+            if step == 100 { reserved.reserveCapacity(5_000) }
+        }
+        #expect(ours.count == reference.count && reserved.count == reference.count)
+        ours._checkInvariants()
+        reserved._checkInvariants()
+    }
+}

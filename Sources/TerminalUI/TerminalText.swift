@@ -14,22 +14,6 @@ public enum TerminalText {
         return String(scalars)
     }
 
-    /// `json` with DEL and the C1 controls written as `\u` escapes. JSON may hold those raw
-    /// inside its strings (encoders escape only the C0 ones, which JSON requires), and a
-    /// terminal would act on them; escaped, the JSON means exactly the same.
-    public static func escapingControls(inJSON json: String) -> String {
-        guard json.unicodeScalars.contains(where: { isControl($0) && $0.value >= 0x7F }) else { return json }
-        var escaped = String.UnicodeScalarView()
-        for scalar in json.unicodeScalars {
-            if isControl(scalar) && scalar.value >= 0x7F {
-                escaped.append(contentsOf: "\\u00\(String(scalar.value, radix: 16))".unicodeScalars)
-            } else {
-                escaped.append(scalar)
-            }
-        }
-        return String(escaped)
-    }
-
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }

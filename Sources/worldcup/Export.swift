@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import TerminalUI
 import WorldCupModel
 
 extension WorldCup {
@@ -30,7 +29,7 @@ extension WorldCup {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let json = String(decoding: try encoder.encode(entries), as: UTF8.self)
-            let data = Data((TerminalText.escapingControls(inJSON: json) + "\n").utf8)
+            let data = Data((JSONText.escapingControls(json) + "\n").utf8)
             guard let file else {
                 FileHandle.standardOutput.write(data)
                 return

@@ -2,7 +2,7 @@ import Foundation
 import TerminalUI
 import WorldCupModel
 
-/// Renders standings as aligned text or as JSON.
+/// Renders standings as aligned text (the JSON is ``StandingsJSON``, which `serve` answers too).
 enum StandingsFormatter {
     /// The widest a name column grows before names are truncated with "…".
     static let maximumNameColumns = 40
@@ -29,37 +29,6 @@ enum StandingsFormatter {
             }
         }
         return lines.joined(separator: "\n") + (lines.isEmpty ? "" : "\n")
-    }
-
-    /// `[{"zone": …, "teams": [{"teamName": …, "qualifyingZone": …, "imageName": …, "wins": …}]}]`.
-    static func json(_ standings: [ZoneStanding]) throws -> String {
-        struct Section: Encodable {
-            var zone: String
-            var teams: [Entry]
-        }
-        struct Entry: Encodable {
-            var teamName: String
-            var qualifyingZone: String
-            var imageName: String?
-            var wins: Int
-            func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(teamName, forKey: .teamName)
-                try container.encode(qualifyingZone, forKey: .qualifyingZone)
-                try container.encode(imageName, forKey: .imageName)  // null, not absent, like the seed
-                try container.encode(wins, forKey: .wins)
-            }
-            enum CodingKeys: String, CodingKey { case teamName, qualifyingZone, imageName, wins }
-        }
-        let sections = standings.map { standing in
-            Section(zone: standing.zone, teams: standing.teams.map {
-                Entry(teamName: $0.teamName, qualifyingZone: $0.qualifyingZone, imageName: $0.imageName, wins: $0.wins)
-            })
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let json = String(decoding: try encoder.encode(sections), as: UTF8.self)
-        return TerminalText.escapingControls(inJSON: json) + "\n"
     }
 
     private static func displayName(_ text: String) -> String {

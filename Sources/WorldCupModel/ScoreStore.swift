@@ -54,6 +54,25 @@ public protocol ScoreStore: AnyObject {
     /// Deletes a team this program added, only if it is still exactly as it was added.
     func removeAddedTeam(_ added: Team) throws -> UndoOutcome
 
+    /// Adds one win for a client that sends the same request again when its reply is lost (a
+    /// browser's tap): the key is stored with the win, in its transaction, on every store, so
+    /// the win counts once per key, and the same key again is answered as it was the first time.
+    func addWin(teamID: Int64, clientKey: ScoreKey) throws -> KeyedScore
+
+    /// Takes back the win made with `winKey` (``addWin(teamID:clientKey:)``), once: the same
+    /// undo again is answered as the first time. Only the client that made the win knows its key.
+    func takeBackWin(teamID: Int64, winKey: ScoreKey) throws -> KeyedScore
+
+    /// The SHA-256 digest of `serve`'s scorer token, kept in the store so that every `serve`
+    /// following it accepts the same token, across restarts; nil until one is made. The token
+    /// itself is never stored.
+    func scorerTokenDigest() throws -> [UInt8]?
+
+    /// Keeps `digest` as the scorer token's digest: only if there is none yet, or replacing the
+    /// one there is. Returns the digest in force afterwards (another `serve` may have made one
+    /// first).
+    func keepScorerTokenDigest(_ digest: [UInt8], replacing: Bool) throws -> [UInt8]
+
     /// The teams by zone in standings order (``Team/standingsOrder``).
     func standings() throws -> [ZoneStanding]
 
@@ -103,7 +122,25 @@ public struct ScoreKey: Hashable, Sendable, CustomStringConvertible {
     /// A new key, for a new key press or command.
     public init() { uuid = UUID() }
 
+    /// The key a client made (a tap's `Idempotency-Key`).
+    public init(uuid: UUID) { self.uuid = uuid }
+
     public var description: String { uuid.uuidString.lowercased() }
+}
+
+/// What a keyed score (``ScoreStore/addWin(teamID:clientKey:)``) did, the same for every
+/// request with its key.
+public enum KeyedScore: Equatable, Sendable {
+    /// Done, by this request or an earlier one with the same key: the team's wins right after.
+    case done(teamID: Int64, wins: Int)
+    /// No team has this id; nothing was changed.
+    case teamGone
+    /// The key was used before for another team or another kind of score; nothing was changed.
+    case keyUsedElsewhere
+    /// An undo of a win this store never counted with that key (for that team).
+    case unknownWin
+    /// An undo of a win that someone else has taken back since (the team has no win left).
+    case nothingToTakeBack
 }
 
 /// What an undo found when it looked at the store.

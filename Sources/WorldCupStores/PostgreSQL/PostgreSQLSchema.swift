@@ -47,6 +47,17 @@ enum PostgreSQLSchema {
                 recorded_at timestamptz NOT NULL DEFAULT now())
             """,
         ]),
+        (2, "keyed scores' answers, serve's token", [
+            // A browser's tap sent again gets the first answer: the wins right after it (and
+            // after its undo).
+            "ALTER TABLE score_receipt ADD COLUMN wins_after bigint, ADD COLUMN undone_wins_after bigint",
+            """
+            CREATE TABLE serve_token (
+                role text PRIMARY KEY,
+                digest bytea NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now())
+            """,
+        ]),
     ]
 
     static var latestVersion: Int { migrations.last!.version }

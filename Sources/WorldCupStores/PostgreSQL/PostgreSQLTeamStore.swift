@@ -69,7 +69,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
     }
 
     /// Runs `body` in one transaction; the server's errors become ones a user can act on.
-    private func transaction<T>(_ action: String, isolation: IsolationLevel = .readCommitted, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
+    func transaction<T>(_ action: String, isolation: IsolationLevel = .readCommitted, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
         do {
             let connection = try connected()
             return try connection.transaction(isolation: isolation) { try body(connection) }
@@ -101,7 +101,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
 
     /// Runs a score: on a lost connection, sends it again with the same key until it is known
     /// to be done, or ``doubtTimeout`` passes.
-    private func score<T>(_ action: String, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
+    func score<T>(_ action: String, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
         let clock = ContinuousClock()
         let deadline = clock.now + doubtTimeout
         var pause = Duration.milliseconds(50)
@@ -248,9 +248,9 @@ public final class PostgreSQLTeamStore: ScoreStore {
 
     // MARK: - Scores
 
-    private static let teamColumns = "id, team_name, qualifying_zone, image_name, wins"
+    static let teamColumns = "id, team_name, qualifying_zone, image_name, wins"
 
-    private static func team(_ rows: PostgreSQLRows) throws -> Team? {
+    static func team(_ rows: PostgreSQLRows) throws -> Team? {
         guard let values = rows.rows.first else { return nil }
         return try Team(row: PostgreSQLRow(columns: rows.columns, values: values))
     }

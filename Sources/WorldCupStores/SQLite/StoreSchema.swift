@@ -69,6 +69,26 @@ enum StoreSchema {
             // Dropping the table dropped its history triggers.
             try ChangeHistory.install(on: "team", in: db)
         }
+        migrator.registerMigration("v6: keyed scores and serve's token") { db in
+            // A browser's tap is sent again when its reply is lost: its key, stored with the
+            // win in the win's transaction, makes it count once, and keeps the first answer.
+            // `serveToken` keeps only a digest of the scorer token.
+            try db.execute(sql: """
+                CREATE TABLE scoreReceipt (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    teamId INTEGER NOT NULL,
+                    change INTEGER NOT NULL,
+                    winsAfter INTEGER NOT NULL,
+                    undoneWinsAfter INTEGER,
+                    recordedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+                ) WITHOUT ROWID;
+                CREATE TABLE serveToken (
+                    role TEXT PRIMARY KEY NOT NULL,
+                    digest BLOB NOT NULL,
+                    createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 

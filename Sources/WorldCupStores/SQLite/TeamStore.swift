@@ -8,7 +8,8 @@ import WorldCupModel
 ///
 /// Every write is one transaction, so a failing write leaves the store as it was. Errors a user
 /// can cause come out as ``WorldCupError`` with a message that says what to do. A commit's
-/// outcome is never in doubt here, so the ``ScoreKey``s of scores are not stored.
+/// outcome is never in doubt here, so the ``ScoreKey``s of this process's scores are not
+/// stored; a browser's taps, whose replies can be lost, keep theirs (`TeamStore+KeyedScores`).
 public final class TeamStore: ScoreStore, Sendable {
     /// The store file's path, as the user gave it.
     public let path: String

@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SHELL := /bin/bash
 APT_PACKAGES := libncurses-dev libsqlite3-dev libpq-dev rapidjson-dev postgresql pkg-config tmux sqlite3 \
-	iproute2 openssl xvfb xterm imagemagick fonts-dejavu-core
+	iproute2 openssl xvfb xterm imagemagick fonts-dejavu-core chromium chromium-driver libqrencode-dev curl
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)/worldcup
 # SwiftPM compiles with other flags (colour diagnostics) when its output is a terminal, and a
 # change of flags rebuilds everything: so its output always goes through a pipe, to stderr,
@@ -20,6 +20,10 @@ deps:
 	pkg-config --exists sqlite3 2>/dev/null || missing="yes"; \
 	pkg-config --exists libpq 2>/dev/null || missing="yes"; \
 	pkg-config --exists RapidJSON 2>/dev/null || missing="yes"; \
+	pkg-config --exists libqrencode 2>/dev/null || missing="yes"; \
+	command -v chromium >/dev/null 2>&1 || missing="yes"; \
+	command -v chromedriver >/dev/null 2>&1 || missing="yes"; \
+	command -v curl >/dev/null 2>&1 || missing="yes"; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="yes"; \
 	command -v tmux >/dev/null 2>&1 || missing="yes"; \
 	command -v sqlite3 >/dev/null 2>&1 || missing="yes"; \

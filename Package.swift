@@ -17,6 +17,13 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ] + (buildsDocumentation ? [.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")] : []),
     targets: [
         // What every store's results controller shares and no database knows: sort keys as
@@ -64,6 +71,27 @@ let package = Package(
         // The scoreboard: the screen, its dialog and search, and the loop that drives them. It
         // follows any store through the results controller and imports no database module.
         .target(name: "WorldCupScoreboard", dependencies: ["WorldCupModel", "FetchedResults", "TerminalUI"]),
+        // libqrencode (Debian's libqrencode-dev): the scorer link as a QR code in the terminal.
+        .systemLibrary(name: "CQrencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        // `worldcup serve`: the standings in browsers over HTTP (Hummingbird), live from one
+        // results controller, and scoring with a token. Imports no database module.
+        .target(
+            name: "WorldCupServer",
+            dependencies: [
+                "WorldCupModel",
+                "FetchedResults",
+                "CQrencode",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The command line: small declarative commands that wire the model, a store and the
         // scoreboard.
         .executableTarget(
@@ -72,6 +100,7 @@ let package = Package(
                 "WorldCupModel",
                 "WorldCupStores",
                 "WorldCupScoreboard",
+                "WorldCupServer",
                 "TerminalUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -79,7 +108,7 @@ let package = Package(
         // `make bench`: the controller and the scoreboard against the peers, side by side in one run.
         .executableTarget(
             name: "worldcup-bench",
-            dependencies: ["FetchedResultsSQLite", "FetchedResultsPostgreSQL", "ThrowawayPostgreSQL", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["FetchedResultsSQLite", "FetchedResultsPostgreSQL", "ThrowawayPostgreSQL", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Benchmarks/WorldCupBench"
         ),
         // Helpers shared by the test targets (a seeded generator, temporary folders).
@@ -101,6 +130,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: ["TerminalUI", "TestSupport", "FetchedResultsPostgreSQL", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        .testTarget(name: "ServeTests", dependencies: ["TestSupport", "FetchedResultsPostgreSQL"]),
         .testTarget(
             name: "CommandLineTests",
             dependencies: ["TestSupport", "FetchedResultsPostgreSQL", .product(name: "GRDB", package: "GRDB.swift")]

@@ -14,6 +14,14 @@ public enum StoreLocation {
         (try? baseDirectory(variable: "XDG_CACHE_HOME", fallback: ".cache", environment: environment)).map { $0 + "/worldcup" }
     }
 
+    /// Where `serve` keeps the scorer tokens it made (the store keeps only their digests), so
+    /// that a restarted `serve` can print the scorer link again:
+    /// `$XDG_DATA_HOME/worldcup/serve-tokens`; nil when no home is known.
+    public static func serveTokenDirectory(environment: [String: String]) -> String? {
+        (try? baseDirectory(variable: "XDG_DATA_HOME", fallback: ".local/share", environment: environment))
+            .map { $0 + "/worldcup/serve-tokens" }
+    }
+
     private static func baseDirectory(
         variable: String, fallback: String, environment: [String: String]
     ) throws -> String {

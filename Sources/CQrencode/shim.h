@@ -1,0 +1,2 @@
+// libqrencode's interface (Debian's libqrencode-dev).
+#include <qrencode.h>

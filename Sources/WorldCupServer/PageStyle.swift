@@ -1,0 +1,167 @@
+/// The page's style sheet, served at `/app.css`: phone first, `?tv` large, light and dark.
+enum PageStyle {
+    static let source = #"""
+        :root {
+            color-scheme: light dark;
+            --background: #ffffff;
+            --text: #1b1f24;
+            --muted: #5b6570;
+            --line: #d8dde3;
+            --zone: #0b5d3b;
+            --flash: #ffe58a;
+            --tap: #e8f3ee;
+            font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
+        }
+
+        @media (prefers-color-scheme: dark) {
+            :root {
+                --background: #14171a;
+                --text: #e8eaed;
+                --muted: #9aa3ad;
+                --line: #2c3238;
+                --zone: #6fd3a2;
+                --flash: #6b5a12;
+                --tap: #1f3229;
+            }
+        }
+
+        body {
+            margin: 0 auto;
+            max-width: 40rem;
+            padding: 0 0.75rem 2rem;
+            background: var(--background);
+            color: var(--text);
+            font-size: 1rem;
+            line-height: 1.4;
+        }
+
+        header {
+            position: sticky;
+            top: 0;
+            background: var(--background);
+            padding: 0.5rem 0;
+            border-bottom: 1px solid var(--line);
+            z-index: 1;
+        }
+
+        h1 {
+            margin: 0;
+            font-size: 1.3rem;
+        }
+
+        #summary, #status, #scoring-note, #more {
+            margin: 0.15rem 0 0;
+            color: var(--muted);
+            font-size: 0.9rem;
+        }
+
+        #status:empty, #more:empty {
+            display: none;
+        }
+
+        #scoring {
+            margin: 0.5rem 0;
+        }
+
+        #undo {
+            margin-top: 0.4rem;
+            padding: 0.5rem 0.8rem;
+            font: inherit;
+            border: 1px solid var(--line);
+            border-radius: 0.4rem;
+            background: var(--tap);
+            color: var(--text);
+        }
+
+        h2 {
+            margin: 1rem 0 0.3rem;
+            font-size: 1.05rem;
+            color: var(--zone);
+            display: flex;
+            justify-content: space-between;
+            gap: 1rem;
+        }
+
+        .zone-count {
+            color: var(--muted);
+            font-weight: normal;
+            font-size: 0.85rem;
+        }
+
+        ol.teams {
+            list-style: none;
+            margin: 0;
+            padding: 0;
+            counter-reset: rank;
+        }
+
+        li.team {
+            counter-increment: rank;
+            display: flex;
+            align-items: baseline;
+            gap: 0.6rem;
+            padding: 0.35rem 0.2rem;
+            border-bottom: 1px solid var(--line);
+        }
+
+        li.team::before {
+            content: counter(rank);
+            min-width: 1.6rem;
+            color: var(--muted);
+            font-variant-numeric: tabular-nums;
+            text-align: right;
+        }
+
+        .name {
+            flex: 1;
+            overflow-wrap: anywhere;
+        }
+
+        .wins {
+            font-variant-numeric: tabular-nums;
+            font-weight: 600;
+        }
+
+        body.scoring li.team {
+            cursor: pointer;
+            min-height: 2.2rem;
+        }
+
+        body.scoring li.team:active {
+            background: var(--tap);
+        }
+
+        li.team.flash {
+            animation: flash 1.2s ease-out;
+        }
+
+        @keyframes flash {
+            from { background: var(--flash); }
+            to { background: transparent; }
+        }
+
+        /* TV: large type, several zones side by side, no controls. */
+        body.tv {
+            max-width: none;
+            padding: 0 2rem;
+            font-size: 1.6rem;
+        }
+
+        body.tv main {
+            column-width: 24rem;
+            column-gap: 3rem;
+        }
+
+        body.tv section.zone {
+            break-inside: avoid;
+        }
+
+        body.tv h1 {
+            font-size: 2.2rem;
+        }
+
+        body.tv #scoring {
+            display: none;
+        }
+        """#
+}

@@ -1,0 +1,146 @@
+import FetchedResults
+import WorldCupModel
+
+/// The event stream's messages (Server-Sent Events), each encoded once and written as it is to
+/// every viewer: `snapshot` parts (the standings whole, for a viewer that just connected) and
+/// `change` (one change set of the results controller, with the changed rows' content).
+///
+/// Paths are the controller's: deletes and a move's or update's `from` against the state before
+/// the change set, inserts and `to` against the state after (table-view batch-update rules).
+/// Rows are `{"id", "name", "zone", "wins"}`; in a snapshot, `[id, name, wins]` under their
+/// section.
+enum StandingsEvents {
+    /// Rows per snapshot part: a big store's snapshot goes as many parts, so the page shows the
+    /// first part's rows while the rest arrive.
+    static let snapshotPartRows = 2_000
+
+    /// One change set as a `change` event with id `version`.
+    static func change(
+        version: UInt64, sections: [SectionChange], objects: [ObjectChange],
+        sectionRows: (Int) -> [Team], team: (IndexPath) -> Team?
+    ) -> [UInt8] {
+        var json = WireJSON(reservingCapacity: 512)
+        json.raw("{\"v\":")
+        json.number(version)
+        json.raw(",\"sections\":[")
+        for (index, change) in sections.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.raw("{\"type\":")
+            switch change.type {
+            case .insert: json.raw("\"insert\"")
+            case .delete: json.raw("\"delete\"")
+            case .move, .update: json.raw("\"rename\"")
+            }
+            json.raw(",\"index\":")
+            json.number(change.index)
+            json.raw(",\"name\":")
+            json.string(change.name)
+            if change.type == .insert {
+                json.raw(",\"rows\":[")
+                for (row, team) in sectionRows(change.index).enumerated() {
+                    if row > 0 { json.raw(",") }
+                    write(team, to: &json)
+                }
+                json.raw("]")
+            }
+            json.raw("}")
+        }
+        json.raw("],\"rows\":[")
+        for (index, change) in objects.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.raw("{\"type\":")
+            switch change {
+            case .insert: json.raw("\"insert\"")
+            case .delete: json.raw("\"delete\"")
+            case .move: json.raw("\"move\"")
+            case .update: json.raw("\"update\"")
+            }
+            json.raw(",\"id\":")
+            json.number(change.rowID)
+            if let from = change.indexPath { write(path: from, named: "from", to: &json) }
+            if let to = change.newIndexPath {
+                write(path: to, named: "to", to: &json)
+                json.raw(",\"team\":")
+                if let team = team(to) { write(team, to: &json) } else { json.raw("null") }
+            }
+            json.raw("}")
+        }
+        json.raw("]}")
+        return event(name: "change", version: version, data: json.bytes)
+    }
+
+    /// One section's rows in a snapshot part.
+    struct SnapshotSection {
+        var index: Int
+        var name: String
+        var count: Int
+        var rows: [Team]
+    }
+
+    /// A part of a snapshot at `version`; the first part starts the standings afresh, the last
+    /// one says so.
+    static func snapshotPart(version: UInt64, sections: [SnapshotSection], first: Bool, last: Bool) -> [UInt8] {
+        var json = WireJSON(reservingCapacity: 64 * snapshotPartRows)
+        json.raw("{\"v\":")
+        json.number(version)
+        json.raw(first ? ",\"first\":true" : ",\"first\":false")
+        json.raw(last ? ",\"last\":true" : ",\"last\":false")
+        json.raw(",\"sections\":[")
+        for (position, section) in sections.enumerated() {
+            if position > 0 { json.raw(",") }
+            json.raw("{\"index\":")
+            json.number(section.index)
+            json.raw(",\"name\":")
+            json.string(section.name)
+            json.raw(",\"count\":")
+            json.number(section.count)
+            json.raw(",\"rows\":[")
+            for (row, team) in section.rows.enumerated() {
+                if row > 0 { json.raw(",") }
+                json.raw("[")
+                json.number(team.id ?? 0)
+                json.raw(",")
+                json.string(team.teamName)
+                json.raw(",")
+                json.number(team.wins)
+                json.raw("]")
+            }
+            json.raw("]}")
+        }
+        json.raw("]}")
+        return event(name: "snapshot", version: version, data: json.bytes)
+    }
+
+    /// A comment line that keeps an idle stream's connection open through proxies.
+    static let keepAlive = Array(": keep-alive\n\n".utf8)
+
+    private static func write(_ team: Team, to json: inout WireJSON) {
+        json.raw("{\"id\":")
+        json.number(team.id ?? 0)
+        json.raw(",\"name\":")
+        json.string(team.teamName)
+        json.raw(",\"zone\":")
+        json.string(team.qualifyingZone)
+        json.raw(",\"wins\":")
+        json.number(team.wins)
+        json.raw("}")
+    }
+
+    private static func write(path: IndexPath, named name: StaticString, to json: inout WireJSON) {
+        json.raw(",\"")
+        json.raw(name)
+        json.raw("\":[")
+        json.number(path.section)
+        json.raw(",")
+        json.number(path.row)
+        json.raw("]")
+    }
+
+    private static func event(name: String, version: UInt64, data: [UInt8]) -> [UInt8] {
+        var bytes = Array("id: \(version)\nevent: \(name)\ndata: ".utf8)
+        bytes.reserveCapacity(bytes.count + data.count + 2)
+        bytes.append(contentsOf: data)
+        bytes.append(contentsOf: "\n\n".utf8)
+        return bytes
+    }
+}

@@ -1,0 +1,275 @@
+import FetchedResults
+import Foundation
+import Hummingbird
+import Synchronization
+import WorldCupModel
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one results controller `serve` follows the store with, on a thread of its own (the
+/// controller is not `Sendable`), and what the rest of the server asks of it.
+///
+/// The thread sleeps in `poll` on the controller's wake descriptor and on its own request
+/// descriptor; each change set the controller reports is encoded once
+/// (``StandingsEvents/change(version:sections:objects:sectionRows:team:)``) and published to
+/// every viewer. A big store is loaded behind the first rows, as the terminal does, and each
+/// load step reaches the viewers as a change set. A new viewer's snapshot is written on the
+/// same thread, between change sets, so it misses none and repeats none.
+final class StandingsFollower: Sendable {
+    /// The rows read before the server starts answering; the rest load behind.
+    static let firstRows = 1_000
+    /// Rows per load step behind the first rows.
+    static let loadStep = 5_000
+
+    /// What the page shows before its script runs: the first rows of each section, in order.
+    struct FirstRows: Sendable {
+        var version: UInt64
+        var teamCount: Int
+        var sections: [(name: String, count: Int, teams: [Team])]
+    }
+
+    private enum Request: Sendable {
+        case firstRows(Int, CheckedContinuation<FirstRows, Never>)
+        case subscribe(CheckedContinuation<ViewerHub.Stream, Never>)
+        case stop
+    }
+
+    let hub: ViewerHub
+    private let requests = Mutex<[Request]>([])
+    /// A pipe that wakes the thread: requests write a byte to `wakeWrite`, the thread polls
+    /// `requestDescriptor` (both non-blocking, so a full pipe never holds a request up).
+    private let requestDescriptor: Int32
+    private let wakeWrite: Int32
+
+    init(hub: ViewerHub) {
+        self.hub = hub
+        var ends: [Int32] = [-1, -1]
+        _ = pipe(&ends)
+        for end in ends {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        requestDescriptor = ends[0]
+        wakeWrite = ends[1]
+    }
+
+    deinit {
+        close(requestDescriptor)
+        close(wakeWrite)
+    }
+
+    /// Starts the thread: makes the controller there, reads the first rows, and returns once
+    /// they are read (or throws what stopped it).
+    func start(makeController: @escaping @Sendable () throws -> any FetchedResultsControlling<Team>) throws {
+        let started = DispatchSemaphore(value: 0)
+        let failure = FailureBox()
+        let thread = Thread { [self] in
+            let controller: any FetchedResultsControlling<Team>
+            let recorder = ChangeRecorder()
+            do {
+                controller = try makeController()
+                controller.delegate = recorder
+                try controller.performFetch(firstRows: Self.firstRows)
+            } catch {
+                failure.error.withLock { $0 = error }
+                started.signal()
+                return
+            }
+            started.signal()
+            run(controller, recorder)
+        }
+        thread.name = "standings"
+        thread.start()
+        started.wait()
+        if let error = failure.error.withLock({ $0 }) { throw error }
+    }
+
+    /// The first `count` rows for the page.
+    func firstRows(_ count: Int) async -> FirstRows {
+        await withCheckedContinuation { send(.firstRows(count, $0)) }
+    }
+
+    /// A new viewer's stream: a snapshot, then every change set after it.
+    func subscribe() async -> ViewerHub.Stream {
+        await withCheckedContinuation { send(.subscribe($0)) }
+    }
+
+    /// Ends the thread (the server is stopping).
+    func stop() {
+        send(.stop)
+    }
+
+    private func send(_ request: Request) {
+        requests.withLock { $0.append(request) }
+        var one: UInt8 = 1
+        _ = write(wakeWrite, &one, 1)
+    }
+
+    // MARK: - The thread
+
+    private func run(_ controller: any FetchedResultsControlling<Team>, _ recorder: ChangeRecorder) {
+        var version: UInt64 = 0
+        // The controller tells its delegate inside its read of the store, where the rows it
+        // names cannot be read again: each change set is encoded once that read is over, from
+        // the controller's state after it (one change set per step).
+        let publish = { [hub] in
+            for (sections, objects) in recorder.takeChangeSets() {
+                version += 1
+                let bytes = StandingsEvents.change(
+                    version: version, sections: sections, objects: objects,
+                    sectionRows: { Self.rows(ofSection: $0, in: controller) },
+                    team: { try? controller.objectIfPresent(at: $0) })
+                hub.publish(ByteBuffer(bytes: bytes))
+            }
+        }
+        while true {
+            for request in requests.withLock({ pending in defer { pending = [] }; return pending }) {
+                switch request {
+                case let .firstRows(count, reply):
+                    reply.resume(returning: Self.firstRows(count, version: version, in: controller))
+                case let .subscribe(reply):
+                    let parts = Self.snapshot(version: version, of: controller)
+                    let viewer = hub.makeStream(snapshotParts: parts.count)
+                    for part in parts { viewer.continuation.yield(ByteBuffer(bytes: part)) }
+                    hub.admit(viewer.id, viewer.continuation)
+                    reply.resume(returning: viewer.stream)
+                case .stop:
+                    controller.stopTracking()
+                    return
+                }
+            }
+            if controller.hasRowsToLoad {
+                recorder.attempt { try controller.loadMoreRows(Self.loadStep) }
+                publish()
+                wait(controller, timeoutMilliseconds: 0)
+            } else {
+                wait(controller, timeoutMilliseconds: controller.nextLookDeadline.map(Self.milliseconds(until:)) ?? -1)
+            }
+            recorder.attempt { try controller.processPendingChanges() }
+            publish()
+        }
+    }
+
+    /// Sleeps until the store or a request wakes the thread, or the timeout passes.
+    private func wait(_ controller: any FetchedResultsControlling<Team>, timeoutMilliseconds: Int32) {
+        var descriptors = [pollfd(fd: requestDescriptor, events: Int16(POLLIN), revents: 0)]
+        if let wake = controller.wakeDescriptor { descriptors.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0)) }
+        guard poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds) > 0 else { return }
+        if descriptors[0].revents != 0 {
+            var drained = [UInt8](repeating: 0, count: 64)
+            while read(requestDescriptor, &drained, drained.count) > 0 {}
+        }
+        if descriptors.count > 1, descriptors[1].revents != 0 { controller.didWake() }
+    }
+
+    private static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
+        let left = deadline - ContinuousClock.now
+        return left <= .zero ? 0 : Int32(min(60_000, (left / .milliseconds(1)).rounded(.up)))
+    }
+
+    private static func rows(ofSection section: Int, in controller: any FetchedResultsControlling<Team>) -> [Team] {
+        (0..<controller.numberOfObjects(inSection: section)).compactMap {
+            try? controller.objectIfPresent(at: IndexPath(row: $0, section: section))
+        }
+    }
+
+    private static func firstRows(_ count: Int, version: UInt64, in controller: any FetchedResultsControlling<Team>) -> FirstRows {
+        var left = count
+        var result = FirstRows(version: version, teamCount: controller.heldRowCount, sections: [])
+        for section in 0..<controller.numberOfSections {
+            let total = controller.numberOfObjects(inSection: section)
+            let shown = min(total, left)
+            let teams = (0..<shown).compactMap { try? controller.objectIfPresent(at: IndexPath(row: $0, section: section)) }
+            result.sections.append((controller.sectionName(at: section), total, teams))
+            left -= shown
+        }
+        return result
+    }
+
+    /// The standings whole, as snapshot parts of ``StandingsEvents/snapshotPartRows`` rows.
+    private static func snapshot(version: UInt64, of controller: any FetchedResultsControlling<Team>) -> [[UInt8]] {
+        var parts: [[UInt8]] = []
+        var pending: [StandingsEvents.SnapshotSection] = []
+        var pendingRows = 0
+        func flush(last: Bool) {
+            parts.append(StandingsEvents.snapshotPart(version: version, sections: pending, first: parts.isEmpty, last: last))
+            pending = []
+            pendingRows = 0
+        }
+        for section in 0..<controller.numberOfSections {
+            let total = controller.numberOfObjects(inSection: section)
+            let name = controller.sectionName(at: section)
+            var row = 0
+            repeat {
+                let take = min(total - row, StandingsEvents.snapshotPartRows - pendingRows)
+                let teams = (row..<row + take).compactMap {
+                    try? controller.objectIfPresent(at: IndexPath(row: $0, section: section))
+                }
+                pending.append(.init(index: section, name: name, count: total, rows: teams))
+                pendingRows += take
+                row += take
+                if pendingRows == StandingsEvents.snapshotPartRows { flush(last: false) }
+            } while row < total
+        }
+        flush(last: true)
+        return parts
+    }
+}
+
+/// What stopped the thread from starting.
+private final class FailureBox: Sendable {
+    let error = Mutex<(any Error)?>(nil)
+}
+
+/// The follower's delegate: gathers one change set's callbacks and hands them on whole.
+private final class ChangeRecorder: FetchedResultsControllerDelegate {
+    private var changeSets: [([SectionChange], [ObjectChange])] = []
+    private var sections: [SectionChange] = []
+    private var objects: [ObjectChange] = []
+    private var lastFailure: String?
+
+    func controllerWillChangeContent(_ controller: any AnyFetchedResultsController) {
+        sections = []
+        objects = []
+    }
+
+    func controller(_ controller: any AnyFetchedResultsController, didChange section: SectionChange) {
+        sections.append(section)
+    }
+
+    func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange) {
+        objects.append(object)
+    }
+
+    func controllerDidChangeContent(_ controller: any AnyFetchedResultsController) {
+        changeSets.append((sections, objects))
+    }
+
+    /// The change sets told since the last call, in order.
+    func takeChangeSets() -> [([SectionChange], [ObjectChange])] {
+        defer { changeSets = [] }
+        return changeSets
+    }
+
+    func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error) {
+        report("\(error)")
+    }
+
+    /// Runs a step of the controller; a failure is said once on stderr (the controller keeps
+    /// its last good results and catches up at its next successful look).
+    func attempt(_ body: () throws -> Void) {
+        do {
+            try body()
+        } catch {
+            report("\(error)")
+        }
+    }
+
+    private func report(_ message: String) {
+        guard message != lastFailure else { return }
+        lastFailure = message
+        FileHandle.standardError.write(Data("worldcup serve: following the store: \(message)\n".utf8))
+    }
+}

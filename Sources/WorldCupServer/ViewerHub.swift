@@ -1,0 +1,69 @@
+import Hummingbird
+import Synchronization
+
+/// The browsers following the standings: each gets the event stream's bytes through a bounded
+/// buffer of its own. An event is encoded once and the same bytes go to every viewer.
+///
+/// A viewer whose buffer is full (a phone that stopped reading) is cut off rather than held in
+/// memory without bound, or allowed to hold others back: its browser reconnects and starts
+/// again from a snapshot.
+final class ViewerHub: Sendable {
+    /// Events a viewer may have waiting: a big store's whole snapshot, then this many more.
+    static let bufferedEvents = 1_024
+
+    typealias Stream = AsyncStream<ByteBuffer>
+
+    private struct State {
+        var viewers: [UInt64: Stream.Continuation] = [:]
+        var nextID: UInt64 = 0
+        var closed = false
+    }
+
+    private let state = Mutex(State())
+
+    /// A new viewer's stream, with room for `snapshotParts` parts before the buffer's bound;
+    /// no event reaches it until ``admit(_:_:)``.
+    func makeStream(snapshotParts: Int = 0) -> (id: UInt64, stream: Stream, continuation: Stream.Continuation) {
+        let (stream, continuation) = Stream.makeStream(
+            bufferingPolicy: .bufferingOldest(Self.bufferedEvents + snapshotParts))
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.viewers.removeValue(forKey: id) }
+        }
+        return (id, stream, continuation)
+    }
+
+    /// Starts sending every later event to this viewer (after its snapshot, which the caller
+    /// wrote first); a closing server ends it at once.
+    func admit(_ id: UInt64, _ continuation: Stream.Continuation) {
+        let admitted = state.withLock { state in
+            guard !state.closed else { return false }
+            state.viewers[id] = continuation
+            return true
+        }
+        if !admitted { continuation.finish() }
+    }
+
+    /// Writes an event to every viewer; a viewer whose buffer is full is cut off.
+    func publish(_ buffer: ByteBuffer) {
+        let viewers = state.withLock { $0.viewers }
+        for (_, continuation) in viewers {
+            if case .dropped = continuation.yield(buffer) { continuation.finish() }
+        }
+    }
+
+    /// How many viewers follow now.
+    var count: Int { state.withLock { $0.viewers.count } }
+
+    /// Ends every stream (the server is stopping), and any admitted later.
+    func closeAll() {
+        let viewers = state.withLock { state in
+            state.closed = true
+            return state.viewers
+        }
+        for (_, continuation) in viewers { continuation.finish() }
+    }
+}

@@ -1,0 +1,162 @@
+import FetchedResults
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import NIOSSL
+import Synchronization
+import WorldCupModel
+
+/// `worldcup serve`: the standings in browsers, live from one results controller that follows
+/// the store, and scoring from phones that hold the scorer link.
+///
+/// The command line wires a store in (this module imports no database module): ``run(_:)``
+/// opens it as many times as it needs, each on one thread or queue of its own — the follower's
+/// controller, the writes, and the `/standings.json` reads.
+public enum WorldCupServe {
+    /// What `serve` was asked to do.
+    public struct Options: Sendable {
+        /// The address to listen on, and its port (0: any free port).
+        public var host: String
+        public var port: Int
+        /// Serve viewers only: no scorer token, every score refused.
+        public var readOnly: Bool
+        /// Make a new scorer token, so that links given out before stop scoring.
+        public var rotateTokens: Bool
+        /// PEM files of the certificate (chain) and key, to serve HTTPS.
+        public var tls: (certificate: String, key: String)?
+        /// Where this user keeps the tokens it made, to print the scorer link again after a
+        /// restart (nil: nowhere).
+        public var tokenFolder: String?
+        /// Opens the store (called once per thread or queue that needs one).
+        public var openStore: @Sendable () throws -> any ScoreStore
+
+        public init(
+            host: String, port: Int, readOnly: Bool, rotateTokens: Bool, tls: (certificate: String, key: String)?,
+            tokenFolder: String?, openStore: @escaping @Sendable () throws -> any ScoreStore
+        ) {
+            self.host = host
+            self.port = port
+            self.readOnly = readOnly
+            self.rotateTokens = rotateTokens
+            self.tls = tls
+            self.tokenFolder = tokenFolder
+            self.openStore = openStore
+        }
+    }
+
+    /// Serves until SIGINT or SIGTERM; prints the links (and the scorer link's QR code) with
+    /// `print` once it listens.
+    public static func run(_ options: Options, print: @escaping @Sendable (String) -> Void) throws {
+        let writer = StoreWorker(label: "worldcup.writes", open: options.openStore)
+        let token = try prepareToken(options, writer)
+        let tlsConfiguration = try options.tls.map(Self.tlsConfiguration)
+        let hub = ViewerHub()
+        let follower = StandingsFollower(hub: hub)
+        let openStore = options.openStore
+        try follower.start { try openStore().standingsController(cacheDirectory: nil) }
+        defer { follower.stop() }
+        let responder = ServeResponder(
+            follower: follower, writer: writer, reader: StoreWorker(label: "worldcup.reads", open: options.openStore),
+            token: token)
+        let http = HTTP1Channel.Configuration(
+            idleTimeout: .seconds(120),
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100))
+        var logger = Logger(label: "worldcup serve")
+        logger.logLevel = .critical
+        let scheme = tlsConfiguration == nil ? "http" : "https"
+        let host = options.host
+        let application = Application(
+            responder: responder,
+            server: try tlsConfiguration.map { try .tls(.http1(configuration: http), tlsConfiguration: $0) }
+                ?? .http1(configuration: http),
+            configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? options.port
+                let base = "\(scheme)://\(LinkAddress.host(forListening: host)):\(port)/"
+                for line in links(base: base, token: token) { print(line) }
+            },
+            logger: logger)
+        let finished = DispatchSemaphore(value: 0)
+        let failure = ServeFailure()
+        Task {
+            do {
+                try await application.runService()
+            } catch {
+                failure.error.withLock { $0 = error }
+            }
+            finished.signal()
+        }
+        finished.wait()
+        if let error = failure.error.withLock({ $0 }) { throw ServeError.serverFailed(host: host, port: options.port, error) }
+    }
+
+    /// The lines printed once the server listens: the links, and the scorer link as a QR code.
+    static func links(base: String, token: ScorerToken?) -> [String] {
+        var lines = ["Viewers: \(base)"]
+        guard let token else {
+            lines.append("Read-only: no scorer link (--read-only).")
+            return lines
+        }
+        guard let secret = token.token else {
+            lines.append("Scorers: use the scorer link printed when its token was made "
+                + "(this machine does not keep it), or start with --rotate-tokens for a new one.")
+            return lines
+        }
+        let link = base + "#scorer=" + secret
+        lines.append("Scorers: \(link)")
+        let colors = isatty(STDOUT_FILENO) == 1
+        lines += TerminalQRCode.lines(for: link, colors: colors) ?? []
+        return lines
+    }
+
+    private static func prepareToken(_ options: Options, _ writer: StoreWorker) throws -> ScorerToken? {
+        guard !options.readOnly else { return nil }
+        let (digest, readOnly, name) = try writer.runNow { store in
+            (store.isReadOnly ? nil : try store.scorerTokenDigest(), store.isReadOnly, store.displayName)
+        }
+        if readOnly { throw ServeError.storeReadOnly(store: name) }
+        return try ScorerToken.prepare(
+            digestInStore: digest, rotating: options.rotateTokens, folder: options.tokenFolder
+        ) { digest, replacing in
+            try writer.runNow { try $0.keepScorerTokenDigest(digest, replacing: replacing) }
+        }
+    }
+
+    private static func tlsConfiguration(_ files: (certificate: String, key: String)) throws -> TLSConfiguration {
+        do {
+            let chain = try NIOSSLCertificate.fromPEMFile(files.certificate).map { NIOSSLCertificateSource.certificate($0) }
+            let key = try NIOSSLPrivateKey(file: files.key, format: .pem)
+            return TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+        } catch {
+            throw ServeError.tlsFilesUnusable(certificate: files.certificate, key: files.key, reason: "\(error)")
+        }
+    }
+}
+
+/// What stopped the server.
+private final class ServeFailure: Sendable {
+    let error = Mutex<(any Error)?>(nil)
+}
+
+/// Why `serve` could not start; each says what to do.
+public enum ServeError: Error, CustomStringConvertible {
+    case storeReadOnly(store: String)
+    case tlsFilesUnusable(certificate: String, key: String, reason: String)
+    case serverFailed(host: String, port: Int, any Error)
+
+    public var description: String {
+        switch self {
+        case let .storeReadOnly(store):
+            return "the store \(store) is read-only here, so nobody could score: "
+                + "serve it to viewers only with --read-only."
+        case let .tlsFilesUnusable(certificate, key, reason):
+            return "cannot use the TLS certificate \(certificate) with the key \(key) (\(reason)): "
+                + "give PEM files of a certificate and its private key."
+        case let .serverFailed(host, port, error):
+            return "cannot serve on \(host):\(port) (\(error)): is another program using that port? "
+                + "Choose another with --listen HOST:PORT."
+        }
+    }
+}

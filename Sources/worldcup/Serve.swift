@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import WorldCupModel
+import WorldCupServer
+
+extension WorldCup {
+    struct Serve: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve the standings to browsers, live, and let phones with the scorer link add wins.",
+            discussion: """
+                Prints a link for viewers and one for scorers (with its QR code); the scorer token is \
+                in the link's fragment, which browsers never send. Stop with Ctrl-C. Use --tls-cert and \
+                --tls-key on a network you do not trust.
+                """)
+
+        @OptionGroup var store: StoreOptions
+
+        @Option(help: ArgumentHelp(
+            "The address and port to listen on (default 127.0.0.1:8080; 0.0.0.0:8080 for every network).",
+            valueName: "host:port"))
+        var listen = "127.0.0.1:8080"
+
+        @Flag(help: "Serve viewers only: no scorer link, every score refused.")
+        var readOnly = false
+
+        @Flag(help: "Make a new scorer token: links given out before stop scoring.")
+        var rotateTokens = false
+
+        @Option(help: ArgumentHelp("A PEM certificate (chain) to serve HTTPS with (needs --tls-key).", valueName: "file"))
+        var tlsCert: String?
+
+        @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
+        var tlsKey: String?
+
+        func validate() throws {
+            _ = try Self.address(listen)
+            guard (tlsCert == nil) == (tlsKey == nil) else {
+                throw ValidationError("--tls-cert and --tls-key go together: give both, or neither.")
+            }
+            guard !(readOnly && rotateTokens) else {
+                throw ValidationError("--read-only serves no scorer token, so there is none to rotate.")
+            }
+        }
+
+        func run() throws {
+            let (host, port) = try Self.address(listen)
+            // Opened once here (making and seeding a new store); the server opens it again
+            // for each of its threads.
+            _ = try store.openSeededStore()
+            let store = self.store
+            let options = WorldCupServe.Options(
+                host: host, port: port, readOnly: readOnly, rotateTokens: rotateTokens,
+                tls: tlsCert.flatMap { certificate in tlsKey.map { (certificate, $0) } },
+                tokenFolder: StoreLocation.serveTokenDirectory(environment: ProcessInfo.processInfo.environment),
+                openStore: { try store.openStore() })
+            try WorldCupServe.run(options) { line in
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            }
+        }
+
+        /// `HOST:PORT`, `[IPv6]:PORT`.
+        static func address(_ text: String) throws -> (host: String, port: Int) {
+            guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+                (0...65_535).contains(port)
+            else {
+                throw ValidationError("--listen takes HOST:PORT (such as 127.0.0.1:8080 or 0.0.0.0:8080), not \"\(text)\".")
+            }
+            var host = String(text[..<colon])
+            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            guard !host.isEmpty else { throw ValidationError("--listen needs a host before the port: 127.0.0.1:\(port).") }
+            return (host, port)
+        }
+    }
+}

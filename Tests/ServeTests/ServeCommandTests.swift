@@ -1,0 +1,82 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `worldcup serve` as a command: its options, its errors, TLS, and stopping.
+@Suite struct ServeCommandTests {
+    @Test func badOptionsAreUsageErrors() throws {
+        let folder = TemporaryDirectory()
+        for arguments in [["--listen", "nowhere"], ["--listen", "127.0.0.1:99999"], ["--listen", ":80"],
+                          ["--tls-cert", "x.pem"], ["--read-only", "--rotate-tokens"]] {
+            let result = try worldcup(["serve"] + arguments, db: folder.store)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("worldcup: "), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    @Test func aPortInUseIsACleanError() throws {
+        let folder = TemporaryDirectory()
+        let first = try ServeProcess(db: folder.store, home: folder.path + "/home")
+        let port = try #require(URL(string: first.viewerLink)?.port)
+        let second = try worldcup(["serve", "--listen", "127.0.0.1:\(port)"], db: folder.store)
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("cannot serve on 127.0.0.1:\(port)"), "\(second.stderr)")
+        #expect(second.stderr.contains("--listen"), "\(second.stderr)")
+        #expect(first.stop() == 0, "SIGINT stops it cleanly")
+    }
+
+    @Test func sigtermStopsItCleanlyWithABrowserConnected() throws {
+        let folder = TemporaryDirectory()
+        let serve = try ServeProcess(db: folder.store, home: folder.path + "/home")
+        let browser = try WebDriver()
+        try browser.open(serve.viewerLink)
+        try #require(try browser.wait { try PageRows.read(browser).ready })
+        serve.process.terminate()
+        serve.process.waitUntilExit()
+        #expect(serve.process.terminationReason == .exit && serve.process.terminationStatus == 0)
+    }
+
+    @Test func tlsServesTheSameStandingsOverHTTPS() throws {
+        let folder = TemporaryDirectory()
+        let certificate = folder.path + "/cert.pem", key = folder.path + "/key.pem"
+        let made = try ProgramRun("/usr/bin/openssl", [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", certificate,
+        ])
+        try #require(made.status == 0, "\(made.stderr)")
+        let serve = try ServeProcess(
+            db: folder.store, home: folder.path + "/home", arguments: ["--tls-cert", certificate, "--tls-key", key])
+        #expect(serve.viewerLink.hasPrefix("https://127.0.0.1:"))
+        let fetched = try ProgramRun("/usr/bin/curl", ["-sS", "--cacert", certificate, serve.base + "/standings.json"])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect(fetched.stdout == (try worldcup(["list", "--json"], db: folder.store)).stdout)
+        // Plain HTTP to the TLS port gets nothing it could use.
+        let plain = try ProgramRun("/usr/bin/curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}",
+                                                     serve.base.replacingOccurrences(of: "https:", with: "http:") + "/"])
+        #expect(plain.stdout != "200")
+        let unusable = try worldcup(["serve", "--tls-cert", key, "--tls-key", certificate], db: folder.store)
+        #expect(unusable.status == 1 && unusable.stderr.contains("cannot use the TLS certificate"), "\(unusable.stderr)")
+    }
+}
+
+/// A program run to its end: status and output.
+struct ProgramRun {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    init(_ program: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        (status, stdout, stderr) = (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+}

@@ -56,6 +56,7 @@ struct Report {
     var postgreSQL: [PostgreSQLLatency.Result] = []
     /// The shared scoreboard across hosts, size by size.
     var sharedScoreboard: [SharedScoreboardRuns.Result] = []
+    var serve: [ServeRuns.Result] = []
 
     func markdown(plotPath: String) -> String {
         var text = """
@@ -167,6 +168,7 @@ struct Report {
         }
         text += postgreSQLSection()
         text += sharedScoreboardSection()
+        text += serveSection()
         text += targets()
         return text
     }
@@ -244,6 +246,33 @@ struct Report {
         return text
     }
 
+    /// `worldcup serve` in a browser (issue 25).
+    private func serveSection() -> String {
+        guard !serve.isEmpty else { return "" }
+        var text = """
+
+            ## Serve: a win → a browser's DOM (ms)
+
+            The release binary's `worldcup serve` on the SQLite store, headless Chromium through
+            chromedriver, on this machine. *Commit → DOM*: this process commits a +1 win (the statement
+            `worldcup win` runs) and takes the time after its `COMMIT`; the page reports when it had
+            applied the change set to its DOM (both on the machine's wall clock). *Tap → DOM*: a click
+            on a row of the scorer page (WebDriver), from the page's tap handler to the DOM updated by
+            the change set that came back (the request, the commit, the event). *First paint*: the
+            browser's first contentful paint of `/`, from navigation start (five loads); *all held*:
+            until the page held every team (its snapshot, in parts, done).
+
+            | teams | first paint p50 | all held p50 | commit → DOM p50 / p99 | tap → DOM p50 / p99 | wins |
+            |---:|---:|---:|---:|---:|---:|
+
+            """
+        for row in serve {
+            text += "| \(Self.count(row.teams)) | \(Self.ms(row.firstPaint.p50)) | \(Self.ms(row.allLoaded.p50)) | "
+                + "**\(Self.pair(row.commitToDOM))** | \(Self.pair(row.tapToDOM)) | \(row.commitToDOM.count) |\n"
+        }
+        return text
+    }
+
     /// The figures SPEC §6 sets, against this run.
     private func targets() -> String {
         guard let big = rows.max(by: { $0.teams < $1.teams }), let small = rows.min(by: { $0.teams < $1.teams }) else { return "" }
@@ -291,6 +320,12 @@ struct Report {
         if let shared = sharedScoreboard.max(by: { $0.teams < $1.teams }) {
             text += line("win on one host → the other host's screen p99 ≤ 50 ms, at \(Self.count(shared.teams))",
                          Self.ms(shared.winToOtherScreen.p99) + " ms", shared.winToOtherScreen.p99 <= 50)
+        }
+        if let served = serve.max(by: { $0.teams < $1.teams }) {
+            text += line("serve: commit → a browser's DOM p99 ≤ 50 ms, at \(Self.count(served.teams))",
+                         Self.ms(served.commitToDOM.p99) + " ms", served.commitToDOM.p99 <= 50)
+            text += line("serve: first paint ≤ 200 ms, at \(Self.count(served.teams))",
+                         Self.ms(served.firstPaint.p50) + " ms (p50)", served.firstPaint.p50 <= 200)
         }
         text += """
 

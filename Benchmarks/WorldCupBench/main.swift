@@ -3,7 +3,7 @@
 //
 // Usage: worldcup-bench --worldcup PATH [--sizes 32,10000,1000000] [--iterations 200]
 //                       [--keys 100] [--idle-seconds 60] [--output BENCHMARKS.md]
-//                       [--plot docs/per-change-cost.svg] [--stores sqlite,postgresql,shared]
+//                       [--plot docs/per-change-cost.svg] [--stores sqlite,postgresql,shared,serve]
 import Foundation
 import GRDB
 import ThrowawayPostgreSQL
@@ -26,7 +26,7 @@ let iterations = Int(options["iterations"] ?? "") ?? 200
 let keys = Int(options["keys"] ?? "") ?? 100
 let idleSeconds = UInt32(options["idle-seconds"] ?? "") ?? 60
 // Which stores to measure (both by default; one alone when working on it).
-let stores = Set((options["stores"] ?? "sqlite,postgresql,shared").split(separator: ",").map(String.init))
+let stores = Set((options["stores"] ?? "sqlite,postgresql,shared,serve").split(separator: ",").map(String.init))
 let folder = NSTemporaryDirectory() + "worldcup-bench-\(getpid())"
 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -87,6 +87,21 @@ for size in Set([sizes.min()!, sizes.max()!]).sorted() where stores.contains("sh
                  size, result.uncachedFirstFrameMilliseconds, result.cachedFirstFrameMilliseconds,
                  result.winToOtherScreen.p50, result.winToOtherScreen.p99))
     report.sharedScoreboard.append(result)
+}
+
+// `worldcup serve` in a real browser, at the smallest and the largest size.
+for size in Set([sizes.min()!, sizes.max()!]).sorted() where stores.contains("serve") {
+    let store = folder + "/store-\(size).sqlite"
+    if !FileManager.default.fileExists(atPath: store) {
+        let json = folder + "/teams-\(size).json"
+        _ = try app.generate(teams: size, to: json)
+        _ = try app.importTeams(from: json, into: store)
+    }
+    let result = try ServeRuns(worldcup: worldcup, store: store, teams: size, wins: keys, folder: folder).run()
+    print(String(format: "serve %d teams: first paint p50 %.1f ms (all loaded %.0f ms); commit → DOM p50 %.2f, p99 %.2f ms; "
+                 + "tap → DOM p50 %.2f, p99 %.2f ms", size, result.firstPaint.p50, result.allLoaded.p50,
+                 result.commitToDOM.p50, result.commitToDOM.p99, result.tapToDOM.p50, result.tapToDOM.p99))
+    report.serve.append(result)
 }
 
 let output = options["output"] ?? "BENCHMARKS.md"

@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+import TestSupport
+
+/// `worldcup serve` (the release binary) with a real headless Chromium: a win committed by
+/// another process, and a tap on the page, to the page's DOM updated, from the timestamps the
+/// page reports (its clock and this process's are the machine's wall clock); and the page's
+/// first paint.
+struct ServeRuns {
+    struct Result {
+        var teams: Int
+        /// First contentful paint of `/`, from navigation start (ms), over several loads.
+        var firstPaint: Percentiles
+        /// From navigation start until the page held every team (its snapshot done), ms.
+        var allLoaded: Percentiles
+        /// A win committed by another process (as `worldcup win` commits it) → DOM updated.
+        var commitToDOM: Percentiles
+        /// A tap on the page → DOM updated (the request, the commit, the event).
+        var tapToDOM: Percentiles
+    }
+
+    let worldcup: String
+    let store: String
+    let teams: Int
+    let wins: Int
+    let folder: String
+
+    func run() throws -> Result {
+        setenv("WORLDCUP_BIN", worldcup, 1)
+        let serve = try ServeProcess(db: store, home: folder + "/serve-home-\(teams)")
+        defer { serve.stop() }
+        let browser = try WebDriver()
+        var paints: [Double] = [], loads: [Double] = []
+        for _ in 0..<5 {
+            try browser.open(serve.viewerLink)
+            guard try browser.wait(timeout: 300, { try browser.run("return !!(window.worldcup && window.worldcup.ready);") as? Bool == true })
+            else { throw WebDriver.Failure(description: "the page never held every team") }
+            let times = try browser.run("""
+                const paint = performance.getEntriesByType('paint').find((p) => p.name === 'first-contentful-paint');
+                return [paint ? paint.startTime : -1, window.worldcup.readyAt - performance.timeOrigin];
+                """) as? [Double] ?? []
+            paints.append(times.first ?? .nan)
+            loads.append(times.last ?? .nan)
+        }
+        // Wins on teams in the first screenful, each committed by this process through SQLite.
+        let database = try DatabaseQueue(path: store)
+        let ids = try browser.run("return Array.from(document.querySelectorAll('li.team')).slice(0, 20).map((li) => Number(li.dataset.id));")
+            as? [Int] ?? []
+        var commits: [Double] = []
+        for index in 0..<wins {
+            let id = ids[index % ids.count]
+            let before = try appliedCount(browser)
+            try database.write { db in try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE id = ?", arguments: [id]) }
+            let committed = Date().timeIntervalSince1970 * 1000
+            commits.append(try appliedAt(browser, after: before, id: id) - committed)
+            usleep(20_000)
+        }
+        let scorer = try WebDriver()
+        try scorer.open(try serve.scorerLink ?? { throw WebDriver.Failure(description: "no scorer link") }())
+        guard try scorer.wait(timeout: 300, { try scorer.run("return document.body.classList.contains('scoring') && window.worldcup.ready;") as? Bool == true })
+        else { throw WebDriver.Failure(description: "the scorer page never got ready") }
+        var taps: [Double] = []
+        for index in 0..<wins {
+            let id = ids[index % ids.count]
+            let before = try appliedCount(scorer)
+            try scorer.click(scorer.element("li.team[data-id='\(id)']"))
+            let applied = try appliedAt(scorer, after: before, id: id)
+            let tapped = try scorer.run("return window.worldcup.taps[window.worldcup.taps.length - 1].at;") as? Double ?? .nan
+            taps.append(applied - tapped)
+            usleep(20_000)
+        }
+        return Result(teams: teams, firstPaint: Percentiles(paints), allLoaded: Percentiles(loads),
+                      commitToDOM: Percentiles(commits), tapToDOM: Percentiles(taps))
+    }
+
+    private func appliedCount(_ browser: WebDriver) throws -> Int {
+        try browser.run("return window.worldcup.appliedCount;") as? Int ?? 0
+    }
+
+    /// When the page applied the first change set after the `count`th that touched `id`.
+    private func appliedAt(_ browser: WebDriver, after count: Int, id: Int) throws -> Double {
+        var at: Double?
+        _ = try browser.wait(timeout: 60) {
+            at = try browser.run("""
+                const report = window.worldcup;
+                const fresh = report.applied.slice(report.applied.length - (report.appliedCount - arguments[0]));
+                const hit = fresh.find((entry) => entry.ids.includes(arguments[1]));
+                return hit ? hit.at : null;
+                """, [count, id]) as? Double
+            return at != nil
+        }
+        guard let at else { throw WebDriver.Failure(description: "the page never showed the win of team \(id)") }
+        return at
+    }
+}

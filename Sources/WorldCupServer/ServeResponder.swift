@@ -62,7 +62,9 @@ struct ServeResponder: HTTPResponder {
             let json = try await reader.run { try StandingsJSON.encode($0.standings()) }
             return Self.ok(json, type: "application/json; charset=utf-8")
         case (.get, "/events"):
-            return await events()
+            // A browser coming back names the last event it got; anything else gets a snapshot.
+            let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap { $0.utf8.count <= 256 ? $0 : nil }
+            return await events(lastEventID: lastEventID)
         case (.get, "/scorer"):
             try authorise(request)
             return Response(status: .noContent, headers: Self.headers(type: nil))
@@ -96,10 +98,10 @@ struct ServeResponder: HTTPResponder {
         }
     }
 
-    /// The event stream: a snapshot, then each change set, until the viewer leaves or the
-    /// server stops.
-    private func events() async -> Response {
-        let stream = await follower.subscribe()
+    /// The event stream: what the viewer missed since `lastEventID`, or a snapshot, then each
+    /// change set, until the viewer leaves or the server stops.
+    private func events(lastEventID: String?) async -> Response {
+        let stream = await follower.subscribe(lastEventID: lastEventID)
         var headers = Self.headers(type: "text/event-stream; charset=utf-8")
         headers[.cacheControl] = "no-store"
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in

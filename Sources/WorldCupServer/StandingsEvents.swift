@@ -14,9 +14,10 @@ enum StandingsEvents {
     /// first part's rows while the rest arrive.
     static let snapshotPartRows = 2_000
 
-    /// One change set as a `change` event with id `version`.
+    /// One change set as a `change` event numbered `version` (this server's count) with the SSE
+    /// id `id` (the change feed's position after it).
     static func change(
-        version: UInt64, sections: [SectionChange], objects: [ObjectChange],
+        version: UInt64, id: String, sections: [SectionChange], objects: [ObjectChange],
         sectionRows: (Int) -> [Team], team: (IndexPath) -> Team?
     ) -> [UInt8] {
         var json = WireJSON(reservingCapacity: 512)
@@ -66,7 +67,7 @@ enum StandingsEvents {
             json.raw("}")
         }
         json.raw("]}")
-        return event(name: "change", version: version, data: json.bytes)
+        return event(name: "change", id: id, data: json.bytes)
     }
 
     /// One section's rows in a snapshot part.
@@ -79,7 +80,7 @@ enum StandingsEvents {
 
     /// A part of a snapshot at `version`; the first part starts the standings afresh, the last
     /// one says so.
-    static func snapshotPart(version: UInt64, sections: [SnapshotSection], first: Bool, last: Bool) -> [UInt8] {
+    static func snapshotPart(version: UInt64, id: String, sections: [SnapshotSection], first: Bool, last: Bool) -> [UInt8] {
         var json = WireJSON(reservingCapacity: 64 * snapshotPartRows)
         json.raw("{\"v\":")
         json.number(version)
@@ -108,7 +109,7 @@ enum StandingsEvents {
             json.raw("]}")
         }
         json.raw("]}")
-        return event(name: "snapshot", version: version, data: json.bytes)
+        return event(name: "snapshot", id: id, data: json.bytes)
     }
 
     /// A comment line that keeps an idle stream's connection open through proxies.
@@ -136,8 +137,8 @@ enum StandingsEvents {
         json.raw("]")
     }
 
-    private static func event(name: String, version: UInt64, data: [UInt8]) -> [UInt8] {
-        var bytes = Array("id: \(version)\nevent: \(name)\ndata: ".utf8)
+    private static func event(name: String, id: String, data: [UInt8]) -> [UInt8] {
+        var bytes = Array("id: \(id)\nevent: \(name)\ndata: ".utf8)
         bytes.reserveCapacity(bytes.count + data.count + 2)
         bytes.append(contentsOf: data)
         bytes.append(contentsOf: "\n\n".utf8)

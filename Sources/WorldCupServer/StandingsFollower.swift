@@ -32,7 +32,7 @@ final class StandingsFollower: Sendable {
 
     private enum Request: Sendable {
         case firstRows(Int, CheckedContinuation<FirstRows, Never>)
-        case subscribe(CheckedContinuation<ViewerHub.Stream, Never>)
+        case subscribe(lastEventID: String?, CheckedContinuation<ViewerHub.Stream, Never>)
         case stop
     }
 
@@ -91,9 +91,10 @@ final class StandingsFollower: Sendable {
         await withCheckedContinuation { send(.firstRows(count, $0)) }
     }
 
-    /// A new viewer's stream: a snapshot, then every change set after it.
-    func subscribe() async -> ViewerHub.Stream {
-        await withCheckedContinuation { send(.subscribe($0)) }
+    /// A viewer's stream: what it missed since `lastEventID` (the id of the last event it got,
+    /// when it comes back), or else a snapshot; then every change set after it.
+    func subscribe(lastEventID: String?) async -> ViewerHub.Stream {
+        await withCheckedContinuation { send(.subscribe(lastEventID: lastEventID, $0)) }
     }
 
     /// Ends the thread (the server is stopping).
@@ -111,17 +112,25 @@ final class StandingsFollower: Sendable {
 
     private func run(_ controller: any FetchedResultsControlling<Team>, _ recorder: ChangeRecorder) {
         var version: UInt64 = 0
+        // Each event's id is the change feed's position after it, the same text in every
+        // `serve` following the store; load steps behind the first rows leave the position as
+        // it was, so they are told apart by a step count after it.
+        var ids = EventIDs(position: controller.feedPosition)
+        var log = RecentEvents()
         // The controller tells its delegate inside its read of the store, where the rows it
         // names cannot be read again: each change set is encoded once that read is over, from
         // the controller's state after it (one change set per step).
         let publish = { [hub] in
             for (sections, objects) in recorder.takeChangeSets() {
                 version += 1
-                let bytes = StandingsEvents.change(
-                    version: version, sections: sections, objects: objects,
+                let previousID = ids.current
+                let id = ids.next(position: controller.feedPosition)
+                let event = ByteBuffer(bytes: StandingsEvents.change(
+                    version: version, id: id, sections: sections, objects: objects,
                     sectionRows: { Self.rows(ofSection: $0, in: controller) },
-                    team: { try? controller.objectIfPresent(at: $0) })
-                hub.publish(ByteBuffer(bytes: bytes))
+                    team: { try? controller.objectIfPresent(at: $0) }))
+                log.append(after: previousID, event: event)
+                hub.publish(event)
             }
         }
         while true {
@@ -129,10 +138,13 @@ final class StandingsFollower: Sendable {
                 switch request {
                 case let .firstRows(count, reply):
                     reply.resume(returning: Self.firstRows(count, version: version, in: controller))
-                case let .subscribe(reply):
-                    let parts = Self.snapshot(version: version, of: controller)
-                    let viewer = hub.makeStream(snapshotParts: parts.count)
-                    for part in parts { viewer.continuation.yield(ByteBuffer(bytes: part)) }
+                case let .subscribe(lastEventID, reply):
+                    let missed = lastEventID.flatMap { $0 == ids.current ? [] : log.events(after: $0) }
+                    let first = missed ?? Self.snapshot(version: version, id: ids.current, of: controller).map {
+                        ByteBuffer(bytes: $0)
+                    }
+                    let viewer = hub.makeStream(snapshotParts: first.count)
+                    for event in first { viewer.continuation.yield(event) }
                     hub.admit(viewer.id, viewer.continuation)
                     reply.resume(returning: viewer.stream)
                 case .stop:
@@ -189,12 +201,12 @@ final class StandingsFollower: Sendable {
     }
 
     /// The standings whole, as snapshot parts of ``StandingsEvents/snapshotPartRows`` rows.
-    private static func snapshot(version: UInt64, of controller: any FetchedResultsControlling<Team>) -> [[UInt8]] {
+    private static func snapshot(version: UInt64, id: String, of controller: any FetchedResultsControlling<Team>) -> [[UInt8]] {
         var parts: [[UInt8]] = []
         var pending: [StandingsEvents.SnapshotSection] = []
         var pendingRows = 0
         func flush(last: Bool) {
-            parts.append(StandingsEvents.snapshotPart(version: version, sections: pending, first: parts.isEmpty, last: last))
+            parts.append(StandingsEvents.snapshotPart(version: version, id: id, sections: pending, first: parts.isEmpty, last: last))
             pending = []
             pendingRows = 0
         }
@@ -215,6 +227,33 @@ final class StandingsFollower: Sendable {
         }
         flush(last: true)
         return parts
+    }
+}
+
+/// The ids of the events, in order: the change feed's position after each, with a step count
+/// when several events leave it where it was (load steps), so that no two events share an id.
+private struct EventIDs {
+    private var position: String
+    private var steps = 0
+    /// The id of the last event (or of the state the first fetch read).
+    private(set) var current: String
+
+    init(position: String?) {
+        self.position = position ?? "0"
+        current = self.position
+    }
+
+    mutating func next(position now: String?) -> String {
+        let now = now ?? position
+        if now == position {
+            steps += 1
+            current = "\(now)/\(steps)"
+        } else {
+            position = now
+            steps = 0
+            current = now
+        }
+        return current
     }
 }
 

@@ -33,6 +33,12 @@ extension FetchedResultsController {
     /// The number of rows held now, loaded or not: every matching row once a load is done.
     public var heldRowCount: Int { state?.keys.count ?? 0 }
 
+    /// The change feed's position the results are exact at, in the store's text form (the one a
+    /// cache file keeps): the same commits give the same text in every process following the
+    /// store, so a server can name its events by it and a client resume from it. Nil before a
+    /// fetch, or when the store has no feed position to give.
+    public var feedPosition: String? { position.flatMap { store.generation(of: $0) } }
+
     /// The number of full rows held in memory: every row without a batch size, at most a few
     /// batches with one.
     public var loadedRowCount: Int { records.rows.count }

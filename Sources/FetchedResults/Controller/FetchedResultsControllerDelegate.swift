@@ -86,6 +86,8 @@ public protocol FetchedResultsControlling<Record>: AnyFetchedResultsController {
     var hasRowsToLoad: Bool { get }
     /// The number of rows held now, loaded or not.
     var heldRowCount: Int { get }
+    /// The change feed's position the results are exact at, as text (see ``FetchedResultsController/feedPosition``).
+    var feedPosition: String? { get }
     /// Loads the next rows of a progressive fetch (see ``FetchedResultsController/loadMoreRows(_:)``).
     @discardableResult func loadMoreRows(_ count: Int) throws -> Bool
     /// Applies what was committed since the last look (see ``FetchedResultsController/processPendingChanges()``).

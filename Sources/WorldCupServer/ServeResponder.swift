@@ -63,7 +63,8 @@ struct ServeResponder: HTTPResponder {
             return Self.ok(json, type: "application/json; charset=utf-8")
         case (.get, "/events"):
             // A browser coming back names the last event it got; anything else gets a snapshot.
-            let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap { $0.utf8.count <= 256 ? $0 : nil }
+            let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!]
+                .flatMap { $0.utf8.count <= 256 ? $0 : nil }
             return await events(lastEventID: lastEventID)
         case (.get, "/scorer"):
             try authorise(request)
@@ -116,7 +117,8 @@ struct ServeResponder: HTTPResponder {
     /// Checks `Authorization: Bearer TOKEN` against the scorer token.
     private func authorise(_ request: Request) throws {
         guard let token else {
-            throw Refusal(.forbidden, "This server is read-only (--read-only): it serves the standings to viewers only.")
+            throw Refusal(
+                .forbidden, "This server is read-only (--read-only): it serves the standings to viewers only.")
         }
         guard let value = request.headers[.authorization], value.count > 7,
             value.prefix(7).lowercased() == "bearer "
@@ -125,7 +127,8 @@ struct ServeResponder: HTTPResponder {
                           authenticate: true)
         }
         guard token.accepts(value.dropFirst(7)) else {
-            throw Refusal(.forbidden, "This scorer token is not valid (it may have been rotated): ask for the new link.")
+            throw Refusal(
+                .forbidden, "This scorer token is not valid (it may have been rotated): ask for the new link.")
         }
     }
 

@@ -80,7 +80,9 @@ enum StandingsEvents {
 
     /// A part of a snapshot at `version`; the first part starts the standings afresh, the last
     /// one says so.
-    static func snapshotPart(version: UInt64, id: String, sections: [SnapshotSection], first: Bool, last: Bool) -> [UInt8] {
+    static func snapshotPart(
+        version: UInt64, id: String, sections: [SnapshotSection], first: Bool, last: Bool
+    ) -> [UInt8] {
         var json = WireJSON(reservingCapacity: 64 * snapshotPartRows)
         json.raw("{\"v\":")
         json.number(version)

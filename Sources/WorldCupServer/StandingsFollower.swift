@@ -167,7 +167,9 @@ final class StandingsFollower: Sendable {
     /// Sleeps until the store or a request wakes the thread, or the timeout passes.
     private func wait(_ controller: any FetchedResultsControlling<Team>, timeoutMilliseconds: Int32) {
         var descriptors = [pollfd(fd: requestDescriptor, events: Int16(POLLIN), revents: 0)]
-        if let wake = controller.wakeDescriptor { descriptors.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0)) }
+        if let wake = controller.wakeDescriptor {
+            descriptors.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
+        }
         guard poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds) > 0 else { return }
         if descriptors[0].revents != 0 {
             var drained = [UInt8](repeating: 0, count: 64)
@@ -187,13 +189,17 @@ final class StandingsFollower: Sendable {
         }
     }
 
-    private static func firstRows(_ count: Int, version: UInt64, in controller: any FetchedResultsControlling<Team>) -> FirstRows {
+    private static func firstRows(
+        _ count: Int, version: UInt64, in controller: any FetchedResultsControlling<Team>
+    ) -> FirstRows {
         var left = count
         var result = FirstRows(version: version, teamCount: controller.heldRowCount, sections: [])
         for section in 0..<controller.numberOfSections {
             let total = controller.numberOfObjects(inSection: section)
             let shown = min(total, left)
-            let teams = (0..<shown).compactMap { try? controller.objectIfPresent(at: IndexPath(row: $0, section: section)) }
+            let teams = (0..<shown).compactMap {
+                try? controller.objectIfPresent(at: IndexPath(row: $0, section: section))
+            }
             result.sections.append((controller.sectionName(at: section), total, teams))
             left -= shown
         }
@@ -201,12 +207,15 @@ final class StandingsFollower: Sendable {
     }
 
     /// The standings whole, as snapshot parts of ``StandingsEvents/snapshotPartRows`` rows.
-    private static func snapshot(version: UInt64, id: String, of controller: any FetchedResultsControlling<Team>) -> [[UInt8]] {
+    private static func snapshot(
+        version: UInt64, id: String, of controller: any FetchedResultsControlling<Team>
+    ) -> [[UInt8]] {
         var parts: [[UInt8]] = []
         var pending: [StandingsEvents.SnapshotSection] = []
         var pendingRows = 0
         func flush(last: Bool) {
-            parts.append(StandingsEvents.snapshotPart(version: version, id: id, sections: pending, first: parts.isEmpty, last: last))
+            parts.append(StandingsEvents.snapshotPart(
+                version: version, id: id, sections: pending, first: parts.isEmpty, last: last))
             pending = []
             pendingRows = 0
         }

@@ -30,7 +30,8 @@ enum StandingsPage {
         let zones = rows.sections.count
         html += "<header><h1>World Cup</h1><p id=\"summary\">\(teams(rows.teamCount)) in \(zones) zone"
             + (zones == 1 ? "" : "s") + "</p><p id=\"status\" role=\"status\"></p></header>\n"
-        html += "<div id=\"scoring\" hidden><p id=\"scoring-note\"></p><button id=\"undo\" type=\"button\" hidden></button></div>\n"
+        html += "<div id=\"scoring\" hidden><p id=\"scoring-note\"></p>"
+            + "<button id=\"undo\" type=\"button\" hidden></button></div>\n"
         html += "<main id=\"standings\" data-version=\"\(rows.version)\">\n"
         for section in rows.sections {
             html += "<section class=\"zone\"><h2><span class=\"zone-name\">" + escaped(section.name)

@@ -62,7 +62,8 @@ public enum WorldCupServe {
             token: token)
         let http = HTTP1Channel.Configuration(
             idleTimeout: .seconds(120),
-            httpDecoderConfiguration: .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100))
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100))
         var logger = Logger(label: "worldcup serve")
         logger.logLevel = .critical
         let scheme = tlsConfiguration == nil ? "http" : "https"
@@ -89,7 +90,9 @@ public enum WorldCupServe {
             finished.signal()
         }
         finished.wait()
-        if let error = failure.error.withLock({ $0 }) { throw ServeError.serverFailed(host: host, port: options.port, error) }
+        if let error = failure.error.withLock({ $0 }) {
+            throw ServeError.serverFailed(host: host, port: options.port, error)
+        }
     }
 
     /// The lines printed once the server listens: the links, and the scorer link as a QR code.
@@ -126,7 +129,8 @@ public enum WorldCupServe {
 
     private static func tlsConfiguration(_ files: (certificate: String, key: String)) throws -> TLSConfiguration {
         do {
-            let chain = try NIOSSLCertificate.fromPEMFile(files.certificate).map { NIOSSLCertificateSource.certificate($0) }
+            let chain = try NIOSSLCertificate.fromPEMFile(files.certificate)
+                .map { NIOSSLCertificateSource.certificate($0) }
             let key = try NIOSSLPrivateKey(file: files.key, format: .pem)
             return TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
         } catch {

@@ -26,7 +26,8 @@ extension WorldCup {
         @Flag(help: "Make a new scorer token: links given out before stop scoring.")
         var rotateTokens = false
 
-        @Option(help: ArgumentHelp("A PEM certificate (chain) to serve HTTPS with (needs --tls-key).", valueName: "file"))
+        @Option(help: ArgumentHelp(
+            "A PEM certificate (chain) to serve HTTPS with (needs --tls-key).", valueName: "file"))
         var tlsCert: String?
 
         @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
@@ -63,11 +64,14 @@ extension WorldCup {
             guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
                 (0...65_535).contains(port)
             else {
-                throw ValidationError("--listen takes HOST:PORT (such as 127.0.0.1:8080 or 0.0.0.0:8080), not \"\(text)\".")
+                throw ValidationError(
+                    "--listen takes HOST:PORT (such as 127.0.0.1:8080 or 0.0.0.0:8080), not \"\(text)\".")
             }
             var host = String(text[..<colon])
             if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            guard !host.isEmpty else { throw ValidationError("--listen needs a host before the port: 127.0.0.1:\(port).") }
+            guard !host.isEmpty else {
+                throw ValidationError("--listen needs a host before the port: 127.0.0.1:\(port).")
+            }
             return (host, port)
         }
     }

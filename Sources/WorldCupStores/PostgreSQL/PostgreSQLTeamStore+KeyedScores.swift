@@ -16,7 +16,8 @@ extension PostgreSQLTeamStore {
                 [clientKey.description, String(teamID), String(team.wins + 1)]).affectedRows == 1
             // The same key, sent again while the first request held the team, committed first.
             guard recorded else {
-                return try Self.receipt(clientKey, connection).map { Self.answer($0, teamID: teamID) } ?? .keyUsedElsewhere
+                return try Self.receipt(clientKey, connection).map { Self.answer($0, teamID: teamID) }
+                    ?? .keyUsedElsewhere
             }
             try connection.execute("UPDATE team SET wins = wins + 1 WHERE id = $1", [String(teamID)])
             return .done(teamID: teamID, wins: team.wins + 1)
@@ -50,7 +51,8 @@ extension PostgreSQLTeamStore {
         try transaction("make serve's token (as the database's owner or organiser)") { connection in
             let conflict = replacing ? "DO UPDATE SET digest = excluded.digest, created_at = now()" : "DO NOTHING"
             try connection.execute(
-                "INSERT INTO serve_token (role, digest) VALUES ('scorer', decode($1, 'hex')) ON CONFLICT (role) \(conflict)",
+                "INSERT INTO serve_token (role, digest) VALUES ('scorer', decode($1, 'hex')) "
+                    + "ON CONFLICT (role) \(conflict)",
                 [Self.hex(digest)])
             return try Self.digest(connection) ?? digest
         }
@@ -67,7 +69,9 @@ extension PostgreSQLTeamStore {
 
     /// The first answer to a win's key, sent again.
     private static func answer(_ receipt: Receipt, teamID: Int64) -> KeyedScore {
-        guard receipt.teamID == teamID, receipt.change == 1, let wins = receipt.winsAfter else { return .keyUsedElsewhere }
+        guard receipt.teamID == teamID, receipt.change == 1, let wins = receipt.winsAfter else {
+            return .keyUsedElsewhere
+        }
         return .done(teamID: teamID, wins: wins)
     }
 

@@ -55,7 +55,8 @@ extension TeamStore {
         try StoreErrors.translating(path: path) {
             try pool.write { db in
                 try db.execute(
-                    sql: "INSERT OR \(replacing ? "REPLACE" : "IGNORE") INTO serveToken (role, digest) VALUES ('scorer', ?)",
+                    sql: "INSERT OR \(replacing ? "REPLACE" : "IGNORE") INTO serveToken (role, digest) "
+                        + "VALUES ('scorer', ?)",
                     arguments: [Data(digest)])
                 return try Self.digest(db) ?? digest
             }

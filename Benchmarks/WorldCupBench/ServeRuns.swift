@@ -33,7 +33,8 @@ struct ServeRuns {
         var paints: [Double] = [], loads: [Double] = []
         for _ in 0..<5 {
             try browser.open(serve.viewerLink)
-            guard try browser.wait(timeout: 300, { try browser.run("return !!(window.worldcup && window.worldcup.ready);") as? Bool == true })
+            let ready = "return !!(window.worldcup && window.worldcup.ready);"
+            guard try browser.wait(timeout: 300, { try browser.run(ready) as? Bool == true })
             else { throw WebDriver.Failure(description: "the page never held every team") }
             let times = try browser.run("""
                 const paint = performance.getEntriesByType('paint').find((p) => p.name === 'first-contentful-paint');
@@ -44,20 +45,26 @@ struct ServeRuns {
         }
         // Wins on teams in the first screenful, each committed by this process through SQLite.
         let database = try DatabaseQueue(path: store)
-        let ids = try browser.run("return Array.from(document.querySelectorAll('li.team')).slice(0, 20).map((li) => Number(li.dataset.id));")
+        let firstIDs = """
+            return Array.from(document.querySelectorAll('li.team')).slice(0, 20).map((li) => Number(li.dataset.id));
+            """
+        let ids = try browser.run(firstIDs)
             as? [Int] ?? []
         var commits: [Double] = []
         for index in 0..<wins {
             let id = ids[index % ids.count]
             let before = try appliedCount(browser)
-            try database.write { db in try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE id = ?", arguments: [id]) }
+            try database.write { db in
+                try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE id = ?", arguments: [id])
+            }
             let committed = Date().timeIntervalSince1970 * 1000
             commits.append(try appliedAt(browser, after: before, id: id) - committed)
             usleep(20_000)
         }
         let scorer = try WebDriver()
         try scorer.open(try serve.scorerLink ?? { throw WebDriver.Failure(description: "no scorer link") }())
-        guard try scorer.wait(timeout: 300, { try scorer.run("return document.body.classList.contains('scoring') && window.worldcup.ready;") as? Bool == true })
+        let scoring = "return document.body.classList.contains('scoring') && window.worldcup.ready;"
+        guard try scorer.wait(timeout: 300, { try scorer.run(scoring) as? Bool == true })
         else { throw WebDriver.Failure(description: "the scorer page never got ready") }
         var taps: [Double] = []
         for index in 0..<wins {
@@ -65,7 +72,8 @@ struct ServeRuns {
             let before = try appliedCount(scorer)
             try scorer.click(scorer.element("li.team[data-id='\(id)']"))
             let applied = try appliedAt(scorer, after: before, id: id)
-            let tapped = try scorer.run("return window.worldcup.taps[window.worldcup.taps.length - 1].at;") as? Double ?? .nan
+            let lastTap = "return window.worldcup.taps[window.worldcup.taps.length - 1].at;"
+            let tapped = try scorer.run(lastTap) as? Double ?? .nan
             taps.append(applied - tapped)
             usleep(20_000)
         }

@@ -17,7 +17,10 @@ import Testing
             """
         try #require(try browser.wait { try browser.run(ready) as? Bool == true })
         let japan = try #require(try browser.run(
-            "return Array.from(document.querySelectorAll('li.team')).find((li) => li.textContent.startsWith('Japan')).dataset.id;")
+            """
+            return Array.from(document.querySelectorAll('li.team'))
+                .find((li) => li.textContent.startsWith('Japan')).dataset.id;
+            """)
             as? String)
         try browser.click(browser.element("li.team[data-id='\(japan)']"))
         #expect(terminal.waitUntil(timeout: 20) { terminal.wins(of: "Japan") == 1 })
@@ -25,7 +28,8 @@ import Testing
         #expect(try terminal.moveCursor(to: "Brazil"))
         try terminal.press("Enter")
         let brazilWins = """
-            const li = Array.from(document.querySelectorAll('li.team')).find((li) => li.textContent.startsWith('Brazil'));
+            const li = Array.from(document.querySelectorAll('li.team'))
+                .find((li) => li.textContent.startsWith('Brazil'));
             return Number(li.querySelector('.wins').textContent);
             """
         #expect(try browser.wait { try browser.run(brazilWins) as? Int == 1 })

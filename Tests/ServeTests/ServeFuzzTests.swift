@@ -25,7 +25,8 @@ import Testing
                 let status = answer.split(separator: " ", maxSplits: 2).dropFirst().first.map(String.init) ?? "none"
                 outcomes.withLock { $0[status, default: 0] += 1 }
                 guard answer.hasPrefix("HTTP/1.1 4") else {
-                    wrong.withLock { $0.append("#\(index) \(String(decoding: requests[index].prefix(120), as: UTF8.self)) → \(answer.prefix(60))") }
+                    let sent = String(decoding: requests[index].prefix(120), as: UTF8.self)
+                    wrong.withLock { $0.append("#\(index) \(sent) → \(answer.prefix(60))") }
                     continue
                 }
             }
@@ -46,7 +47,9 @@ struct MalformedRequests {
     let token: String
 
     mutating func pick<T>(_ choices: [T]) -> T { choices[Int(random.next() % UInt64(choices.count))] }
-    mutating func number(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(random.next() % UInt64(range.count)) }
+    mutating func number(_ range: ClosedRange<Int>) -> Int {
+        range.lowerBound + Int(random.next() % UInt64(range.count))
+    }
 
     mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) } }
 
@@ -90,17 +93,22 @@ struct MalformedRequests {
             return Array("POST /teams/\(badTeam())/wins HTTP/1.1\r\n\(bearer)Idempotency-Key: \(uuid)\r\n\r\n".utf8)
         case 7:
             let length = number(65_537...10_000_000)
-            return Array("POST /teams/1/wins HTTP/1.1\r\n\(bearer)Idempotency-Key: \(uuid)\r\nContent-Length: \(length)\r\n\r\n".utf8)
+            let head = "POST /teams/1/wins HTTP/1.1\r\n\(bearer)Idempotency-Key: \(uuid)\r\n"
+            return Array("\(head)Content-Length: \(length)\r\n\r\n".utf8)
         case 8:
             let headers = (0..<number(101...300)).map { "X-\($0): \(text(10, from: "abc"))\r\n" }.joined()
             return Array("GET /x HTTP/1.1\r\n\(headers)\r\n".utf8)
         case 9:
-            let line = pick(["Bad Header\r\n", "X: \u{7}\r\n", ": empty\r\n", "X-Big: \(String(repeating: "b", count: 9_000))\r\n",
-                             "Content-Length: -1\r\n", "Content-Length: abc\r\n", "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n"])
+            let line = pick([
+                "Bad Header\r\n", "X: \u{7}\r\n", ": empty\r\n", "X-Big: \(String(repeating: "b", count: 9_000))\r\n",
+                "Content-Length: -1\r\n", "Content-Length: abc\r\n",
+                "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n",
+            ])
             return Array("GET /x HTTP/1.1\r\n\(line)\r\n".utf8)
         case 10:
             let chunks = pick(["zz\r\nabc\r\n0\r\n\r\n", "-5\r\nabc\r\n", "ffffffffffffffff\r\nabc\r\n"])
-            return Array("POST /teams/\(badTeam())/wins HTTP/1.1\r\n\(bearer)Transfer-Encoding: chunked\r\n\r\n\(chunks)".utf8)
+            let head = "POST /teams/\(badTeam())/wins HTTP/1.1\r\n\(bearer)Transfer-Encoding: chunked\r\n"
+            return Array("\(head)\r\n\(chunks)".utf8)
         default:
             let method = pick(["PUT", "PATCH", "HEAD", "OPTIONS", "TRACE"])
             let path = pick(["/", "/events", "/standings.json", "/app.js", "/teams/1/wins", "/scorer"])
@@ -122,7 +130,9 @@ enum RawHTTP {
         address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { return "no connection" }
         _ = request.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

@@ -20,7 +20,8 @@ import Testing
         let browser = try WebDriver()
         try browser.open(try #require(serve.scorerLink))
         try #require(try browser.wait { try PageRows.read(browser).ready })
-        try #require(try browser.wait { try browser.run("return document.body.classList.contains('scoring');") as? Bool == true })
+        let scoring = "return document.body.classList.contains('scoring');"
+        try #require(try browser.wait { try browser.run(scoring) as? Bool == true })
         let japan = try #require(try PageRows.read(browser).row(named: "Japan"))
 
         let admin = try database.connect()

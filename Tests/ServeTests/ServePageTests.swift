@@ -97,7 +97,8 @@ import Testing
         let url = serve.base + "/teams/\(japan.id)/wins"
         let key = ["Idempotency-Key": UUID().uuidString]
         #expect(try HTTPClient.request("POST", url, headers: key).status == 401)
-        #expect(try HTTPClient.request("POST", url, headers: key.merging(["Authorization": "Bearer nope"]) { $1 }).status == 403)
+        let wrongToken = key.merging(["Authorization": "Bearer nope"]) { $1 }
+        #expect(try HTTPClient.request("POST", url, headers: wrongToken).status == 403)
         #expect(try HTTPClient.request("GET", serve.base + "/scorer").status == 401)
         #expect(try serve.wins().values.reduce(0, +) == 0)
         #expect(try PageRows.read(browser).row(named: "Japan")?.wins == 0)
@@ -116,15 +117,16 @@ import Testing
         let later = "<script>window.owned=2</script><b>bold</b>"
         #expect(try worldcup(["add", "--name", later, "--zone", "Internets"], db: store.db).status == 0)
         #expect(try browser.wait { try PageRows.read(browser).row(named: later) != nil })
-        #expect(try browser.run("return document.querySelectorAll('#standings img, #standings script, #standings b').length;")
-            as? Int == 0)
+        let markupNodes = "return document.querySelectorAll('#standings img, #standings script, #standings b').length;"
+        #expect(try browser.run(markupNodes) as? Int == 0)
         #expect(try browser.run("return window.owned === undefined;") as? Bool == true)
     }
 
     @Test(arguments: StoreKind.allCases)
     func standingsJSONIsExactlyListJSON(_ kind: StoreKind) throws {
         let store = try kind.makeStore()
-        #expect(try worldcup(["add", "--name", "Tab\there \u{1B}[31m", "--zone", "Internets"], db: store.db).status == 0)
+        let name = "Tab\there \u{1B}[31m"
+        #expect(try worldcup(["add", "--name", name, "--zone", "Internets"], db: store.db).status == 0)
         #expect(try worldcup(["win", "Brazil", "--count", "3"], db: store.db).status == 0)
         let serve = try ServeProcess(db: store.db, home: store.folder.path + "/home")
         let reply = try HTTPClient.request("GET", serve.base + "/standings.json")
@@ -140,7 +142,8 @@ import Testing
         let output = TemporaryDirectory()
         let script = ServeProcess.packageRoot.appendingPathComponent("docs/serve-screenshots.sh").path
         // Through system(): the script starts a server and a browser of its own.
-        let status = system("'\(script)' '\(ServeProcess.binary)' '\(output.path)' </dev/null >'\(output.path)/log' 2>&1")
+        let status = system(
+            "'\(script)' '\(ServeProcess.binary)' '\(output.path)' </dev/null >'\(output.path)/log' 2>&1")
         let log = (try? String(contentsOfFile: output.path + "/log", encoding: .utf8)) ?? ""
         try #require(status == 0, "docs/serve-screenshots.sh failed (it needs chromium: make deps): \(log)")
         for (name, width, height) in [("serve-phone", 780, 1688), ("serve-tv", 1920, 1080)] {

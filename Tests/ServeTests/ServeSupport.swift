@@ -90,7 +90,8 @@ struct PageRows: Equatable {
                     Row(id: $0["id"] as? Int ?? -1, name: $0["name"] as? String ?? "", wins: $0["wins"] as? Int ?? -1)
                 })
         }
-        return PageRows(sections: sections, ready: value["ready"] as? Bool ?? false, version: value["version"] as? Int ?? 0)
+        return PageRows(
+            sections: sections, ready: value["ready"] as? Bool ?? false, version: value["version"] as? Int ?? 0)
     }
 }
 

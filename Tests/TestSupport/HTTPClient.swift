@@ -27,7 +27,8 @@ public enum HTTPClient {
     public static func request(
         _ method: String, _ url: String, headers: [String: String] = [:], body: Data? = nil, timeout: Double = 60
     ) throws -> HTTPReply {
-        guard let parsed = URL(string: url), parsed.scheme == "http", let host = parsed.host, let port = parsed.port else {
+        guard let parsed = URL(string: url), parsed.scheme == "http", let host = parsed.host, let port = parsed.port
+        else {
             throw Failure(description: "\(url): only http://HOST:PORT/… is supported")
         }
         var target = parsed.path.isEmpty ? "/" : parsed.path
@@ -62,7 +63,9 @@ public enum HTTPClient {
         guard connected == 0 else { throw Failure(description: "\(host):\(port): cannot connect (errno \(errno))") }
         var sent = 0
         while sent < request.count {
-            let count = request[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = request[sent...].withUnsafeBytes {
+                send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             // The server may answer (413) and close before it has read a big body.
             guard count > 0 else { break }
             sent += count
@@ -99,7 +102,8 @@ public enum HTTPClient {
         let head = String(decoding: answer[..<end], as: UTF8.self).lowercased()
         let bodyCount = answer.count - end - 4
         for line in head.components(separatedBy: "\r\n") where line.hasPrefix("content-length:") {
-            return Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)).map { bodyCount >= $0 } ?? false
+            let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+            return length.map { bodyCount >= $0 } ?? false
         }
         if head.contains("transfer-encoding: chunked") || head.contains("transfer-encoding:chunked") {
             return answer.suffix(5) == [48, 13, 10, 13, 10]

@@ -58,7 +58,8 @@ public final class ServeProcess: @unchecked Sendable {
             if let viewers = lines.first(where: { $0.hasPrefix("Viewers: ") }),
                 lines.contains(where: { $0.hasPrefix("Scorers: ") || $0.hasPrefix("Read-only") }) {
                 viewerLink = String(viewers.dropFirst("Viewers: ".count))
-                scorerLink = lines.first { $0.hasPrefix("Scorers: http") }.map { String($0.dropFirst("Scorers: ".count)) }
+                scorerLink = lines.first { $0.hasPrefix("Scorers: http") }
+                    .map { String($0.dropFirst("Scorers: ".count)) }
                 return
             }
             let errors = (try? String(contentsOfFile: stdout + ".err", encoding: .utf8)) ?? ""

@@ -25,7 +25,8 @@ public final class WebDriver: @unchecked Sendable {
         driver.standardError = FileHandle.nullDevice
         try driver.run()
         do {
-            session = try Self.startSession(base: base, profile: profile.path, width: width, height: height, scale: scale)
+            session = try Self.startSession(
+                base: base, profile: profile.path, width: width, height: height, scale: scale)
         } catch {
             Self.stop(driver, base: base)
             throw error
@@ -33,7 +34,9 @@ public final class WebDriver: @unchecked Sendable {
     }
 
     /// Waits for chromedriver to answer, then starts a headless Chromium; its session's URL.
-    private static func startSession(base: String, profile: String, width: Int, height: Int, scale: Double) throws -> String {
+    private static func startSession(
+        base: String, profile: String, width: Int, height: Int, scale: Double
+    ) throws -> String {
         let deadline = Date().addingTimeInterval(30)
         var lastError = ""
         while true {
@@ -107,7 +110,8 @@ public final class WebDriver: @unchecked Sendable {
 
     /// The page as a PNG.
     public func screenshot() throws -> Data {
-        guard let text = try Self.call(session + "/screenshot", "GET", nil) as? String, let data = Data(base64Encoded: text)
+        guard let text = try Self.call(session + "/screenshot", "GET", nil) as? String,
+            let data = Data(base64Encoded: text)
         else { throw Failure(description: "no screenshot") }
         return data
     }

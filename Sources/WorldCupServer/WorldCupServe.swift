@@ -61,6 +61,7 @@ public enum WorldCupServe {
             follower: follower, writer: writer, reader: StoreWorker(label: "worldcup.reads", open: options.openStore),
             token: token)
         let http = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [SendBufferLimit()],
             idleTimeout: .seconds(120),
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100))

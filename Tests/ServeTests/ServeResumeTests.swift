@@ -49,7 +49,8 @@ import Testing
 }
 
 /// `GET /events` on a socket of its own, read event by event.
-final class EventStream {
+/// Used by one thread at a time.
+final class EventStream: @unchecked Sendable {
     struct Event: Equatable {
         var id: String
         var name: String
@@ -61,9 +62,18 @@ final class EventStream {
     private var raw: [UInt8] = []
     private var headRead = false
     private var buffer: [UInt8] = []
+    /// The server ended the response (its last, empty chunk came).
+    private(set) var ended = false
 
-    init(port: Int, lastEventID: String? = nil) throws {
+    /// The server ended the stream: no event will come.
+    struct Ended: Error {}
+
+    /// A viewer on `port`; `receiveBuffer` shrinks its socket's buffer (a phone that reads slowly).
+    init(port: Int, lastEventID: String? = nil, receiveBuffer: Int32? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
@@ -103,6 +113,7 @@ final class EventStream {
                 if !event.name.isEmpty { return event }
                 continue
             }
+            guard !ended else { throw Ended() }
             var chunk = [UInt8](repeating: 0, count: 65_536)
             let count = recv(descriptor, &chunk, chunk.count, 0)
             guard count > 0 else { throw HTTPClient.Failure(description: "the event stream ended or stalled") }
@@ -128,6 +139,7 @@ final class EventStream {
               raw.count >= lineEnd + 2 + size + 2 {
             buffer += raw[(lineEnd + 2)..<(lineEnd + 2 + size)]
             raw.removeFirst(lineEnd + 2 + size + 2)
+            if size == 0 { ended = true }
         }
     }
 

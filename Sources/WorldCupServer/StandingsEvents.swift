@@ -114,9 +114,6 @@ enum StandingsEvents {
         return event(name: "snapshot", id: id, data: json.bytes)
     }
 
-    /// A comment line that keeps an idle stream's connection open through proxies.
-    static let keepAlive = Array(": keep-alive\n\n".utf8)
-
     private static func write(_ team: Team, to json: inout WireJSON) {
         json.raw("{\"id\":")
         json.number(team.id ?? 0)

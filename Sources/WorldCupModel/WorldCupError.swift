@@ -115,7 +115,7 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
 
 /// What a file named on the command line is for, as messages name it.
 public enum FileKind: Equatable, Sendable, CustomStringConvertible {
-    case seed, importFile, export, output
+    case seed, importFile, export, output, auditLog
 
     public var description: String {
         switch self {
@@ -123,6 +123,7 @@ public enum FileKind: Equatable, Sendable, CustomStringConvertible {
         case .importFile: "import file"
         case .export: "export file"
         case .output: "output file"
+        case .auditLog: "log file"
         }
     }
 
@@ -132,6 +133,7 @@ public enum FileKind: Equatable, Sendable, CustomStringConvertible {
         case .seed: "--seed"
         case .importFile, .export: "file"
         case .output: "--output"
+        case .auditLog: "--log"
         }
     }
 
@@ -142,6 +144,7 @@ public enum FileKind: Equatable, Sendable, CustomStringConvertible {
         case .importFile: "give the path of a file, such as a backup that worldcup export wrote"
         case .export: "give the path of a file to write, such as \(Self.inside(path, "backup.json"))"
         case .output: "--output needs the path of a file to write, such as \(Self.inside(path, "teams.json"))"
+        case .auditLog: "--log needs the path of a file to add lines to, such as \(Self.inside(path, "scores.log"))"
         }
     }
 

@@ -1,120 +1,58 @@
-import FetchedResults
 import Foundation
 import TerminalUI
 import WorldCupModel
 
-/// Runs the scoreboard in the real terminal until the user quits.
+/// Runs the scoreboard in the real terminal until the user quits: the terminal's and the
+/// store's events, read from the clock and `poll`, handed to a ``ScoreboardProgram``.
 public enum ScoreboardSession {
-    /// How often the scoreboard looks while scores wait to be sent again.
-    static let doubtLookMilliseconds: Int32 = 250
-    /// How long keys and changes rest before the checkpoint and the cache save.
-    static let rest = Duration.seconds(1)
-
     /// - Parameters:
-    ///   - crashKey: for testing terminal restoration only: pressing this key makes the program
-    ///     trap, as a bug would.
-    ///   - commitLog: for testing crash consistency only: a file that gets one line per
-    ///     committed win, written right after the commit.
+    ///   - cacheDirectory: where the standings' cache lives between launches, or nil.
+    ///   - stats: timing figures for benchmarks (`--stats`), or nil.
+    ///   - auditLog: the file that gets one line per change the user was told is done, or nil.
+    /// - Returns: why the scoreboard ended (a stop signal asks for its exit status).
     public static func run(
-        store: any ScoreStore, showsFlags: Bool, colors: Bool, cacheDirectory: String? = nil, stats: SessionStats? = nil,
-        crashKey: Character? = nil, commitLog: String? = nil
-    ) throws {
+        store: any ScoreStore, showsFlags: Bool, colors: Bool, cacheDirectory: String? = nil,
+        stats: SessionStats? = nil, auditLog: AuditLog? = nil
+    ) throws -> ScoreboardExit {
         defer { stats?.write() }
         let terminal = try CursesTerminal.start(colors: colors)
         defer { terminal.stop() }
         let screen = try ScoreboardScreen(
-            store: store, surface: terminal, renderer: TeamRowRenderer(showsFlags: showsFlags), cacheDirectory: cacheDirectory)
+            store: store, surface: terminal, renderer: TeamRowRenderer(showsFlags: showsFlags),
+            cacheDirectory: cacheDirectory)
         defer { screen.saveCacheIfNeeded() }
-        if let commitLog {
-            if !FileManager.default.fileExists(atPath: commitLog) {
-                _ = FileManager.default.createFile(atPath: commitLog, contents: nil)  // opening it below checks
+        screen.didCommit = { [unowned screen] change in
+            if change.action == .win { stats?.winCommitted() }
+            if let auditLog, !auditLog.record(change) {
+                screen.message = "Could not add to the log file \(auditLog.path); the store has the change."
             }
-        }
-        let log = commitLog.flatMap { FileHandle(forWritingAtPath: $0) }
-        log?.seekToEndOfFile()
-        screen.didCommitWin = { team in
-            log?.write(Data("\(team.teamName)\n".utf8))
-            stats?.winCommitted()
         }
         screen.render()
         stats?.firstFrameShown(fetchSource: screen.fetchSource)
-        // Sleeps until a key or a commit by anyone (the standings' change descriptor: inotify
-        // on SQLite, the server's socket on PostgreSQL); without one, looks for commits at the
-        // standings' timeout. Once keys and changes have rested for a second, the store's idle
-        // housekeeping and the cache save run, and the scoreboard sleeps until the next look
-        // the standings ask for (a rare safety look, or a reconnection attempt).
-        let results = screen.controller
         let clock = ContinuousClock()
-        var restingSince: ContinuousClock.Instant? = clock.now
+        let program = ScoreboardProgram(screen: screen, stats: stats, now: clock.now)
+        // Sleeps until a key, a stop signal, a commit by anyone (the standings' change
+        // descriptor: inotify on SQLite, the server's socket on PostgreSQL) or the next
+        // deadline the program asks for.
         while true {
-            var timeout = results.nextLookDeadline.map(milliseconds(until:)) ?? -1  // -1: no limit
-            // Standings still loading, or a search's matches to count: keys first, and a step
-            // whenever none waits.
-            if screen.canLoadMoreStandings || screen.hasSearchToCount { timeout = 0 }
-            if screen.hasScoresInDoubt { timeout = timeout < 0 ? Self.doubtLookMilliseconds : min(timeout, Self.doubtLookMilliseconds) }
-            for deadline in [restingSince.map { $0 + Self.rest }, screen.nextHighlightExpiry].compactMap({ $0 }) {
-                let untilDeadline = milliseconds(until: deadline)
-                timeout = timeout < 0 ? untilDeadline : min(timeout, untilDeadline)
-            }
-            let wake = results.wakeDescriptor.map { terminal.waitForKey(timeoutMilliseconds: timeout, orReadable: $0) }
-                ?? terminal.readKey(timeoutMilliseconds: timeout).map(CursesTerminal.Wake.key) ?? .timedOut
-            let highlightsEnded = screen.expireHighlights()
-            guard case .key(let key) = wake else {
-                if wake == .inputClosed { return }
-                results.didWake()
-                if screen.showExternalChanges() {
-                    restingSince = clock.now
-                    screen.render()
-                    stats?.externalChangesFlushed()
-                } else if highlightsEnded {
-                    screen.render()
+            let timeout = program.nextWake(at: clock.now).map { milliseconds(from: clock.now, until: $0) } ?? -1
+            let event: ScoreboardEvent =
+                switch terminal.wait(timeoutMilliseconds: timeout, orReadable: screen.controller.wakeDescriptor) {
+                case .key(.resize): .resize
+                case let .key(key): .key(key)
+                case .otherDescriptor: .storeReadable
+                case .timedOut: .timer
+                case .inputClosed: .inputClosed
+                case let .stopSignal(number): .stopSignal(number)
                 }
-                if screen.hasSearchToCount {
-                    let step = {
-                        screen.countSearchStep()
-                        screen.render()
-                    }
-                    if let stats { stats.timeSearchStep(step) } else { step() }
-                    continue
-                }
-                if screen.canLoadMoreStandings {
-                    let step = {
-                        screen.loadMoreStandings()
-                        screen.render()
-                    }
-                    if let stats { stats.timeLoadStep(step) } else { step() }
-                    if !screen.isLoadingStandings { stats?.standingsLoaded(source: screen.fetchSource) }
-                    continue
-                }
-                if let since = restingSince, clock.now - since >= Self.rest {
-                    screen.checkpointIfNeeded()
-                    screen.saveCacheIfNeeded()
-                    restingSince = nil
-                }
-                continue
-            }
-            restingSince = clock.now
-            stats?.keyReceived()
-            if let crashKey, key == .character(crashKey) {
-                fatalError("crash requested by the test key")
-            }
-            if key == .resize { terminal.invalidate() }
-            switch screen.handle(key) {
-            case .quit: return
-            case .suspend:
-                terminal.suspend()
-                screen.layout()
-            case .repaint: terminal.invalidate()
-            case .handled: break
-            }
-            if screen.writesSinceCheckpoint >= 1000 { screen.checkpointIfNeeded() }
-            screen.render()
-            stats?.frameFlushed()
+            if let exit = program.dispatch(event, at: clock.now, terminal: terminal) { return exit }
         }
     }
 
-    /// Milliseconds from now until `deadline`, rounded up (0 once it passed).
-    private static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
-        Int32(clamping: Int64(max(0, ((deadline - .now) / .milliseconds(1)).rounded(.up))))
+    /// Milliseconds from `now` until `deadline`, rounded up (0 once it passed).
+    private static func milliseconds(from now: ContinuousClock.Instant, until deadline: ContinuousClock.Instant)
+        -> Int32
+    {
+        Int32(clamping: Int64(max(0, ((deadline - now) / .milliseconds(1)).rounded(.up))))
     }
 }

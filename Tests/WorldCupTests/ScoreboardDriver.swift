@@ -36,17 +36,16 @@ final class ScoreboardDriver {
     /// Another program committed: the store's descriptor turned readable.
     func storeChanged() { send(.storeReadable) }
 
-    /// Moves time on by `duration`, sending each timer the program asks for on the way, at the
-    /// instant it asked for, as the loop would while nothing else happens. (The store's own
-    /// deadlines follow the real clock, so the timers are bounded in number.)
-    func advance(by duration: Duration, timers: Int = 1_000) {
+    /// Moves time on by `duration` in ticks, sending a timer at each tick where the program
+    /// wants one, as the loop would while nothing else happens. Ticks, not jumps to the next
+    /// deadline: the store's own deadlines follow the real clock, which stands nearly still
+    /// here, so a deadline already past would otherwise hold time back for good.
+    func advance(by duration: Duration, tick: Duration = .milliseconds(10)) {
         let end = now + duration
-        for _ in 0..<timers {
-            guard let wake = program.nextWake(at: now), wake <= end, exit == nil else { break }
-            now = max(now, wake)
-            send(.timer)
+        while now < end, exit == nil {
+            now = min(end, now + tick)
+            if let wake = program.nextWake(at: now), wake <= now { send(.timer) }
         }
-        now = end
     }
 
     /// Sends timers for as long as the program has work that waits for no deadline (a load

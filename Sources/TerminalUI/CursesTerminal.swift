@@ -11,9 +11,11 @@ public enum TerminalError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .termUnset:
-            return "TERM is not set, so a full-screen program cannot drive this terminal. Set it (for example TERM=xterm-256color)."
+            return "TERM is not set, so a full-screen program cannot drive this terminal. "
+                + "Set it (for example TERM=xterm-256color)."
         case let .unsupportedTerminal(name):
-            return "the terminal type \"\(name)\" cannot show a full-screen program (unknown, or no cursor movement). Set TERM to your terminal's type (for example xterm-256color)."
+            return "the terminal type \"\(name)\" cannot show a full-screen program (unknown, or no cursor movement). "
+                + "Set TERM to your terminal's type (for example xterm-256color)."
         }
     }
 }

@@ -248,7 +248,8 @@ public final class ScoreboardScreen: TableViewDataSource {
     /// round the end: the same letter again goes on to the next such zone (Africa, Asia, …).
     private func jumpToZone(indexTitle: String) {
         guard controller.sectionIndexTitles.contains(indexTitle) else {
-            message = "No zone starts with \(indexTitle) (zones start with \(controller.sectionIndexTitles.joined(separator: " ")))."
+            message = "No zone starts with \(indexTitle) "
+                + "(zones start with \(controller.sectionIndexTitles.joined(separator: " ")))."
             return
         }
         let count = controller.numberOfSections

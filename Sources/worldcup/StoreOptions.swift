@@ -7,13 +7,16 @@ import WorldCupStores
 /// `--db`, `--seed` and `--lock-wait`, which every command accepts, and opening the store they name.
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The store: an SQLite file, or a shared PostgreSQL database as a libpq URI (postgresql://user@host/db?sslmode=verify-full). "
-            + "PG* variables and ~/.pgpass work as in psql; never put a password in the URI (ps shows it): use PGPASSWORD or ~/.pgpass.",
+        "The store: an SQLite file, or a shared PostgreSQL database as a libpq URI "
+            + "(postgresql://user@host/db?sslmode=verify-full). "
+            + "PG* variables and ~/.pgpass work as in psql; never put a password in the URI (ps shows it): "
+            + "use PGPASSWORD or ~/.pgpass.",
         valueName: "path|uri"))
     var db: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "The seed imported when a store is first opened (default: $WORLDCUP_SEED, then the copy beside the program).",
+        "The seed imported when a store is first opened "
+            + "(default: $WORLDCUP_SEED, then the copy beside the program).",
         valueName: "path"))
     var seed: String?
 

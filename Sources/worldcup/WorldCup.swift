@@ -43,11 +43,15 @@ struct WorldCup: ParsableCommand {
     @Flag(help: "No colours (also when the NO_COLOR environment variable is set).")
     var noColor = false
 
-    @Option(help: ArgumentHelp("When quitting, write timing figures (first frame, each key until the screen was updated, peak memory) to this file.", valueName: "file"))
+    @Option(help: ArgumentHelp(
+        "When quitting, write timing figures (first frame, each key until the screen was updated, peak memory) "
+            + "to this file.",
+        valueName: "file"))
     var stats: String?
 
     @Option(help: ArgumentHelp(
-        "Add one line per win, undo and added team to this file as each is committed: time, action, score key, team id, name (README: the audit log).",
+        "Add one line per win, undo and added team to this file as each is committed: "
+            + "time, action, score key, team id, name (README: the audit log).",
         valueName: "file"))
     var log: String?
 

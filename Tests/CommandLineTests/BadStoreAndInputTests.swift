@@ -135,8 +135,9 @@ import Testing
         let directory = TemporaryDirectory()
         _ = try seededStore(directory)
         let file = directory.path + "/hostile.json"
-        try Data(#"[{"teamName": "Evil\u001b]0;PWNED\u0007Team", "qualifyingZone": "Zone\u001b[31m", "imageName": null, "wins": 1}]"#.utf8)
-            .write(to: URL(fileURLWithPath: file))
+        let hostile = #"[{"teamName": "Evil\u001b]0;PWNED\u0007Team", "qualifyingZone": "Zone\u001b[31m", "#
+            + #""imageName": null, "wins": 1}]"#
+        try Data(hostile.utf8).write(to: URL(fileURLWithPath: file))
         #expect(try WorldCupProcess.run(["import", file, "--db", directory.store]).status == 0)
         let text = try WorldCupProcess.run(["list", "--db", directory.store]).stdout
         #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })

@@ -28,7 +28,8 @@ import Testing
         /// A scoreboard in host `index`, in a real terminal.
         func scoreboard(inHost index: Int, extra: String = "") throws -> Tmux {
             try Tmux(command: lab.shell(
-                "XDG_CACHE_HOME='\(directory.path)/cache\(index)' '\(WorldCupProcess.binary)' --db '\(uri)' --seed '\(WorldCupProcess.seedPath)' \(extra)",
+                "XDG_CACHE_HOME='\(directory.path)/cache\(index)' '\(WorldCupProcess.binary)' --db '\(uri)' "
+                    + "--seed '\(WorldCupProcess.seedPath)' \(extra)",
                 inHost: index))
         }
 
@@ -43,7 +44,8 @@ import Testing
         let first = try party.scoreboard(inHost: 0)
         let log = party.directory.path + "/second.log"
         let second = try party.scoreboard(inHost: 1, extra: "--log '\(log)'")
-        #expect(first.waitFor("World Cup — 32 teams", timeout: 15) && second.waitFor("World Cup — 32 teams", timeout: 15))
+        #expect(first.waitFor("World Cup — 32 teams", timeout: 15)
+                && second.waitFor("World Cup — 32 teams", timeout: 15))
 
         // A win from a third host reaches both screens.
         var latencies: [Double] = []
@@ -84,7 +86,8 @@ import Testing
             usleep(400_000)
         }
         try party.lab.restoreLink(ofHost: 0)
-        print("the cut host's screen said it was reconnecting after \(cutNoticedAfter.map { String(format: "%.1f s", $0) } ?? "never")")
+        print("the cut host's screen said it was reconnecting after "
+              + "\(cutNoticedAfter.map { String(format: "%.1f s", $0) } ?? "never")")
         #expect(cutNoticedAfter != nil, "a silent cut is noticed within 10 s (keepalives, tcp_user_timeout)")
         print(String(format: "slowest key while reconnecting: %.2f s", slowestKeyWhileCut))
         #expect(slowestKeyWhileCut < 1, "reconnecting never blocks keys")

@@ -8,7 +8,8 @@ import Testing
     /// A seed-shaped file of `count` teams whose names start with `prefix`.
     static func teamsFile(in directory: TemporaryDirectory, prefix: String, count: Int) -> String {
         let entries = (0..<count).map {
-            #"{"teamName": "\#(prefix) \#($0)", "qualifyingZone": "Zone \#($0 % 7)", "imageName": null, "wins": \#($0 % 13)}"#
+            #"{"teamName": "\#(prefix) \#($0)", "qualifyingZone": "Zone \#($0 % 7)", "#
+                + #""imageName": null, "wins": \#($0 % 13)}"#
         }
         return directory.file("\(prefix).json", contents: "[" + entries.joined(separator: ",\n") + "]")
     }

@@ -63,7 +63,9 @@ import Testing
         let directory = TemporaryDirectory()
         let terminal = try Tmux(height: 50, command: directory.scoreboard)
         #expect(terminal.waitFor("World Cup"))
-        for (name, zone) in [("日本代表", "Asia"), ("Ελλάδα", "Europe"), ("Côte d’Ivoire 🐘", "Africa")] {
+        for (name, zone) in [
+            ("日本代表", "Asia"), ("Ελλάδα", "Europe"), ("Côte d’Ivoire 🐘", "Africa"),
+        ] {
             #expect(try terminal.addSecretTeam(name: name, zone: zone))
             #expect(terminal.waitFor("Added \(name)"))
         }
@@ -314,7 +316,8 @@ import Testing
 
     @Test func dumbOrMissingTerminalTypeGetsAClearMessage() throws {
         let directory = TemporaryDirectory()
-        let terminal = try Tmux(command: "TERM=dumb \(directory.scoreboard); echo \"exit $?\"; env -u TERM \(directory.scoreboard); echo \"exit $?\"; sleep 60")
+        let terminal = try Tmux(command: "TERM=dumb \(directory.scoreboard); echo \"exit $?\"; "
+                                    + "env -u TERM \(directory.scoreboard); echo \"exit $?\"; sleep 60")
         #expect(terminal.waitFor("cannot show a full-screen program"))
         #expect(terminal.waitFor("use: worldcup list"))
         #expect(terminal.waitFor("TERM is not set"))

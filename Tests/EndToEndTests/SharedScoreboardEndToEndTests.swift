@@ -7,7 +7,8 @@ import Testing
 /// wins, keeps its standings while the server is away, and counts every win exactly once.
 @Suite(.serialized) struct SharedScoreboardEndToEndTests {
     static func scoreboard(_ database: SharedDatabase, role: String = "postgres", in directory: TemporaryDirectory, extra: String = "") -> String {
-        "XDG_CACHE_HOME='\(directory.path)/cache' '\(WorldCupProcess.binary)' --db '\(database.uri(role: role))' --seed '\(WorldCupProcess.seedPath)' \(extra)"
+        "XDG_CACHE_HOME='\(directory.path)/cache' '\(WorldCupProcess.binary)' --db '\(database.uri(role: role))' "
+            + "--seed '\(WorldCupProcess.seedPath)' \(extra)"
     }
 
     static func win(_ team: String, count: Int = 1, _ database: SharedDatabase) throws {

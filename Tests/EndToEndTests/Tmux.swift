@@ -185,5 +185,8 @@ final class Tmux: @unchecked Sendable {
 
 extension TemporaryDirectory {
     /// The scoreboard on this folder's store, as a shell command.
-    var scoreboard: String { "XDG_CACHE_HOME='\(path)/cache' '\(WorldCupProcess.binary)' --db '\(store)' --seed '\(WorldCupProcess.seedPath)'" }
+    var scoreboard: String {
+        "XDG_CACHE_HOME='\(path)/cache' '\(WorldCupProcess.binary)' --db '\(store)' "
+            + "--seed '\(WorldCupProcess.seedPath)'"
+    }
 }

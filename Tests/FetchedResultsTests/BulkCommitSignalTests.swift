@@ -56,6 +56,7 @@ import Testing
             #expect(shown() == expected,
                     "round \(round): the bulk commit did not show within 20 s: the signal missed it")
         }
-        print("bulk commit in another process → controller (ms, from the start of sqlite3): \(latencies.map { Int($0) })")
+        print("bulk commit in another process → controller (ms, from the start of sqlite3): "
+              + "\(latencies.map { Int($0) })")
     }
 }

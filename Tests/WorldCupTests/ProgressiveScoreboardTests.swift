@@ -25,7 +25,8 @@ import Testing
         let grid = driver.grid, screen = driver.screen
 
         #expect(screen.isLoadingStandings)
-        #expect(grid.line(0) == "World Cup — loading the standings: \(Thousands.grouped(LoadPacer.firstRows)) teams so far")
+        #expect(grid.line(0) == "World Cup — loading the standings: "
+                + "\(Thousands.grouped(LoadPacer.firstRows)) teams so far")
         #expect(grid.line(29).hasSuffix(" 1 / \(Thousands.grouped(LoadPacer.firstRows))+ loading"), "the status line says more is coming")
 
         // Keys work during the load: a win for the team under the cursor counts at once.

@@ -54,7 +54,8 @@ import Testing
         #expect(h.grid.line(3).hasSuffix(" 0"))
         #expect(h.grid.line(8) == "Asia (4 teams)")
         #expect(h.grid.lines.contains("North, Central America & Caribbean (4 teams)"))
-        #expect(h.grid.line(39).hasPrefix("↑↓ move · Enter +1 win · / search · ] zone · u undo · ? help · q quit"))
+        #expect(h.grid.line(39).hasPrefix("↑↓ move · Enter +1 win · / search · ] zone · "
+                                          + "u undo · ? help · q quit"))
         #expect(h.grid.line(39).hasSuffix("  1 / 32"), "where the cursor is; everything fits, so no ▲ or ▼")
         #expect(h.grid.style(row: 3, column: 0).contains(.reverse), "the cursor starts on the first team")
         #expect(h.grid.cursor.row == 3, "the hidden hardware cursor sits on the cursor row")

@@ -298,7 +298,8 @@ import Testing
         }
         let all = standings.filter { NoCase.key($0.teamName).contains("a") }.count
         #expect(
-            grid.line(29).hasPrefix("/a — 1 of \(Thousands.grouped(all))") && !grid.line(29).contains("loaded so far"),
+            grid.line(29).hasPrefix("/a — 1 of \(Thousands.grouped(all))")
+                && !grid.line(29).contains("loaded so far"),
             "the count goes on over the teams loaded since: \(grid.line(29))")
     }
 }

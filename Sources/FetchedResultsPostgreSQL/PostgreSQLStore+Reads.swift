@@ -44,7 +44,9 @@ extension PostgreSQLStore {
                 rowReader.appendKey(row, rowID: rowID, to: &key)
                 read.count += 1
                 // The row a read stops at is where the next one starts.
-                if read.count == limit { read.last = LoadBoundary(key: key, values: rowReader.sortValues(row), rowID: rowID) }
+                if read.count == limit {
+                    read.last = LoadBoundary(key: key, values: rowReader.sortValues(row), rowID: rowID)
+                }
                 if sectioned, SortKey.replaceFirstComponent(&previousFirst, from: key, ascending: ascending) {
                     read.sectionNames[rowID] = rowReader.sectionName(row)
                 }

@@ -61,7 +61,9 @@ struct SortKeyEncoding: Sendable {
 
     /// A text column as GRDB reads it (`String(cString:)`: up to the first NUL, invalid UTF-8
     /// repaired), appended. ASCII text, the common case, is appended from the column's bytes.
-    private static func appendText(of statement: SQLiteStatement, _ index: CInt, foldingCase: Bool, to buffer: inout [UInt8]) {
+    private static func appendText(
+        of statement: SQLiteStatement, _ index: CInt, foldingCase: Bool, to buffer: inout [UInt8]
+    ) {
         guard let text = sqlite3_column_text(statement, index) else {
             return SortKey.appendText(UnsafeBufferPointer(start: nil, count: 0), foldingCase: foldingCase, to: &buffer)
         }

@@ -53,13 +53,14 @@ package struct ResultsLayout {
         precondition(old.window.lowerBound == 0 && old.window.upperBound <= keys.count,
                      "an unwindowed layout of fewer rows")
         guard let firstComponentLength, let last = old.sections.last else {
-            self = try ResultsLayout(keys: keys, fetchOffset: 0, fetchLimit: 0, firstComponentLength: firstComponentLength,
-                                     name: name)
+            self = try ResultsLayout(keys: keys, fetchOffset: 0, fetchLimit: 0,
+                                     firstComponentLength: firstComponentLength, name: name)
             return
         }
         window = 0..<keys.count
         var found = Array(old.sections.dropLast())
-        try Self.appendSections(of: keys, from: last.range.lowerBound, window: window, firstComponentLength, name, to: &found)
+        try Self.appendSections(of: keys, from: last.range.lowerBound, window: window, firstComponentLength, name,
+                                to: &found)
         sections = found
     }
 

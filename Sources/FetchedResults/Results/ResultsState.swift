@@ -94,7 +94,8 @@ package struct ResultsState {
             return name
         }
         if let appended, !shape.isWindowed {
-            return try ResultsLayout(appendingTo: appended, keys: keys, firstComponentLength: shape.firstComponentLength, name: name)
+            return try ResultsLayout(appendingTo: appended, keys: keys, firstComponentLength: shape.firstComponentLength,
+                                     name: name)
         }
         return try ResultsLayout(keys: keys, fetchOffset: shape.fetchOffset, fetchLimit: shape.fetchLimit,
                                  firstComponentLength: shape.firstComponentLength, name: name)

@@ -69,7 +69,8 @@ struct ControllerLatency {
         ], fetchBatchSize: 100)
         let delegate = CountingDelegate()
         func makeController() -> SQLiteResultsController<Team> {
-            let controller = SQLiteResultsController<Team>(fetchRequest: request, database: pool, sectionNameKeyPath: "qualifyingZone")
+            let controller = SQLiteResultsController<Team>(fetchRequest: request, database: pool,
+                                                           sectionNameKeyPath: "qualifyingZone")
             controller.delegate = delegate
             return controller
         }

@@ -260,13 +260,15 @@ struct Report {
             |---|---:|---:|---|
 
             """
+        let ratios = sizes.map { Self.ratio($0.latency.ours.p50 / $0.latency.bare.p50) }
         text += line("SQLite: callbacks ÷ bare commit (p50), at " + sizes.map { Self.count($0.teams) }.joined(separator: " / "),
-                     sizes.map { Self.ratio($0.latency.ours.p50 / $0.latency.bare.p50) }.joined(separator: " / "),
-                     "≤ 1.2× at every size", sizes.allSatisfy { $0.latency.ours.p50 <= 1.2 * $0.latency.bare.p50 })
-        text += line("SQLite: `ValueObservation` + diff ÷ callbacks (p50)",
-                     Self.ratio(big.latency.valueObservation.p50 / big.latency.ours.p50), "≥ 500×",
-                     big.latency.valueObservation.p50 >= 500 * big.latency.ours.p50)
-        text += line("Enter → `doupdate` returned, p99", Self.ms(big.flushed.p99) + " ms", "≤ 5 ms", big.flushed.p99 <= 5)
+                     ratios.joined(separator: " / "), "≤ 1.2× at every size",
+                     sizes.allSatisfy { $0.latency.ours.p50 <= 1.2 * $0.latency.bare.p50 })
+        let latency = big.latency
+        text += line("SQLite: `ValueObservation` + diff ÷ callbacks (p50)", Self.ratio(latency.valueObservation.p50 / latency.ours.p50),
+                     "≥ 500×", latency.valueObservation.p50 >= 500 * latency.ours.p50)
+        text += line("Enter → `doupdate` returned, p99", Self.ms(big.flushed.p99) + " ms", "≤ 5 ms",
+                     big.flushed.p99 <= 5)
         let searchKeys = Percentiles(Self.searchKeys(big.search))
         text += line("search as you type (and `n` / `N`), p99 per key", Self.ms(searchKeys.p99) + " ms", "≤ 16 ms",
                      searchKeys.p99 <= 16)
@@ -278,15 +280,17 @@ struct Report {
         text += line("first frame, process start included, slowest of every size with and without a cache",
                      Self.ms(slowestLaunch) + " ms", "≤ 25 ms", slowestLaunch <= 25)
         if let loaded = big.uncached.allLoadedMilliseconds {
-            let behind = loaded - big.uncached.firstFrameMilliseconds, plain = big.latency.fetchSeconds * 1000
-            text += line("load behind the first frame, all teams, no cache (plain `performFetch()`: \(Self.ms(plain)) ms)",
-                         "\(Self.ms(behind)) ms = \(String(format: "%.2f×", behind / plain))", "≤ 1.2×", behind <= 1.2 * plain)
+            let behind = loaded - big.uncached.firstFrameMilliseconds, plain = latency.fetchSeconds * 1000
+            text += line("load behind the first frame, all teams, no cache (plain `performFetch()`: "
+                         + "\(Self.ms(plain)) ms)", Self.times(behind, plain), "≤ 1.2×", behind <= 1.2 * plain)
         }
-        let steps = sizes.flatMap { ([$0.uncached] + $0.cached).flatMap(\.loadStepMilliseconds) }
-        let longestStep = steps.max() ?? 0
-        text += line("longest load step (until `doupdate` returned), every size", Self.ms(longestStep) + " ms", "≤ 16 ms",
-                     longestStep <= 16)
-        let peak = ([big.uncached] + big.cached).map(\.peakKilobytes).max().map { max($0, big.search.peakKilobytes) / 1024 } ?? 0
+        // A cached session's first step takes every team from the cache file: shown apart.
+        let storeStep = sizes.flatMap(\.uncached.loadStepMilliseconds).max() ?? 0
+        let cacheStep = sizes.flatMap { $0.cached.flatMap(\.loadStepMilliseconds) }.max() ?? 0
+        text += line("longest load step (until `doupdate` returned), every size: from the store / from the cache file",
+                     Self.ms(storeStep) + " / " + Self.ms(cacheStep) + " ms", "≤ 16 ms", max(storeStep, cacheStep) <= 16)
+        let sessionPeaks = ([big.uncached] + big.cached).map(\.peakKilobytes) + [big.search.peakKilobytes]
+        let peak = (sessionPeaks.max() ?? 0) / 1024
         text += line("peak memory of the scoreboard (every session)", "\(peak) MB", "≤ 64 MB", peak <= 64)
         text += line("import ÷ the sqlite3 shell's CSV import; import peak memory",
                      Self.ratio(big.imported.seconds / big.shellImported.seconds) + ", \(big.imported.peakKilobytes / 1024) MB",
@@ -298,22 +302,22 @@ struct Report {
             let m = Self.count(server.teams)
             text += line("PostgreSQL, \(m): a win elsewhere → callbacks p50 / p99", Self.pair(server.ours) + " ms",
                          "≤ 0.8 / 1.5 ms", server.ours.p50 <= 0.8 && server.ours.p99 <= 1.5)
-            text += line("PostgreSQL, \(m): refetch + diff ÷ callbacks (p50)", Self.ratio(server.refetch.p50 / server.ours.p50),
-                         "≥ 100×", server.refetch.p50 >= 100 * server.ours.p50)
+            text += line("PostgreSQL, \(m): refetch + diff ÷ callbacks (p50)",
+                         Self.ratio(server.refetch.p50 / server.ours.p50), "≥ 100×", server.refetch.p50 >= 100 * server.ours.p50)
             let rest = server.loadRestSeconds * 1000, full = server.firstFetchSeconds * 1000
-            text += line("PostgreSQL, \(m): all rows loaded behind the first 1,000, Unix socket (full first fetch: \(Self.ms(full)) ms)",
-                         "\(Self.ms(rest)) ms = \(String(format: "%.2f×", rest / full))", "≤ 1.5×", rest <= 1.5 * full)
+            text += line("PostgreSQL, \(m): all rows loaded behind the first 1,000, Unix socket (full first fetch: "
+                         + "\(Self.ms(full)) ms)", Self.times(rest, full), "≤ 1.5×", rest <= 1.5 * full)
         }
         if let shared = sharedScoreboard.max(by: { $0.teams < $1.teams }) {
             let m = Self.count(shared.teams)
-            if let loaded = shared.uncachedAllLoadedMilliseconds, let server = postgreSQL.first(where: { $0.teams == shared.teams }) {
+            if let loaded = shared.uncachedAllLoadedMilliseconds,
+               let server = postgreSQL.first(where: { $0.teams == shared.teams }) {
                 let behind = loaded - shared.uncachedFirstFrameMilliseconds, full = server.firstFetchSeconds * 1000
-                text += line("PostgreSQL, \(m): the scoreboard's load behind its first frame, over TCP (full first fetch on the "
-                             + "Unix socket: \(Self.ms(full)) ms)",
-                             "\(Self.ms(behind)) ms = \(String(format: "%.2f×", behind / full))", "≤ 1.5×", behind <= 1.5 * full)
+                text += line("PostgreSQL, \(m): the scoreboard's load behind its first frame, over TCP (full first fetch "
+                             + "on the Unix socket: \(Self.ms(full)) ms)", Self.times(behind, full), "≤ 1.5×", behind <= 1.5 * full)
             }
-            text += line("win on one host → the other host's screen flushed, p99, at \(m)", Self.ms(shared.winToOtherScreen.p99) + " ms",
-                         "≤ 50 ms", shared.winToOtherScreen.p99 <= 50)
+            text += line("win on one host → the other host's screen flushed, p99, at \(m)",
+                         Self.ms(shared.winToOtherScreen.p99) + " ms", "≤ 50 ms", shared.winToOtherScreen.p99 <= 50)
         }
         text += """
 
@@ -376,6 +380,10 @@ struct Report {
         return svg + "</svg>\n"
     }
 
+    /// "1562 ms = 1.43×": a time and its ratio to the one it is held to.
+    private static func times(_ value: Double, _ reference: Double) -> String {
+        "\(ms(value)) ms = " + String(format: "%.2f×", value / reference)
+    }
     private static func pair(_ percentiles: Percentiles) -> String { "\(ms(percentiles.p50)) / \(ms(percentiles.p99))" }
     private static func ms(_ value: Double) -> String { String(format: value < 10 ? "%.2f" : "%.0f", value) }
     private static func ratio(_ value: Double) -> String { String(format: value < 10 ? "%.1f×" : "%.0f×", value) }

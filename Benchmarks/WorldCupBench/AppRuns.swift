@@ -52,17 +52,20 @@ struct AppRuns {
         return run
     }
 
-    /// The peer of our import: the `sqlite3` shell's own `.import` of the same rows in the same order (the ids follow the file), as CSV,
-    /// into a new file with the same table and standings index as `store` (its schema is copied
-    /// from there) and the same journal mode. Only the `.import` is timed.
+    /// The peer of our import: the `sqlite3` shell's own `.import` of the same rows in the same
+    /// order (the ids follow the file), as CSV, into a new file with the same table and standings
+    /// index as `store` (its schema is copied from there) and the same journal mode. Only the
+    /// `.import` is timed.
     func shellImport(sameRowsAs store: String) throws -> ChildRun {
         let csv = folder + "/rows.csv", peer = folder + "/shell-import.sqlite"
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: peer + suffix) }
         func shell(_ command: String) throws {
             guard system(command) == 0 else { throw BenchError("failed: \(command)") }
         }
-        try shell("sqlite3 -csv '\(store)' 'SELECT id, teamName, qualifyingZone, imageName, wins FROM team ORDER BY id' > '\(csv)'")
-        try shell("sqlite3 '\(store)' \"SELECT sql || ';' FROM sqlite_master WHERE name IN ('team', 'team_name', 'team_standings') ORDER BY type DESC\""
+        try shell("sqlite3 -csv '\(store)' 'SELECT id, teamName, qualifyingZone, imageName, wins"
+                  + " FROM team ORDER BY id' > '\(csv)'")
+        try shell("sqlite3 '\(store)' \"SELECT sql || ';' FROM sqlite_master"
+                  + " WHERE name IN ('team', 'team_name', 'team_standings') ORDER BY type DESC\""
                   + " | sqlite3 '\(peer)' && sqlite3 '\(peer)' 'PRAGMA journal_mode = WAL' >/dev/null")
         defer { try? FileManager.default.removeItem(atPath: csv) }
         let run = try runChild(["/usr/bin/sqlite3", peer, ".mode csv", ".import '\(csv)' team"])

@@ -40,7 +40,8 @@ struct SharedScoreboardRuns {
         let cached = try session(uri: uri, cacheHome: cacheHome, launcher: onHost(0), name: "a") { _ in }
         // The first rows come from the server; with a cache, the rest come from it.
         guard uncached.source == "store", uncached.loadedFrom != "cache", cached.allLoadedMilliseconds == nil || cached.loadedFrom == "cache" else {
-            throw BenchError("the standings came from \(uncached.loadedFrom ?? "?") and \(cached.loadedFrom ?? "?"), not store then cache")
+            throw BenchError("the standings came from \(uncached.loadedFrom ?? "?") and \(cached.loadedFrom ?? "?")"
+                + ", not store then cache")
         }
         var scorer: AppRuns.Session?
         let watcher = try session(uri: uri, cacheHome: cacheHome, launcher: onHost(0), name: "a") { _ in

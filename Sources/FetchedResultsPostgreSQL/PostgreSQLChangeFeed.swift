@@ -152,12 +152,14 @@ public enum PostgreSQLChangeFeed {
     static func changesCTE(positionParameter position: String) -> String {
         """
         WITH feed_changes AS (
-            SELECT DISTINCT table_name AS fetched_results_table, row_id AS fetched_results_row FROM \(quoted(historyTable))
+            SELECT DISTINCT table_name AS fetched_results_table, row_id AS fetched_results_row
+            FROM \(quoted(historyTable))
             WHERE transaction >= pg_snapshot_xmin(\(position)::pg_snapshot)
               AND NOT pg_visible_in_snapshot(transaction, \(position)::pg_snapshot)
         ), feed_state AS (
             SELECT pg_current_snapshot()::text AS fetched_results_snapshot,
-                   pg_snapshot_xmin(\(position)::pg_snapshot) < (SELECT max(before) FROM \(quoted(historyTable + "_pruned")))
+                   pg_snapshot_xmin(\(position)::pg_snapshot)
+                       < (SELECT max(before) FROM \(quoted(historyTable + "_pruned")))
                        AS fetched_results_pruned
         )
         """
@@ -168,7 +170,8 @@ public enum PostgreSQLChangeFeed {
     /// told to refetch.
     public static func prune(before position: Position, in connection: PostgreSQLConnection) throws {
         try connection.transaction {
-            try connection.execute("UPDATE \(quoted(historyTable + "_pruned")) SET before = greatest(before, pg_snapshot_xmin($1::pg_snapshot))",
+            try connection.execute("UPDATE \(quoted(historyTable + "_pruned"))"
+                                   + " SET before = greatest(before, pg_snapshot_xmin($1::pg_snapshot))",
                                    [position.snapshot])
             try connection.execute("DELETE FROM \(quoted(historyTable)) WHERE transaction < pg_snapshot_xmin($1::pg_snapshot)",
                                    [position.snapshot])

@@ -391,7 +391,8 @@ public enum PostgreSQLError: Error, CustomStringConvertible, Equatable {
         case let .reconnecting(lastError): return "reconnecting to PostgreSQL (\(lastError))"
         case let .statementFailed(state, message): return "PostgreSQL refused the statement (\(state)): \(message)"
         case let .clientLibraryMissing(reason):
-            return "PostgreSQL's client library, libpq, could not be loaded (\(reason)); install it (Debian: apt-get install libpq5)"
+            return "PostgreSQL's client library, libpq, could not be loaded (\(reason)); "
+                + "install it (Debian: apt-get install libpq5)"
         }
     }
 }

@@ -4,7 +4,8 @@ import FetchedResults
 /// `arguments`; values are never written into the text.
 ///
 /// ```swift
-/// TableFetchRequest(table: "team", predicate: PostgreSQLPredicate(sql: "wins > $1", arguments: [3]), sortDescriptors: order)
+/// TableFetchRequest(table: "team", predicate: PostgreSQLPredicate(sql: "wins > $1", arguments: [3]),
+///                   sortDescriptors: order)
 /// ```
 public struct PostgreSQLPredicate: FetchPredicate, Equatable {
     /// The condition, on the fetched table's columns.

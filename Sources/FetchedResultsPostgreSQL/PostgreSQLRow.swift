@@ -255,7 +255,8 @@ enum PostgreSQLTimestamp {
             let digits = String(number)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) \(pad(secondsOfDay / 3600, 2)):\(pad(secondsOfDay / 60 % 60, 2)):"
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) "
+            + "\(pad(secondsOfDay / 3600, 2)):\(pad(secondsOfDay / 60 % 60, 2)):"
             + "\(pad(secondsOfDay % 60, 2)).\(pad(fraction, 6))+00"
     }
 

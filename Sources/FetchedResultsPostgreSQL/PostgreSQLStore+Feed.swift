@@ -21,7 +21,8 @@ extension PostgreSQLStore {
             return """
                 UNION SELECT referring.\(query.quotedKey) FROM \(query.quotedTable) AS referring
                 JOIN feed_changes ON fetched_results_table = (\(tablesParameter))[\(destination)]
-                                 AND referring.\(PostgreSQLChangeFeed.quotedName(relationship.foreignKey)) = fetched_results_row
+                                 AND referring.\(PostgreSQLChangeFeed.quotedName(relationship.foreignKey))
+                                     = fetched_results_row
                 """
         }.joined(separator: "\n")
         let predicate = query.predicate.map { " AND (\($0.sql))" } ?? ""
@@ -33,7 +34,8 @@ extension PostgreSQLStore {
                 \(referring)
             )
             SELECT fetched_results_snapshot, fetched_results_pruned,
-                   EXISTS (SELECT 1 FROM feed_changes WHERE fetched_results_row IS NULL AND fetched_results_table = ANY(\(tablesParameter))),
+                   EXISTS (SELECT 1 FROM feed_changes
+                           WHERE fetched_results_row IS NULL AND fetched_results_table = ANY(\(tablesParameter))),
                    fetched_results_touched, \(query.fullRowSQL)
             FROM feed_state
             LEFT JOIN touched ON true

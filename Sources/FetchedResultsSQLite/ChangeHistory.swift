@@ -41,7 +41,10 @@ public enum ChangeHistory {
         }
         let replaceTriggers = try UndetectedChanges.replaceTriggers(
             on: table, named: replaceTriggerPrefix(table), temporary: false,
-            action: { whereSQL in "INSERT INTO \(tableName) (tableName, changedRowID) SELECT \(name), rowid FROM \(quoted) WHERE \(whereSQL)" },
+            action: { whereSQL in
+                "INSERT INTO \(tableName) (tableName, changedRowID) SELECT \(name), rowid FROM \(quoted)"
+                    + " WHERE \(whereSQL)"
+            },
             db)
         for trigger in replaceTriggers { try db.execute(sql: trigger) }
     }
@@ -129,7 +132,8 @@ public enum ChangeHistory {
         let names = tables.map { $0.lowercased() }.sorted()
         let placeholders = Array(repeating: "?", count: names.count).joined(separator: ",")
         let statement = try db.cachedStatement(
-            sql: "SELECT lower(tableName), changedRowID FROM \(tableName) WHERE seq > ? AND lower(tableName) IN (\(placeholders))")
+            sql: "SELECT lower(tableName), changedRowID FROM \(tableName)"
+                + " WHERE seq > ? AND lower(tableName) IN (\(placeholders))")
         var rowIDs: [String: Set<Int64>] = [:]
         let rows = try Row.fetchCursor(statement, arguments: StatementArguments(values: [sequence.databaseValue] + names.map(\.databaseValue)))
         while let row = try rows.next() {

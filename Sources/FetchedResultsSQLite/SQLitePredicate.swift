@@ -8,7 +8,8 @@ import GRDB
 /// ```swift
 /// TableFetchRequest(table: "team", predicate: SQLitePredicate(Column("wins") > 0), sortDescriptors: order)
 /// TableFetchRequest(table: "team", predicate: SQLitePredicate("wins > \(minimum)"), sortDescriptors: order)
-/// TableFetchRequest(table: "team", predicate: SQLitePredicate(sql: "wins > ?", arguments: [minimum]), sortDescriptors: order)
+/// TableFetchRequest(table: "team", predicate: SQLitePredicate(sql: "wins > ?", arguments: [minimum]),
+///                   sortDescriptors: order)
 /// ```
 public struct SQLitePredicate: FetchPredicate {
     /// The condition, as GRDB's SQL literal.
@@ -50,7 +51,8 @@ extension ColumnSortDescriptor {
     /// This key as an `ORDER BY` (or index) term in SQLite's SQL: `"wins" COLLATE BINARY DESC`.
     /// A key path across a relationship names the column the store's select list gives it.
     public var sqliteOrderingSQL: String {
-        "\(key.quotedDatabaseIdentifier) COLLATE \(collation == .caseInsensitive ? "NOCASE" : "BINARY")\(ascending ? "" : " DESC")"
+        "\(key.quotedDatabaseIdentifier) COLLATE \(collation == .caseInsensitive ? "NOCASE" : "BINARY")"
+            + (ascending ? "" : " DESC")
     }
 }
 

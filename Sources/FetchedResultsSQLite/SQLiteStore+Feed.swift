@@ -82,7 +82,8 @@ extension SQLiteStore {
                 let chunk = sortedIDs[start..<min(start + Self.parametersPerStatement, sortedIDs.count)]
                 let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
                 let statement = try db.cachedStatement(
-                    sql: "SELECT rowid FROM \(quotedTable) WHERE \(relationship.foreignKey.quotedDatabaseIdentifier) IN (\(placeholders))")
+                    sql: "SELECT rowid FROM \(quotedTable)"
+                        + " WHERE \(relationship.foreignKey.quotedDatabaseIdentifier) IN (\(placeholders))")
                 result.formUnion(try Int64.fetchSet(statement, arguments: StatementArguments(rowIDs: chunk)))
             }
         }

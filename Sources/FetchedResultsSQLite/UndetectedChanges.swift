@@ -52,10 +52,13 @@ enum UndetectedChanges {
         let temp = temporary ? "TEMP " : ""
         let columns = conflict.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
         return [
-            "CREATE \(temp)TRIGGER IF NOT EXISTS \((prefix + replaceTriggerSuffixes.insert).quotedDatabaseIdentifier) BEFORE INSERT ON \(target) "
+            "CREATE \(temp)TRIGGER IF NOT EXISTS \((prefix + replaceTriggerSuffixes.insert).quotedDatabaseIdentifier) "
+                + "BEFORE INSERT ON \(target) "
                 + "BEGIN \(action("(\(conflict.sql))")); END",
-            "CREATE \(temp)TRIGGER IF NOT EXISTS \((prefix + replaceTriggerSuffixes.update).quotedDatabaseIdentifier) BEFORE UPDATE OF \(columns) ON \(target) "
-                + "BEGIN \(action("(\(conflict.sql)) AND \(table.quotedDatabaseIdentifier).rowid IS NOT OLD.rowid")); END",
+            "CREATE \(temp)TRIGGER IF NOT EXISTS \((prefix + replaceTriggerSuffixes.update).quotedDatabaseIdentifier) "
+                + "BEFORE UPDATE OF \(columns) ON \(target) "
+                + "BEGIN \(action("(\(conflict.sql)) AND \(table.quotedDatabaseIdentifier).rowid IS NOT OLD.rowid"))"
+                + "; END",
         ]
     }
 }

@@ -11,9 +11,11 @@ public enum TerminalError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .termUnset:
-            return "TERM is not set, so a full-screen program cannot drive this terminal. Set it (for example TERM=xterm-256color)."
+            return "TERM is not set, so a full-screen program cannot drive this terminal. "
+                + "Set it (for example TERM=xterm-256color)."
         case let .unsupportedTerminal(name):
-            return "the terminal type \"\(name)\" cannot show a full-screen program (unknown, or no cursor movement). Set TERM to your terminal's type (for example xterm-256color)."
+            return "the terminal type \"\(name)\" cannot show a full-screen program (unknown, or no cursor movement). "
+                + "Set TERM to your terminal's type (for example xterm-256color)."
         }
     }
 }
@@ -236,20 +238,27 @@ public final class CursesTerminal: Surface {
         case timedOut
         /// The terminal went away (hung up, closed): no key will ever come.
         case inputClosed
+        /// A stop signal (SIGTERM, SIGHUP, SIGINT) arrived: the program should save its work and
+        /// stop. A second one ends the process at once, the terminal restored.
+        case stopSignal(Int32)
     }
 
-    /// Waits for a key or for `descriptor` to become readable, whichever comes first, sleeping
-    /// in `poll` meanwhile (-1 waits without a time limit). A key wins when both are ready.
-    public func waitForKey(timeoutMilliseconds: Int32, orReadable descriptor: Int32) -> Wake {
+    /// Waits for a key, a stop signal, or `descriptor` (when given) to become readable,
+    /// whichever comes first, sleeping in `poll` meanwhile (-1 waits without a time limit).
+    /// A stop signal wins over a key, and a key over the descriptor.
+    public func wait(timeoutMilliseconds: Int32, orReadable descriptor: Int32?) -> Wake {
+        if let signal = TerminalRestore.receivedStopSignal() { return .stopSignal(signal) }
         // Keys curses has already read (the rest of a burst) are not in the kernel's buffer.
         if let key = readKey(timeoutMilliseconds: 0) { return .key(key) }
         var descriptors = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
-        let ready = poll(&descriptors, 2, timeoutMilliseconds)
+                           pollfd(fd: TerminalRestore.stopSignalDescriptor, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: descriptor ?? -1, events: Int16(POLLIN), revents: 0)]
+        let ready = poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds)
+        if ready != 0, let signal = TerminalRestore.receivedStopSignal() { return .stopSignal(signal) }
         // Also after an interruption: a resize signal makes curses report KEY_RESIZE.
         if ready != 0, let key = readKey(timeoutMilliseconds: 0) { return .key(key) }
         if ready > 0, descriptors[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { return .inputClosed }
-        if ready > 0, descriptors[1].revents != 0 { return .otherDescriptor }
+        if ready > 0, descriptors[2].revents != 0 { return .otherDescriptor }
         return .timedOut
     }
 

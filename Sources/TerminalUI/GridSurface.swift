@@ -1,6 +1,6 @@
-/// An in-memory screen for tests, in the spirit of ratatui's `TestBackend`: it records what was
-/// drawn, cell by cell, and counts the rows drawn so tests can check what a change redrew.
-public final class GridSurface: Surface {
+/// An in-memory screen in the spirit of ratatui's `TestBackend`: it records what was drawn, cell
+/// by cell, and counts the rows drawn, so a program can be run headless and its screen read.
+public final class GridSurface: Surface, TerminalControl {
     public private(set) var rows: Int
     public private(set) var columns: Int
     /// One string per cell; a wide character occupies its cell and leaves "" in the next.
@@ -61,6 +61,11 @@ public final class GridSurface: Surface {
 
     public func present() { frames += 1 }
 
+    /// How often the program asked to paint everything again (Ctrl-L, a resize).
+    public private(set) var invalidations = 0
+    /// How often the program gave the terminal back (Ctrl-Z); a grid resumes at once.
+    public private(set) var suspensions = 0
+
     /// The text of one row, trailing spaces removed.
     public func line(_ row: Int) -> String {
         var text = cells[row].joined()
@@ -75,4 +80,8 @@ public final class GridSurface: Surface {
     public func style(row: Int, column: Int) -> TextStyle { styles[row][column] }
 
     public func resetCounters() { drawnRows = [] }
+
+    public func invalidate() { invalidations += 1 }
+
+    public func suspend() { suspensions += 1 }
 }

@@ -16,7 +16,7 @@ public struct TextStyle: OptionSet, Sendable, Hashable {
 }
 
 /// Somewhere to draw a screen of text: a real terminal through ncursesw, or an in-memory grid
-/// that tests can read (``GridSurface``).
+/// that a caller can read (``GridSurface``).
 ///
 /// Drawing is buffered: nothing reaches the terminal before ``present()``, which flushes one
 /// frame with the least output it can.

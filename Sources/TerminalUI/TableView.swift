@@ -46,7 +46,8 @@ public struct TableUpdates: Sendable {
 /// rows. The view redraws only the screen rows whose content changed: after a batch update it
 /// works out, for every visible row, which old line it now shows, and redraws a row only when
 /// that differs from what the row showed, when its line was reloaded, when its place inside its
-/// section changed (rows may show their rank), or when a header's text changed. Changes above the visible band move the scroll position instead of the content.
+/// section changed (rows may show their rank), or when a header's text changed. Changes above
+/// the visible band move the scroll position instead of the content.
 public final class TableView {
     public weak var dataSource: (any TableViewDataSource)?
     /// The first screen row of the band and its height.

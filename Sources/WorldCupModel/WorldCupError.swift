@@ -65,7 +65,8 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
                 : "Did you mean " + suggestions.map { "\"\($0)\"" }.joined(separator: ", ") + "?"
             return "no team named \"\(name)\". \(hint)"
         case let .duplicateTeam(name, existing):
-            return "a team named \"\(existing)\" already exists, so \"\(name)\" cannot be added (names are case-insensitive). Choose another name."
+            return "a team named \"\(existing)\" already exists, so \"\(name)\" cannot be added "
+                + "(names are case-insensitive). Choose another name."
         case let .emptyField(field):
             return "the \(field) must not be empty."
         case let .fieldTooLong(field, length, limit):
@@ -80,22 +81,27 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
             return "the store \(path) is a folder; --db needs the path of a store file (made if missing), "
                 + "such as \(FileKind.inside(path, "worldcup.sqlite")). Nothing was changed."
         case let .storeNotADatabase(path):
-            return "\(path) is not a worldcup store (not an SQLite database). Nothing was changed; choose another --db or move the file away."
+            return "\(path) is not a worldcup store (not an SQLite database). Nothing was changed; "
+                + "choose another --db or move the file away."
         case let .storeReadOnly(path):
-            return "the store \(path) is read-only (the file or its folder cannot be written). Nothing was changed; check its permissions."
+            return "the store \(path) is read-only (the file or its folder cannot be written). Nothing was changed; "
+                + "check its permissions."
         case let .storeBusy(path):
             return "the store \(path) stayed locked by another program for too long. Nothing was changed; try again."
         case let .storeFromNewerVersion(path):
             return "the store \(path) was written by a newer worldcup. Nothing was changed; upgrade worldcup to use it."
         case let .storeCorrupt(path):
-            return "the store \(path) is damaged (SQLite reports corruption). Nothing was changed; restore it from a backup or move it away to start afresh."
+            return "the store \(path) is damaged (SQLite reports corruption). Nothing was changed; "
+                + "restore it from a backup or move it away to start afresh."
         case let .storeFailed(path, reason):
             return "the store \(path) could not be used: \(reason)."
         case let .serverUnreachable(server, reason):
-            return "cannot reach the PostgreSQL server \(server): \(reason). Nothing was changed; check that the server runs, "
-                + "the --db URI, and the password (PGPASSWORD or ~/.pgpass), then try again."
+            return "cannot reach the PostgreSQL server \(server): \(reason). Nothing was changed; "
+                + "check that the server runs, the --db URI, "
+                + "and the password (PGPASSWORD or ~/.pgpass), then try again."
         case let .postgreSQLClientMissing(reason):
-            return "--db names a PostgreSQL database, but PostgreSQL's client library (libpq) could not be loaded: \(reason). "
+            return "--db names a PostgreSQL database, but PostgreSQL's client library (libpq) "
+                + "could not be loaded: \(reason). "
                 + "Install it (Debian: apt-get install libpq5) and try again; SQLite stores work without it."
         case .passwordInURI:
             return "the --db URI holds a password, which anyone on this machine can read in the process list. "
@@ -107,15 +113,16 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
             return "\(server) has no worldcup tables yet, and the role \"\(role)\" may not create them. "
                 + "Run any worldcup command once as the database's owner (README, Shared scoreboard)."
         case let .scoreInDoubt(server, reason):
-            return "the connection to \(server) broke while the score was being committed, and the server did not come back "
-                + "in time to tell whether it counted (\(reason)). Once it is back, check with worldcup list before scoring again."
+            return "the connection to \(server) broke while the score was being committed, "
+                + "and the server did not come back in time to tell whether it counted (\(reason)). "
+                + "Once it is back, check with worldcup list before scoring again."
         }
     }
 }
 
 /// What a file named on the command line is for, as messages name it.
 public enum FileKind: Equatable, Sendable, CustomStringConvertible {
-    case seed, importFile, export, output
+    case seed, importFile, export, output, auditLog
 
     public var description: String {
         switch self {
@@ -123,6 +130,7 @@ public enum FileKind: Equatable, Sendable, CustomStringConvertible {
         case .importFile: "import file"
         case .export: "export file"
         case .output: "output file"
+        case .auditLog: "log file"
         }
     }
 
@@ -132,6 +140,7 @@ public enum FileKind: Equatable, Sendable, CustomStringConvertible {
         case .seed: "--seed"
         case .importFile, .export: "file"
         case .output: "--output"
+        case .auditLog: "--log"
         }
     }
 
@@ -142,6 +151,7 @@ public enum FileKind: Equatable, Sendable, CustomStringConvertible {
         case .importFile: "give the path of a file, such as a backup that worldcup export wrote"
         case .export: "give the path of a file to write, such as \(Self.inside(path, "backup.json"))"
         case .output: "--output needs the path of a file to write, such as \(Self.inside(path, "teams.json"))"
+        case .auditLog: "--log needs the path of a file to add lines to, such as \(Self.inside(path, "scores.log"))"
         }
     }
 

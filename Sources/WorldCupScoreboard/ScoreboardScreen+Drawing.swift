@@ -45,7 +45,8 @@ extension ScoreboardScreen {
         let zones = controller.numberOfSections
         let title = controller.hasRowsToLoad
             ? "World Cup — loading the standings: \(Thousands.grouped(teams)) teams so far"
-            : "World Cup — \(Thousands.grouped(teams)) team\(teams == 1 ? "" : "s") in \(Thousands.grouped(zones)) zone\(zones == 1 ? "" : "s")"
+            : "World Cup — \(Thousands.grouped(teams)) team\(teams == 1 ? "" : "s") in "
+                + "\(Thousands.grouped(zones)) zone\(zones == 1 ? "" : "s")"
         guard title != drawn.title else { return }
         surface.drawLine(row, title, style: [.bold])
         drawn.title = title

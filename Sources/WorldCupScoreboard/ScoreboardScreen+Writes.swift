@@ -3,28 +3,30 @@ import Foundation
 import TerminalUI
 import WorldCupModel
 
-/// Writes — a win, an added team, an undo — and what other writers did. Each write is one
-/// transaction; the screen learns its outcome only through the controller's change set.
+/// Writes — a win, an added team, an undo — and what other writers did. A key asks for a write
+/// (``ScoreboardWrite``); the loop runs it (``perform(_:)``) as one transaction, and the screen
+/// learns its outcome only through the controller's change set.
 extension ScoreboardScreen {
-    /// One change this scoreboard made, as undo needs it.
-    enum UndoEntry {
-        case win(teamID: Int64, name: String)
-        /// The team as this scoreboard added it: undo removes it only while it is still so.
-        case added(Team)
+    typealias UndoEntry = ScoreboardWrite.UndoEntry
+    typealias ScoreInDoubt = ScoreboardWrite.Score
+
+    /// The write a win for the team under the cursor needs, if it can be made now.
+    func addWinUnderCursor() -> KeyOutcome {
+        guard let teamID = visibleCursorRowID, isConnected(orSay: "Not counted") else { return .handled }
+        return .write(.score(ScoreInDoubt(key: ScoreKey(), teamID: teamID, name: teamName(teamID), isUndo: false)))
     }
 
-    /// A win or an undo whose commit reply was lost with the connection, kept with its key.
-    struct ScoreInDoubt {
-        var key: ScoreKey
-        var teamID: Int64
-        var name: String
-        var isUndo: Bool
-    }
-
-    func addWinUnderCursor() {
-        guard let teamID = visibleCursorRowID, isConnected(orSay: "Not counted") else { return }
-        let score = ScoreInDoubt(key: ScoreKey(), teamID: teamID, name: teamName(teamID), isUndo: false)
-        perform { try commit(score) }
+    /// Runs a write a key asked for: one transaction; its outcome goes to the status line, and
+    /// a committed change to ``didCommit``.
+    public func perform(_ write: ScoreboardWrite) {
+        switch write {
+        case let .score(score):
+            perform { try commit(score) }
+        case let .undo(entry):
+            perform { try undo(entry) }
+        case let .addTeam(name, zone):
+            addTeam(name: name, zone: zone)
+        }
     }
 
     /// Does a score with its key; a score whose outcome the lost connection left unknown is
@@ -33,13 +35,15 @@ extension ScoreboardScreen {
         do {
             if score.isUndo {
                 switch try store.takeBackWin(teamID: score.teamID, key: score.key) {
-                case .undone: message = "Took back a win from \(score.name)."
+                case .undone:
+                    message = "Took back a win from \(score.name)."
+                    didCommit(CommittedChange(.undo, teamID: score.teamID, teamName: score.name, key: score.key))
                 case .teamGone: message = "\(score.name) is no longer in the store; nothing to undo."
                 case .changedByOthers: message = "Not undone: \(score.name) has no win left to take back (changed elsewhere)."
                 }
             } else if let team = try store.addWin(teamID: score.teamID, key: score.key) {
                 undoStack.append(.win(teamID: score.teamID, name: team.teamName))
-                didCommitWin(team)
+                didCommit(CommittedChange(.win, teamID: score.teamID, teamName: team.teamName, key: score.key))
             }
         } catch WorldCupError.scoreInDoubt {
             scoresInDoubt.append(score)
@@ -76,32 +80,35 @@ extension ScoreboardScreen {
         return team?.teamName ?? "the team"
     }
 
-    /// Takes back this scoreboard's last change, never what others did since: a change that
-    /// someone else has built on is kept, and the status line says why.
-    func undo() {
+    /// The write that takes back this scoreboard's last change, never what others did since: a
+    /// change that someone else has built on is kept, and the status line says why.
+    func undo() -> KeyOutcome {
         guard !undoStack.isEmpty else {
             message = "Nothing to undo."
-            return
+            return .handled
         }
-        guard isConnected(orSay: "Not undone") else { return }
-        let entry = undoStack.removeLast()
-        perform {
-            switch entry {
-            case let .win(teamID, name):
-                try commit(ScoreInDoubt(key: ScoreKey(), teamID: teamID, name: name, isUndo: true))
-            case let .added(team):
-                switch try store.removeAddedTeam(team) {
-                case .undone: message = "Removed \(team.teamName)."
-                case .teamGone: message = "\(team.teamName) is no longer in the store; nothing to undo."
-                case let .changedByOthers(now):
-                    let wins = "\(Thousands.grouped(now.wins)) win\(now.wins == 1 ? "" : "s")"
-                    message = "Not undone: \(now.teamName) was changed elsewhere since it was added (now \(wins))."
-                }
+        guard isConnected(orSay: "Not undone") else { return .handled }
+        return .write(.undo(undoStack.removeLast()))
+    }
+
+    private func undo(_ entry: UndoEntry) throws {
+        switch entry {
+        case let .win(teamID, name):
+            try commit(ScoreInDoubt(key: ScoreKey(), teamID: teamID, name: name, isUndo: true))
+        case let .added(team):
+            switch try store.removeAddedTeam(team) {
+            case .undone:
+                message = "Removed \(team.teamName)."
+                didCommit(CommittedChange(.remove, teamID: team.id ?? 0, teamName: team.teamName))
+            case .teamGone: message = "\(team.teamName) is no longer in the store; nothing to undo."
+            case let .changedByOthers(now):
+                let wins = "\(Thousands.grouped(now.wins)) win\(now.wins == 1 ? "" : "s")"
+                message = "Not undone: \(now.teamName) was changed elsewhere since it was added (now \(wins))."
             }
         }
     }
 
-    func handleDialogKey(_ key: Key, _ dialog: AddTeamDialog) {
+    func handleDialogKey(_ key: Key, _ dialog: AddTeamDialog) -> KeyOutcome {
         var current = dialog
         switch current.handle(key) {
         case .editing:
@@ -113,25 +120,34 @@ extension ScoreboardScreen {
                 current.refuse(message ?? "")
                 message = nil
                 mode = .dialog(current)
-                return
+                return .handled
             }
-            do {
-                let team = try store.addTeam(name: name, zone: zone)
-                writesSinceCheckpoint += 1
-                followOwnWrite()
-                mode = .list
-                undoStack.append(.added(team))
-                message = "Added \(team.teamName)."
-                if let teamID = team.id {
-                    moveCursor { $0.setCursor(controller.indexPath(forRowID: teamID).map(TableIndex.init)) }
-                }
-            } catch let error as WorldCupError {
-                current.refuse(Self.sentence(error.description))
-                mode = .dialog(current)
-            } catch {
-                current.refuse("\(error)")
-                mode = .dialog(current)
+            mode = .dialog(current)
+            return .write(.addTeam(name: name, zone: zone))
+        }
+        return .handled
+    }
+
+    /// Adds the team the dialog asked for; a refusal goes back into the dialog.
+    private func addTeam(name: String, zone: String) {
+        guard case .dialog(var dialog) = mode else { return }
+        do {
+            let team = try store.addTeam(name: name, zone: zone)
+            writesSinceCheckpoint += 1
+            followOwnWrite()
+            mode = .list
+            undoStack.append(.added(team))
+            message = "Added \(team.teamName)."
+            didCommit(CommittedChange(.add, teamID: team.id ?? 0, teamName: team.teamName))
+            if let teamID = team.id {
+                moveCursor { $0.setCursor(controller.indexPath(forRowID: teamID).map(TableIndex.init)) }
             }
+        } catch let error as WorldCupError {
+            dialog.refuse(Self.sentence(error.description))
+            mode = .dialog(dialog)
+        } catch {
+            dialog.refuse("\(error)")
+            mode = .dialog(dialog)
         }
     }
 
@@ -142,7 +158,7 @@ extension ScoreboardScreen {
     }
 
     /// Runs a store write; a failure becomes a message on the status line, never a crash.
-    func perform(_ write: () throws -> Void) {
+    private func perform(_ write: () throws -> Void) {
         do {
             try write()
             writesSinceCheckpoint += 1
@@ -178,18 +194,18 @@ extension ScoreboardScreen {
         }
     }
 
-    /// Shows what other processes committed since the last look (the idle tick calls this);
-    /// returns whether anything changed. Their rows are highlighted for a moment.
+    /// Shows what other processes committed since the last look; returns whether anything
+    /// changed. Their rows are highlighted for a moment from `now`.
     @discardableResult
-    public func showExternalChanges() -> Bool {
+    public func showExternalChanges(at now: ContinuousClock.Instant) -> Bool {
         var changed = true
-        isShowingExternalChanges = true
+        externalChangesShownAt = now
         do {
             changed = try controller.processPendingChanges()
         } catch {
             message = Self.sentence("\(error)")
         }
-        isShowingExternalChanges = false
+        externalChangesShownAt = nil
         // The connection may have broken or come back in this look or since the last one (a
         // batch of rows read while drawing reconnects too): compare with what the screen shows.
         let problem = connectionProblem
@@ -219,18 +235,18 @@ extension ScoreboardScreen {
     /// When the next highlight of another writer's change ends, if one is shown.
     public var nextHighlightExpiry: ContinuousClock.Instant? { highlights.nextExpiry }
 
-    /// Ends the highlights that are due; returns whether a row needs drawing again.
+    /// Ends the highlights due at `now`; returns whether a row needs drawing again.
     @discardableResult
-    public func expireHighlights() -> Bool {
-        let expired = highlights.removeExpired()
+    public func expireHighlights(at now: ContinuousClock.Instant) -> Bool {
+        let expired = highlights.removeExpired(at: now)
         let rows = expired.compactMap { controller.indexPath(forRowID: $0).map(TableIndex.init) }
         tableView.setNeedsDisplay(rowsAt: rows)
         return !expired.isEmpty
     }
 
-    /// Runs a checkpoint when writes are waiting in the log (the idle tick calls this).
-    public func checkpointIfNeeded() {
-        guard writesSinceCheckpoint > 0 else { return }
+    /// Runs a checkpoint when at least `minimumWrites` writes wait in the log.
+    public func checkpoint(afterWrites minimumWrites: Int = 1) {
+        guard writesSinceCheckpoint >= max(1, minimumWrites) else { return }
         store.tidyWhileIdle()
         writesSinceCheckpoint = 0
     }
@@ -254,12 +270,11 @@ struct RecentChanges {
     static let duration = Duration.milliseconds(1500)
     /// A change of more rows than this (an import) is not highlighted row by row.
     static let maximumRows = 1000
-    private let clock = ContinuousClock()
     private var expiries: [Int64: ContinuousClock.Instant] = [:]
 
-    mutating func add(_ rowIDs: [Int64]) {
+    mutating func add(_ rowIDs: [Int64], at now: ContinuousClock.Instant) {
         guard rowIDs.count <= Self.maximumRows else { return }
-        let until = clock.now + Self.duration
+        let until = now + Self.duration
         for rowID in rowIDs { expiries[rowID] = until }
     }
 
@@ -268,8 +283,7 @@ struct RecentChanges {
     var nextExpiry: ContinuousClock.Instant? { expiries.values.min() }
 
     /// Forgets the highlights that are due and returns their row ids.
-    mutating func removeExpired() -> [Int64] {
-        let now = clock.now
+    mutating func removeExpired(at now: ContinuousClock.Instant) -> [Int64] {
         let expired = expiries.filter { $0.value <= now }.map(\.key)
         for rowID in expired { expiries[rowID] = nil }
         return expired

@@ -17,7 +17,7 @@ public final class ScoreboardScreen: TableViewDataSource {
     let surface: any Surface
     let renderer: TeamRowRenderer
     let controller: any FetchedResultsControlling<Team>
-    /// The list; exposed so tests can read what it redrew.
+    /// The list, public so a host can read which rows it redrew.
     public let tableView = TableView()
     let binding: ResultsTableBinding
 
@@ -41,13 +41,14 @@ public final class ScoreboardScreen: TableViewDataSource {
     /// The search status put on the status line, to update it as the count goes on.
     var shownSearchStatus: String?
     /// How long a search key counts matches before its frame, and a step between keys:
-    /// at least one chunk of rows each (tests make them zero, to see a count in progress).
+    /// at least one chunk of rows each (zero: one chunk, so a count shows its progress).
     var searchCountPerKey = Duration.milliseconds(1)
     var searchCountStep = Duration.milliseconds(4)
     /// Rows changed by other writers, shown highlighted for a moment.
     var highlights = RecentChanges()
-    /// True while other writers' changes are applied, so their rows are highlighted.
-    var isShowingExternalChanges = false
+    /// While other writers' changes are applied, when they were seen: their rows are
+    /// highlighted from then.
+    var externalChangesShownAt: ContinuousClock.Instant?
     /// What the title, heading and status rows show, so unchanged rows are not drawn again.
     var drawn = DrawnRows()
     /// Sizes the steps of a progressive load.
@@ -56,10 +57,11 @@ public final class ScoreboardScreen: TableViewDataSource {
     var statusRows = 1
     /// Digits of the rank column: enough for the largest zone.
     var rankColumns = 2
-    /// Writes since the last checkpoint, so the idle tick knows whether to run one.
+    /// Writes since the last checkpoint, so the loop knows whether to run one.
     public internal(set) var writesSinceCheckpoint = 0
-    /// Called after each win is committed (tests count committed wins with it).
-    public var didCommitWin: (Team) -> Void = { _ in }
+    /// Called after each change this scoreboard committed and told the user about: the
+    /// session's audit log and statistics.
+    public var didCommit: (CommittedChange) -> Void = { _ in }
 
     /// What the keys go to.
     enum Mode {
@@ -71,7 +73,7 @@ public final class ScoreboardScreen: TableViewDataSource {
         case zoneLetter
     }
 
-    /// What the event loop should do after a key, beyond drawing the next frame.
+    /// What the loop should do after a key, beyond drawing the next frame.
     public enum KeyOutcome: Equatable, Sendable {
         case handled
         case quit
@@ -79,6 +81,8 @@ public final class ScoreboardScreen: TableViewDataSource {
         case suspend
         /// Ctrl-L: paint the whole screen again.
         case repaint
+        /// A change to the store: the loop runs it (``ScoreboardScreen/perform(_:)``).
+        case write(ScoreboardWrite)
     }
 
     /// - Parameter cacheDirectory: where the standings' cache lives between launches, or nil.
@@ -129,7 +133,7 @@ public final class ScoreboardScreen: TableViewDataSource {
     }
 
     private func didChangeRows(_ rowIDs: [Int64]) {
-        if isShowingExternalChanges { highlights.add(rowIDs) }
+        if let externalChangesShownAt { highlights.add(rowIDs, at: externalChangesShownAt) }
         let columns = currentRankColumns
         if columns != rankColumns {
             rankColumns = columns
@@ -160,7 +164,7 @@ public final class ScoreboardScreen: TableViewDataSource {
         case .help:
             mode = .list
         case .dialog(let dialog):
-            handleDialogKey(key, dialog)
+            return handleDialogKey(key, dialog)
         case .searching(let prompt):
             handleSearchKey(key, prompt)
         case .zoneLetter:
@@ -190,17 +194,18 @@ public final class ScoreboardScreen: TableViewDataSource {
         case .character("["), .backTab: jumpZone(by: -1)
         case .character("'"):
             mode = .zoneLetter
-        case .enter, .character(" "): addWinUnderCursor()
+        case .enter, .character(" "): return addWinUnderCursor()
         case let .mouseClick(row, _):
             // As in htop and lazygit: a click selects; a click on the selected team (the
             // second click of a double click too) adds its win.
             if let index = tableView.index(atScreenRow: row) {
-                if index == tableView.cursor { addWinUnderCursor() } else { moveCursor { $0.setCursor(index) } }
+                if index == tableView.cursor { return addWinUnderCursor() }
+                moveCursor { $0.setCursor(index) }
             }
         case .character("/"): startSearch()
         case .character("n"): stepSearch(forward: true)
         case .character("N"): stepSearch(forward: false)
-        case .character("u"): undo()
+        case .character("u"): return undo()
         case .character("?"): mode = .help
         case .character("S"):
             isShaken = true
@@ -243,7 +248,8 @@ public final class ScoreboardScreen: TableViewDataSource {
     /// round the end: the same letter again goes on to the next such zone (Africa, Asia, …).
     private func jumpToZone(indexTitle: String) {
         guard controller.sectionIndexTitles.contains(indexTitle) else {
-            message = "No zone starts with \(indexTitle) (zones start with \(controller.sectionIndexTitles.joined(separator: " ")))."
+            message = "No zone starts with \(indexTitle) "
+                + "(zones start with \(controller.sectionIndexTitles.joined(separator: " ")))."
             return
         }
         let count = controller.numberOfSections

@@ -4,18 +4,32 @@ import TerminalUI
 import WorldCupModel
 import WorldCupStores
 
-/// `--db` and `--seed`, which every command accepts, and opening the store they name.
+/// `--db`, `--seed` and `--lock-wait`, which every command accepts, and opening the store they name.
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The store: an SQLite file, or a shared PostgreSQL database as a libpq URI (postgresql://user@host/db?sslmode=verify-full). "
-            + "PG* variables and ~/.pgpass work as in psql; never put a password in the URI (ps shows it): use PGPASSWORD or ~/.pgpass.",
+        "The store: an SQLite file, or a shared PostgreSQL database as a libpq URI "
+            + "(postgresql://user@host/db?sslmode=verify-full). "
+            + "PG* variables and ~/.pgpass work as in psql; never put a password in the URI (ps shows it): "
+            + "use PGPASSWORD or ~/.pgpass.",
         valueName: "path|uri"))
     var db: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "The seed imported when a store is first opened (default: $WORLDCUP_SEED, then the copy beside the program).",
+        "The seed imported when a store is first opened "
+            + "(default: $WORLDCUP_SEED, then the copy beside the program).",
         valueName: "path"))
     var seed: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "How long to wait for another program that holds an SQLite store before giving up (default: 10).",
+        valueName: "seconds"))
+    var lockWait: Double?
+
+    mutating func validate() throws {
+        if let lockWait, !(0...86_400).contains(lockWait) {
+            throw ValidationError("--lock-wait must be a number of seconds from 0 to 86400, not \(lockWait).")
+        }
+    }
 
     /// Opens the store and imports the seed if it has never been seeded.
     func openSeededStore() throws -> any ScoreStore {
@@ -34,7 +48,7 @@ struct StoreOptions: ParsableArguments {
         if let db, PostgreSQLTeamStore.isConnectionURI(db) { return try PostgreSQLTeamStore.open(conninfo: db) }
         return try TeamStore.open(
             path: try db ?? StoreLocation.defaultDatabasePath(environment: ProcessInfo.processInfo.environment),
-            createDirectory: db == nil)
+            createDirectory: db == nil, lockWait: lockWait.map { .milliseconds(Int($0 * 1000)) } ?? TeamStore.defaultLockWait)
     }
 }
 

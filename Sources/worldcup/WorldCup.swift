@@ -43,21 +43,17 @@ struct WorldCup: ParsableCommand {
     @Flag(help: "No colours (also when the NO_COLOR environment variable is set).")
     var noColor = false
 
-    @Option(help: ArgumentHelp("When quitting, write timing figures (first frame, each key until the screen was updated, peak memory) to this file.", valueName: "file"))
+    @Option(help: ArgumentHelp(
+        "When quitting, write timing figures (first frame, each key until the screen was updated, peak memory) "
+            + "to this file.",
+        valueName: "file"))
     var stats: String?
 
-    /// For the reliability tests only, so hidden: this key makes the program trap, as a bug would.
-    @Option(help: .hidden)
-    var testCrashKey: String?
-
-    /// For the reliability tests only, so hidden: a file that gets one line per committed win.
-    @Option(help: .hidden)
-    var testCommitLog: String?
-
-    /// For the change-signal tests only, so hidden: seconds between an idle scoreboard's
-    /// safety looks on SQLite (5 unless given).
-    @Option(help: .hidden)
-    var testSafetyLookSeconds: Int?
+    @Option(help: ArgumentHelp(
+        "Add one line per win, undo and added team to this file as each is committed: "
+            + "time, action, score key, team id, name (README: the audit log).",
+        valueName: "file"))
+    var log: String?
 
     func run() throws {
         let sessionStats = stats.map(SessionStats.init(path:))
@@ -67,18 +63,18 @@ struct WorldCup: ParsableCommand {
         }
         let environment = ProcessInfo.processInfo.environment
         let colors = !noColor && (environment["NO_COLOR"] ?? "").isEmpty
+        let auditLog = try log.map(AuditLog.init(path:))
         do {
             let opened = try store.openSeededStore()
             // A key press must not wait long for a server that went away: a score whose
             // commit is in doubt is kept and sent again when the server is back.
             (opened as? PostgreSQLTeamStore)?.doubtTimeout = .seconds(2)
-            if let testSafetyLookSeconds {
-                (opened as? TeamStore)?.safetyLookInterval.withLock { $0 = .seconds(max(1, testSafetyLookSeconds)) }
-            }
-            try ScoreboardSession.run(
+            let exit = try ScoreboardSession.run(
                 store: opened, showsFlags: flags, colors: colors,
                 cacheDirectory: StoreLocation.defaultCacheDirectory(environment: environment), stats: sessionStats,
-                crashKey: testCrashKey?.first, commitLog: testCommitLog)
+                auditLog: auditLog)
+            // Stopped by a signal, the shell sees what it would have without the clean-up.
+            if case let .stopSignal(number) = exit { throw ExitCode(128 + number) }
         } catch let error as TerminalError {
             throw NoUsableTerminal(
                 description: error.description + " To print the standings without the scoreboard, use: worldcup list")

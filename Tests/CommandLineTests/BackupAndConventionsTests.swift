@@ -34,7 +34,8 @@ import Testing
         let directory = TemporaryDirectory()
         let original = Self.storeArguments(directory)
         #expect(try WorldCupProcess.run(["win", "Ghana", "--count", "4"] + original).status == 0)
-        #expect(try WorldCupProcess.run(["add", "--name", "日本代表 🇯🇵", "--zone", "Internets"] + original).status == 0)
+        let add = ["add", "--name", "日本代表 🇯🇵", "--zone", "Internets"]
+        #expect(try WorldCupProcess.run(add + original).status == 0)
         let backup = directory.path + "/backup.json"
         let exported = try WorldCupProcess.run(["export", backup] + original)
         try #require(exported.status == 0, "\(exported.stderr)")
@@ -50,7 +51,10 @@ import Testing
         // Into a store that has some of the teams: refused as a whole, or the rest with --skip-existing.
         let again = try WorldCupProcess.run(["import", backup] + restored)
         #expect(again.status == 1 && again.stderr.contains("already in the store"))
-        let extra = directory.file("extra.json", contents: #"[{"teamName": "Wenderland", "qualifyingZone": "Internets", "wins": 2}, {"teamName": "GHANA", "qualifyingZone": "Africa", "imageName": null, "wins": 0}]"#)
+        let extra = directory.file(
+            "extra.json",
+            contents: #"[{"teamName": "Wenderland", "qualifyingZone": "Internets", "wins": 2}, "#
+                + #"{"teamName": "GHANA", "qualifyingZone": "Africa", "imageName": null, "wins": 0}]"#)
         let skipping = try WorldCupProcess.run(["import", extra, "--skip-existing"] + restored)
         #expect(skipping.status == 0, "\(skipping.stderr)")
         #expect(skipping.stdout == "Imported 1 team from \(extra); skipped 1 already in the store\n")

@@ -43,7 +43,8 @@ import Testing
         }
         let postgresql = try hidden(["list", "--db", "postgresql://nobody@localhost/worldcup"])
         #expect(postgresql.status == 1)
-        #expect(postgresql.stderr.hasPrefix("worldcup: --db names a PostgreSQL database, but PostgreSQL's client library (libpq) could not be loaded: "),
+        #expect(postgresql.stderr.hasPrefix("worldcup: --db names a PostgreSQL database, "
+                                            + "but PostgreSQL's client library (libpq) could not be loaded: "),
                 "\(postgresql.stderr)")
         #expect(postgresql.stderr.contains("apt-get install libpq5"), "\(postgresql.stderr)")
         let sqlite = try hidden(["list", "--db", directory.store, "--seed", WorldCupProcess.seedPath])

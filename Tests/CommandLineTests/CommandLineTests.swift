@@ -111,7 +111,8 @@ import Testing
 
         let sqlite = try WorldCupProcess.runProgram("/usr/bin/sqlite3", [
             directory.store,
-            "SELECT qualifyingZone || '|' || wins || '|' || teamName FROM team ORDER BY qualifyingZone, wins DESC, teamName, id",
+            "SELECT qualifyingZone || '|' || wins || '|' || teamName FROM team"
+                + " ORDER BY qualifyingZone, wins DESC, teamName, id",
         ])
         #expect(sqlite.status == 0, "\(sqlite.stderr)")
         #expect(listed == sqlite.stdout.split(separator: "\n").map(String.init))
@@ -159,7 +160,8 @@ import Testing
         try Data(#"[{"teamName": "A", "qualifyingZone": "Z", "imageName": null, "wins": -1}]"#.utf8).write(to: URL(fileURLWithPath: seed))
         let result = try WorldCupProcess.run(["list", "--db", directory.store, "--seed", seed])
         #expect(result.status == 1)
-        #expect(result.stderr == "worldcup: \(seed), entry 0, field \"wins\": must be 0 or more, not -1. Nothing was imported; fix the file and try again.\n")
+        #expect(result.stderr == "worldcup: \(seed), entry 0, field \"wins\": must be 0 or more, not -1. "
+                + "Nothing was imported; fix the file and try again.\n")
         let count = try DatabasePool(path: directory.store).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM team") }
         #expect(count == 0)
     }

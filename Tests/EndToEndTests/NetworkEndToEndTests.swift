@@ -28,13 +28,14 @@ import Testing
         /// A scoreboard in host `index`, in a real terminal.
         func scoreboard(inHost index: Int, extra: String = "") throws -> Tmux {
             try Tmux(command: lab.shell(
-                "XDG_CACHE_HOME='\(directory.path)/cache\(index)' '\(Tmux.binary)' --db '\(uri)' --seed '\(Tmux.seed)' \(extra)",
+                "XDG_CACHE_HOME='\(directory.path)/cache\(index)' '\(WorldCupProcess.binary)' --db '\(uri)' "
+                    + "--seed '\(WorldCupProcess.seedPath)' \(extra)",
                 inHost: index))
         }
 
         /// Runs `worldcup` in host `index`.
         func worldcup(_ arguments: [String], inHost index: Int) throws -> ProgramRun {
-            try ProgramRun("/usr/sbin/ip", ["netns", "exec", lab.hosts[index], Tmux.binary] + arguments + ["--db", uri])
+            try ProgramRun("/usr/sbin/ip", ["netns", "exec", lab.hosts[index], WorldCupProcess.binary] + arguments + ["--db", uri])
         }
     }
 
@@ -42,8 +43,9 @@ import Testing
         let party = try Party(hosts: 3)
         let first = try party.scoreboard(inHost: 0)
         let log = party.directory.path + "/second.log"
-        let second = try party.scoreboard(inHost: 1, extra: "--test-commit-log '\(log)'")
-        #expect(first.waitFor("World Cup — 32 teams", timeout: 15) && second.waitFor("World Cup — 32 teams", timeout: 15))
+        let second = try party.scoreboard(inHost: 1, extra: "--log '\(log)'")
+        #expect(first.waitFor("World Cup — 32 teams", timeout: 15)
+                && second.waitFor("World Cup — 32 teams", timeout: 15))
 
         // A win from a third host reaches both screens.
         var latencies: [Double] = []
@@ -84,12 +86,13 @@ import Testing
             usleep(400_000)
         }
         try party.lab.restoreLink(ofHost: 0)
-        print("the cut host's screen said it was reconnecting after \(cutNoticedAfter.map { String(format: "%.1f s", $0) } ?? "never")")
+        print("the cut host's screen said it was reconnecting after "
+              + "\(cutNoticedAfter.map { String(format: "%.1f s", $0) } ?? "never")")
         #expect(cutNoticedAfter != nil, "a silent cut is noticed within 10 s (keepalives, tcp_user_timeout)")
         print(String(format: "slowest key while reconnecting: %.2f s", slowestKeyWhileCut))
         #expect(slowestKeyWhileCut < 1, "reconnecting never blocks keys")
         let wins = try party.database.wins()
-        let reported = (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n").count ?? 0
+        let reported = AuditLogFile(path: log).wins.count
         #expect(wins["Algeria"] == reported, "every win the second host reported is counted once")
         #expect(reported == pressed, "the second host's wins all went through")
         let caughtUp = first.wait(timeout: 30) { _ in
@@ -127,7 +130,7 @@ import Testing
         func list(host: String, rootCertificate: String) throws -> ProgramRun {
             let uri = "postgresql://postgres@\(host):\(cluster.port)/\(database.name)"
                 + "?hostaddr=\(NetworkLab.serverAddress)&sslmode=verify-full&sslrootcert=\(rootCertificate)"
-            return try ProgramRun("/usr/sbin/ip", ["netns", "exec", lab.hosts[0], Tmux.binary, "list", "--db", uri, "--seed", Tmux.seed])
+            return try ProgramRun("/usr/sbin/ip", ["netns", "exec", lab.hosts[0], WorldCupProcess.binary, "list", "--db", uri, "--seed", WorldCupProcess.seedPath])
         }
         let trusted = try list(host: "db.worldcup.test", rootCertificate: pki.authority)
         #expect(trusted.status == 0 && trusted.stdout.contains("Brazil"), "\(trusted.stderr)")

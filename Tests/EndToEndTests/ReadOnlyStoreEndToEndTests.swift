@@ -9,7 +9,7 @@ import Testing
     @Test func theScoreboardOpensAReadOnlyStoreAndSaysWhyAWinIsRefused() throws {
         let directory = TemporaryDirectory()
         let made = try ProgramRun(
-            Tmux.binary, ["win", "Algeria", "--count", "2", "--db", directory.store, "--seed", Tmux.seed])
+            WorldCupProcess.binary, ["win", "Algeria", "--count", "2", "--db", directory.store, "--seed", WorldCupProcess.seedPath])
         try #require(made.status == 0, "\(made.stderr)")
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory.store)
         let before = try Data(contentsOf: URL(fileURLWithPath: directory.store))
@@ -18,7 +18,7 @@ import Testing
         let nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups"
         let terminal = try Tmux(
             width: 80, height: 24,
-            command: "XDG_CACHE_HOME='\(cache.path)' \(nobody) '\(Tmux.binary)' --db '\(directory.store)'")
+            command: "XDG_CACHE_HOME='\(cache.path)' \(nobody) '\(WorldCupProcess.binary)' --db '\(directory.store)'")
         #expect(terminal.waitFor("World Cup — 32 teams in 5 zones"), "\(terminal.lines)")
         #expect(terminal.waitFor("Read-only store"), "\(terminal.statusLine)")
         #expect(terminal.wins(of: "Algeria") == 2)

@@ -7,7 +7,8 @@ import Testing
 /// wins, keeps its standings while the server is away, and counts every win exactly once.
 @Suite(.serialized) struct SharedScoreboardEndToEndTests {
     static func scoreboard(_ database: SharedDatabase, role: String = "postgres", in directory: TemporaryDirectory, extra: String = "") -> String {
-        "XDG_CACHE_HOME='\(directory.path)/cache' '\(Tmux.binary)' --db '\(database.uri(role: role))' --seed '\(Tmux.seed)' \(extra)"
+        "XDG_CACHE_HOME='\(directory.path)/cache' '\(WorldCupProcess.binary)' --db '\(database.uri(role: role))' "
+            + "--seed '\(WorldCupProcess.seedPath)' \(extra)"
     }
 
     static func win(_ team: String, count: Int = 1, _ database: SharedDatabase) throws {
@@ -17,7 +18,7 @@ import Testing
 
     /// Runs the built binary with the seed.
     static func runWorldCup(_ arguments: [String]) throws -> ProgramRun {
-        try ProgramRun(Tmux.binary, arguments + ["--seed", Tmux.seed])
+        try ProgramRun(WorldCupProcess.binary, arguments + ["--seed", WorldCupProcess.seedPath])
     }
 
     /// Every team's wins shown on screen equal the server's.
@@ -63,7 +64,7 @@ import Testing
         let database = try SharedDatabase()
         let directory = TemporaryDirectory()
         let log = directory.path + "/commits.log"
-        let terminal = try Tmux(command: Self.scoreboard(database, in: directory, extra: "--test-commit-log '\(log)'"))
+        let terminal = try Tmux(command: Self.scoreboard(database, in: directory, extra: "--log '\(log)'"))
         #expect(terminal.waitFor("World Cup — 32 teams"))
         try database.cutCommitsOfScores(times: nil)
         try terminal.press("Enter")  // the cursor starts on Algeria
@@ -71,7 +72,9 @@ import Testing
         try database.stopCuttingCommits()
         #expect(terminal.waitFor("in doubt while the server was away, is counted once", timeout: 5), "\(terminal.statusLine)")
         #expect(try database.wins()["Algeria"] == 1)
-        #expect((try? String(contentsOfFile: log, encoding: .utf8)) == "Algeria\n")
+        let logged = AuditLogFile(path: log).entries
+        #expect(logged.map(\.action) == ["win"] && logged.map(\.name) == ["Algeria"], "the win is logged once, when it counted")
+        #expect(logged.first.map { UUID(uuidString: $0.key) != nil && $0.teamID != nil } == true, "with its score key")
     }
 
     @Test func aViewerBesideAScorerSeesTheScoreAndIsToldItIsReadOnly() throws {
@@ -131,7 +134,7 @@ import Testing
         let database = try SharedDatabase(in: cluster)
         let directory = TemporaryDirectory()
         let log = directory.path + "/commits.log"
-        let terminal = try Tmux(command: Self.scoreboard(database, in: directory, extra: "--test-commit-log '\(log)'"))
+        let terminal = try Tmux(command: Self.scoreboard(database, in: directory, extra: "--log '\(log)'"))
         #expect(terminal.waitFor("World Cup — 32 teams"))
         let faults: [(String, () throws -> Void)] = [
             ("restart -m fast", { try cluster.restart() }),
@@ -159,7 +162,7 @@ import Testing
             #expect(terminal.wait(timeout: 20) { lines in !lines.contains { $0.contains("econnecting") || $0.contains("in doubt:") } },
                     "\(name): \(terminal.statusLine)")
         }
-        let reported = (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n").count ?? 0
+        let reported = AuditLogFile(path: log).wins.count
         let counted = try database.wins()["Algeria"] ?? -1
         print("wins pressed: 90, reported done: \(reported), counted by the server: \(counted)")
         #expect(reported > 0)

@@ -161,8 +161,8 @@ import Testing
         let output = TemporaryDirectory()
         // Through system(), not Process: the script starts a tmux server, which would keep
         // Process's exit-watching descriptor open (see Tmux.tmux).
-        let script = Tmux.packageRoot.appendingPathComponent("docs/screenshots.sh").path
-        let status = system("'\(script)' '\(Tmux.binary)' '\(output.path)' </dev/null >/dev/null 2>&1")
+        let script = WorldCupProcess.packageRoot.appendingPathComponent("docs/screenshots.sh").path
+        let status = system("'\(script)' '\(WorldCupProcess.binary)' '\(output.path)' </dev/null >/dev/null 2>&1")
         try #require(status == 0)
         func shot(_ name: String) throws -> [String] {
             try String(contentsOfFile: output.path + "/\(name).txt", encoding: .utf8).split(separator: "\n").map(String.init)
@@ -180,9 +180,9 @@ import Testing
     /// as light as its background.
     @Test func thePicturesScriptMakesRealPictures() throws {
         let output = TemporaryDirectory()
-        let script = Tmux.packageRoot.appendingPathComponent("docs/pictures.sh").path
+        let script = WorldCupProcess.packageRoot.appendingPathComponent("docs/pictures.sh").path
         // Through system(), as above: the script starts servers (Xvfb) of its own.
-        let status = system("'\(script)' '\(Tmux.binary)' '\(output.path)' </dev/null >'\(output.path)/log' 2>&1")
+        let status = system("'\(script)' '\(WorldCupProcess.binary)' '\(output.path)' </dev/null >'\(output.path)/log' 2>&1")
         let log = (try? String(contentsOfFile: output.path + "/log", encoding: .utf8)) ?? ""
         try #require(status == 0, "docs/pictures.sh failed (it needs Xvfb, xterm and ImageMagick: make deps): \(log)")
         var sizes = Set<String>()

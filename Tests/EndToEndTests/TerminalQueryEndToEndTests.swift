@@ -24,7 +24,7 @@ import Glibc
         for descriptor in Int32(0)...2 { posix_spawn_file_actions_adddup2(&actions, terminal, descriptor) }
         posix_spawn_file_actions_addclose(&actions, controller)
         posix_spawn_file_actions_addclose(&actions, terminal)
-        let words = [Tmux.binary, "--db", directory.store, "--seed", Tmux.seed]
+        let words = [WorldCupProcess.binary, "--db", directory.store, "--seed", WorldCupProcess.seedPath]
         let environment = ["TERM=xterm-256color", "LANG=C.UTF-8", "HOME=\(directory.path)",
                            "XDG_CACHE_HOME=\(directory.path)/cache", "PATH=/usr/bin:/bin"]
         let argv = words.map { strdup($0) } + [nil], envp = environment.map { strdup($0) } + [nil]
@@ -34,7 +34,7 @@ import Glibc
         close(terminal)
 
         // Everything the program writes, read as it comes (a full pty would stop it).
-        let output = Mutex<[UInt8]>([])
+        let output = Shared<[UInt8]>([])
         let reader = controller
         Thread {
             var buffer = [UInt8](repeating: 0, count: 4096)

@@ -7,12 +7,6 @@ final class Tmux: @unchecked Sendable {
     static let socket = "worldcup-tests-\(getpid())"
     let session: String
 
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let binary = ProcessInfo.processInfo.environment["WORLDCUP_BIN"]
-        ?? packageRoot.appendingPathComponent(".build/debug/worldcup").path
-    static let seed = packageRoot.appendingPathComponent("seed.json").path
-
     /// Starts `command` (run by sh) in a new session of the given size.
     init(width: Int = 100, height: Int = 40, command: String) throws {
         session = "s\(UUID().uuidString.prefix(8))"
@@ -191,5 +185,8 @@ final class Tmux: @unchecked Sendable {
 
 extension TemporaryDirectory {
     /// The scoreboard on this folder's store, as a shell command.
-    var scoreboard: String { "XDG_CACHE_HOME='\(path)/cache' '\(Tmux.binary)' --db '\(store)' --seed '\(Tmux.seed)'" }
+    var scoreboard: String {
+        "XDG_CACHE_HOME='\(path)/cache' '\(WorldCupProcess.binary)' --db '\(store)' "
+            + "--seed '\(WorldCupProcess.seedPath)'"
+    }
 }

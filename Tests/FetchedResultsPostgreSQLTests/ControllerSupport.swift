@@ -98,7 +98,8 @@ enum PostgreSQLWorkload {
                 step.statements.append("DELETE FROM item WHERE code = \(code)")
                 step.statements.append("INSERT INTO item (id, grp, score, name, code) VALUES (\(step.nextID), "
                                        + "\(literal(ItemWorkload.groups.randomElement(using: &random)!)), "
-                                       + "\(Int.random(in: 0...5, using: &random)), \(literal(ItemWorkload.names.randomElement(using: &random)!)), \(code))")
+                                       + "\(Int.random(in: 0...5, using: &random)), "
+                                       + "\(literal(ItemWorkload.names.randomElement(using: &random)!)), \(code))")
                 step.takeNextID()
             case (_, let id?):
                 step.touch(id)

@@ -81,7 +81,8 @@ extension PostgreSQLServerTests {
                     try controller.processPendingChanges()
                 }
                 for section in try controller.sections ?? [] {
-                    print(section.name + ": " + section.objects.map { "\($0.name) \($0.score)" }.joined(separator: ", "))
+                    print(section.name + ": "
+                          + section.objects.map { "\($0.name) \($0.score)" }.joined(separator: ", "))
                 }
             }
 
@@ -93,7 +94,8 @@ extension PostgreSQLServerTests {
             case ("sqlite", let path):
                 let pool = try DatabasePool(path: path)
                 try pool.write { db in
-                    try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, team TEXT, name TEXT, score INTEGER)")
+                    try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, "
+                                   + "team TEXT, name TEXT, score INTEGER)")
                     try db.execute(sql: "INSERT INTO player VALUES " + rows)
                     try ChangeHistory.install(on: "player", in: db)
                 }

@@ -13,7 +13,8 @@ extension PostgreSQLServerTests {
         func fill(_ connection: PostgreSQLConnection, rows: Int) throws {
             try connection.execute("""
                 INSERT INTO item (id, grp, score, name)
-                SELECT i, (ARRAY['Africa', 'Asia', 'Europe', NULL])[1 + i % 4], i % 7, 'team ' || i FROM generate_series(1, $1::int) AS i
+                SELECT i, (ARRAY['Africa', 'Asia', 'Europe', NULL])[1 + i % 4], i % 7, 'team ' || i
+                FROM generate_series(1, $1::int) AS i
                 """, [String(rows)])
         }
 
@@ -41,7 +42,8 @@ extension PostgreSQLServerTests {
             #expect(first.cacheFile.map { FileManager.default.fileExists(atPath: $0.path) } == true)
 
             // While no scoreboard runs: inserts, deletes, moves, a section's first row renamed.
-            try writer.execute("INSERT INTO item (id, grp, score, name) VALUES (1000, 'Zone', 3, 'new'), (1001, 'asia', 99, 'top of asia')")
+            try writer.execute("INSERT INTO item (id, grp, score, name) VALUES (1000, 'Zone', 3, 'new'), "
+                               + "(1001, 'asia', 99, 'top of asia')")
             try writer.execute("DELETE FROM item WHERE id IN (4, 8, 12)")
             try writer.execute("UPDATE item SET score = score + 10 WHERE id IN (5, 6, 7)")
             try writer.execute("UPDATE item SET visible = 0 WHERE id = 9")

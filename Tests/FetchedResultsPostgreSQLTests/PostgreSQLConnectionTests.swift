@@ -10,7 +10,9 @@ extension PostgreSQLServerTests {
         @Test func valuesTravelAsParametersAndComeBackLiterally() throws {
             let connection = try PostgreSQLConnection(try freshDatabase())
             try connection.execute("CREATE TABLE team (id bigserial PRIMARY KEY, name text NOT NULL, wins integer)")
-            let hostile = ["Robert'); DROP TABLE team;--", "Evil\u{1B}]0;PWNED\u{07}", "日本代表 🇯🇵", "$1 \\ % _"]
+            let hostile = [
+                "Robert'); DROP TABLE team;--", "Evil\u{1B}]0;PWNED\u{07}", "日本代表 🇯🇵", "$1 \\ % _",
+            ]
             for name in hostile {
                 #expect(try connection.execute("INSERT INTO team (name, wins) VALUES ($1, $2)", [name, nil]).affectedRows == 1)
             }

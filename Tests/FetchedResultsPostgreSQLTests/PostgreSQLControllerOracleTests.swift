@@ -100,7 +100,8 @@ extension PostgreSQLServerTests {
                 }
                 state = newState
             }
-            print("PostgreSQLControllerOracleTests[\(configuration.label)]: \(configuration.steps) steps, \(stepsWithCallbacks) with callbacks")
+            print("PostgreSQLControllerOracleTests[\(configuration.label)]: \(configuration.steps) steps, "
+                  + "\(stepsWithCallbacks) with callbacks")
             #expect(stepsWithCallbacks > configuration.steps / 10, "the workload must change the results often")
             if configuration.batchSize > 0 {
                 #expect(controller.loadedRowCount <= configuration.batchSize * 8, "batching keeps a bounded number of rows")

@@ -12,7 +12,10 @@ extension PostgreSQLServerTests {
         static let seed: UInt64 = 20261123
 
         static func randomText(_ random: inout SplitMix64) -> String {
-            let pieces = ["a", "A", "b", "B", "z", "Z", "é", "É", "日", " ", "-", "_", "0", "9", "~", "ß", "ﬃ", "\u{301}", "aa", "AB"]
+            let pieces = [
+                "a", "A", "b", "B", "z", "Z", "é", "É", "日", " ", "-", "_", "0", "9", "~",
+                "ß", "ﬃ", "\u{301}", "aa", "AB",
+            ]
             return (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
         }
 
@@ -41,8 +44,8 @@ extension PostgreSQLServerTests {
             let conninfo = try freshDatabase()
             let connection = try PostgreSQLConnection(conninfo)
             try connection.execute("""
-                CREATE TABLE thing (id bigint PRIMARY KEY, zone text, word text, count bigint, ratio double precision, data bytea,
-                                    flag boolean)
+                CREATE TABLE thing (id bigint PRIMARY KEY, zone text, word text, count bigint, ratio double precision,
+                                    data bytea, flag boolean)
                 """)
             try PostgreSQLChangeFeed.install(on: "thing", keyColumn: "id", in: connection)
             let controller = PostgreSQLResultsController<PostgreSQLRow>(
@@ -58,7 +61,9 @@ extension PostgreSQLServerTests {
                 try connection.execute(
                     "INSERT INTO thing VALUES ($1, $2, $3, $4, $5, $6::bytea, $7)",
                     [String(id), maybe(["Africa", "africa", "Asia", "Europe", "EUROPE"].randomElement(using: &random)!),
-                     maybe(Self.randomText(&random)), maybe(String(integers.randomElement(using: &random)! &+ Int64.random(in: -2...2, using: &random))),
+                     maybe(Self.randomText(&random)),
+                     maybe(String(integers.randomElement(using: &random)!
+                                  &+ Int64.random(in: -2...2, using: &random))),
                      maybe(String(reals.randomElement(using: &random)! * Double(Int.random(in: 1...3, using: &random)))),
                      maybe("\\x" + bytes.map { String(format: "%02x", $0) }.joined()), maybe(Bool.random(using: &random) ? "t" : "f")])
                 if id % 7 == 0 { try controller.processPendingChanges() }
@@ -67,7 +72,8 @@ extension PostgreSQLServerTests {
             #expect(recorder.errors.isEmpty, "\(recorder.errors)")
             let serverOrder = try connection.execute("SELECT id FROM thing ORDER BY \(orderBy)").rows.map { Int64($0[0]!)! }
             let memoryOrder = try controller.fetchedObjects!.map { try $0.decode(Int64.self, forColumn: "id") }
-            #expect(memoryOrder == serverOrder, "first difference at \(zip(memoryOrder, serverOrder).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? -1)")
+            let firstDifference = zip(memoryOrder, serverOrder).enumerated().first { $0.element.0 != $0.element.1 }
+            #expect(memoryOrder == serverOrder, "first difference at \(firstDifference?.offset ?? -1)")
         }
 
         /// A sort key on a column whose order the controller cannot keep (a timestamp) is refused

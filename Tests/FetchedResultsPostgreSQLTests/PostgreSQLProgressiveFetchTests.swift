@@ -135,7 +135,8 @@ extension PostgreSQLServerTests {
                               batched: configuration.batchSize > 0, context: "seed \(seed), step \(step), held \(controller.heldRowCount)")
                 state = newState
             }
-            print("PostgreSQLProgressiveFetchTests[\(configuration.label)]: \(loads) steps of the load, \(transactionsWhileLoading) transactions during it")
+            print("PostgreSQLProgressiveFetchTests[\(configuration.label)]: \(loads) steps of the load, "
+                  + "\(transactionsWhileLoading) transactions during it")
             #expect(loads >= 10 && transactionsWhileLoading >= 30, "the load and the transactions must interleave")
             while try controller.loadMoreRows(3) {}
             #expect(try controllerState(controller) == (try oracle(held: nil)), "once loaded, the full result")

@@ -39,9 +39,11 @@ extension PostgreSQLServerTests {
             relationshipKeyPathsForRefreshing: ["zone.code"])
 
         static let oracleSQL = """
-            SELECT item.*, zone.name AS "zone.name", zone.code AS "zone.code" FROM item LEFT JOIN zone ON zone.id = item.zone_id
+            SELECT item.*, zone.name AS "zone.name", zone.code AS "zone.code"
+            FROM item LEFT JOIN zone ON zone.id = item.zone_id
             WHERE item.visible = 1
-            ORDER BY lower(zone.name COLLATE "C") NULLS FIRST, item.score DESC NULLS LAST, item.name COLLATE "C", item.id
+            ORDER BY lower(zone.name COLLATE "C") NULLS FIRST, item.score DESC NULLS LAST,
+                     item.name COLLATE "C", item.id
             """
 
         static func oracle(_ connection: PostgreSQLConnection) throws -> SectionedState<ZonedItem> {
@@ -56,13 +58,15 @@ extension PostgreSQLServerTests {
             var statements: [String] = []
             let nextItem = (items.max() ?? 0) + 1, nextZone = (zones.max() ?? 0) + 1
             func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
-            let zone = { (random: inout SplitMix64) in Int64.random(in: 1...(nextZone + 1), using: &random) }  // sometimes none
+            // Sometimes none.
+            let zone = { (random: inout SplitMix64) in Int64.random(in: 1...(nextZone + 1), using: &random) }
             for _ in 0..<Int.random(in: 1...3, using: &random) {
                 let item = items.randomElement(using: &random), existingZone = zones.randomElement(using: &random)
                 switch (Int.random(in: 0..<11, using: &random), item, existingZone) {
                 case (0...1, _, _), (_, nil, _):
                     statements.append("INSERT INTO item (id, zone_id, score, name) VALUES (\(nextItem + Int64(statements.count)), "
-                                      + "\(zone(&random)), \(Int.random(in: 0...4, using: &random)), \(literal(["a", "B", "c"].randomElement(using: &random)!)))")
+                                      + "\(zone(&random)), \(Int.random(in: 0...4, using: &random)), "
+                                      + "\(literal(["a", "B", "c"].randomElement(using: &random)!)))")
                 case (2, let item?, _): statements.append("UPDATE item SET zone_id = \(zone(&random)) WHERE id = \(item)")
                 case (3, let item?, _): statements.append("UPDATE item SET score = score + 1 WHERE id = \(item)")
                 case (4, let item?, _): statements.append("UPDATE item SET visible = 1 - visible WHERE id = \(item)")
@@ -139,7 +143,8 @@ extension PostgreSQLServerTests {
             let conninfo = try freshDatabase()
             let writer = try PostgreSQLConnection(conninfo)
             try writer.execute("CREATE TABLE zone (id bigint PRIMARY KEY, name text, code text)")
-            try writer.execute("CREATE TABLE item (id bigint PRIMARY KEY, zone_id bigint, score bigint, name text NOT NULL, visible integer)")
+            try writer.execute("CREATE TABLE item (id bigint PRIMARY KEY, zone_id bigint, score bigint, "
+                               + "name text NOT NULL, visible integer)")
             try PostgreSQLChangeFeed.install(on: "item", keyColumn: "id", in: writer)
             let controller = PostgreSQLResultsController<PostgreSQLRow>(fetchRequest: Self.request, conninfo: conninfo)
             let recorder = PostgreSQLRecorder()
@@ -153,9 +158,11 @@ extension PostgreSQLServerTests {
             let conninfo = try freshDatabase()
             let writer = try PostgreSQLConnection(conninfo)
             try writer.execute("CREATE TABLE zone (id bigint PRIMARY KEY, name text, code text NOT NULL DEFAULT 'c')")
-            try writer.execute("CREATE TABLE item (id bigint PRIMARY KEY, zone_id bigint, score bigint, name text NOT NULL, visible integer NOT NULL DEFAULT 1)")
+            try writer.execute("CREATE TABLE item (id bigint PRIMARY KEY, zone_id bigint, score bigint, "
+                               + "name text NOT NULL, visible integer NOT NULL DEFAULT 1)")
             try writer.execute("INSERT INTO zone (id, name) VALUES (1, 'Africa'), (2, 'Asia')")
-            try writer.execute("INSERT INTO item (id, zone_id, score, name) SELECT i, 1 + i % 2, i % 5, 'n' || i FROM generate_series(1, 40) AS i")
+            try writer.execute("INSERT INTO item (id, zone_id, score, name) "
+                               + "SELECT i, 1 + i % 2, i % 5, 'n' || i FROM generate_series(1, 40) AS i")
             try PostgreSQLChangeFeed.install(on: "item", keyColumn: "id", in: writer)
             try PostgreSQLChangeFeed.install(on: "zone", keyColumn: "id", in: writer)
             let folder = TemporaryDirectory()

@@ -79,7 +79,8 @@ import Testing
         // Made again with one more row: one look brings the controller level.
         try other.write { db in
             try db.execute(sql: itemTableSQL)
-            try db.execute(sql: "INSERT INTO item SELECT * FROM item_copy; INSERT INTO item (grp, score, name) VALUES ('Asia', 1, 'fox')")
+            try db.execute(sql: "INSERT INTO item SELECT * FROM item_copy; "
+                           + "INSERT INTO item (grp, score, name) VALUES ('Asia', 1, 'fox')")
         }
         fixture.recorder.reset()
         #expect(try fixture.controller.processPendingChanges())

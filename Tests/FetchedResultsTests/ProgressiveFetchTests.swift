@@ -109,7 +109,8 @@ import Testing
                           withDifference: configuration.styles.contains(.difference))
             state = newState
         }
-        print("ProgressiveFetchTests[\(configuration.label)]: \(loads) steps of the load, \(commitsWhileLoading) transactions during it")
+        print("ProgressiveFetchTests[\(configuration.label)]: \(loads) steps of the load, "
+              + "\(commitsWhileLoading) transactions during it")
         #expect(loads >= 10 && commitsWhileLoading >= 30, "the load and the transactions must interleave")
 
         while try controller.loadMoreRows(3) {}

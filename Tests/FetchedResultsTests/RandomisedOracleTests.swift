@@ -115,7 +115,8 @@ import Testing
                 let ids = try pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM item") }
                 return RandomWorkload.transaction(itemIDs: ids, random: &random)
             }, oracle: oracle)
-        print("RandomisedOracleTests[\(configuration.label)]: \(configuration.transactions) transactions, \(callbackBatches) with callbacks")
+        print("RandomisedOracleTests[\(configuration.label)]: \(configuration.transactions) transactions, "
+              + "\(callbackBatches) with callbacks")
         if request.fetchBatchSize > 0 {
             #expect(controller.loadedRowCount <= request.fetchBatchSize * 8, "batching keeps a bounded number of rows")
         }
@@ -149,12 +150,15 @@ enum RandomWorkload {
                 if newID == step.nextID { step.nextID += 1 }
             case (11, let id?):
                 // Another row holding this code is deleted by REPLACE.
-                step.statements.append("UPDATE OR REPLACE item SET code = \(ItemWorkload.literal(ItemWorkload.codes.randomElement(using: &random)!)) WHERE id = \(id)")
+                step.statements.append("UPDATE OR REPLACE item "
+                                       + "SET code = \(ItemWorkload.literal(ItemWorkload.codes.randomElement(using: &random)!)) "
+                                       + "WHERE id = \(id)")
             case (12, _):
                 let values = [String(step.nextID), ItemWorkload.literal(ItemWorkload.groups.randomElement(using: &random)!),
                               String(Int.random(in: 0...5, using: &random)), ItemWorkload.literal(ItemWorkload.names.randomElement(using: &random)!),
                               "''", "1", ItemWorkload.literal(ItemWorkload.codes.randomElement(using: &random)!)]
-                step.statements.append("INSERT OR REPLACE INTO item (id, grp, score, name, note, visible, code) VALUES (\(values.joined(separator: ", ")))")
+                step.statements.append("INSERT OR REPLACE INTO item (id, grp, score, name, note, visible, code) "
+                                       + "VALUES (\(values.joined(separator: ", ")))")
                 step.takeNextID()
             case (_, let id?):
                 step.touch(id)

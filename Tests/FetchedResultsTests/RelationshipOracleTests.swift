@@ -60,7 +60,8 @@ import Testing
                 let contents = try pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM content") }
                 return RelationshipWorkload.transaction(contentIDs: contents, random: &random)
             }, oracle: oracle)
-        print("RelationshipOracleTests[\(configuration.label)]: \(configuration.steps) steps, \(stepsWithCallbacks) with callbacks")
+        print("RelationshipOracleTests[\(configuration.label)]: \(configuration.steps) steps, "
+              + "\(stepsWithCallbacks) with callbacks")
         #expect(stepsWithCallbacks > configuration.steps / 5, "the workload must change the results often")
     }
 }

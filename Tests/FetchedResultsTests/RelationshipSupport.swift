@@ -62,13 +62,16 @@ enum RelationshipWorkload {
             case 0:
                 let id = someBucket(&random)
                 statements.append("INSERT OR REPLACE INTO bucket (id, name, color) VALUES (\(id), "
-                    + "\(ItemWorkload.literal(bucketNames.randomElement(using: &random)!)), \(ItemWorkload.literal(colors.randomElement(using: &random)!)))")
+                    + "\(ItemWorkload.literal(bucketNames.randomElement(using: &random)!)), "
+                    + "\(ItemWorkload.literal(colors.randomElement(using: &random)!)))")
             case 1:
                 statements.append("DELETE FROM bucket WHERE id = \(someBucket(&random))")
             case 2, 3:
-                statements.append("UPDATE bucket SET name = \(ItemWorkload.literal(bucketNames.randomElement(using: &random)!)) WHERE id = \(someBucket(&random))")
+                statements.append("UPDATE bucket SET name = \(ItemWorkload.literal(bucketNames.randomElement(using: &random)!)) "
+                    + "WHERE id = \(someBucket(&random))")
             case 4:
-                statements.append("UPDATE bucket SET color = \(ItemWorkload.literal(colors.randomElement(using: &random)!)) WHERE id = \(someBucket(&random))")
+                statements.append("UPDATE bucket SET color = \(ItemWorkload.literal(colors.randomElement(using: &random)!)) "
+                    + "WHERE id = \(someBucket(&random))")
             case 5:
                 // A column no key path names: never a callback by itself.
                 statements.append("UPDATE bucket SET note = note || 'x' WHERE id = \(someBucket(&random))")

@@ -21,9 +21,11 @@ import Testing
             self.writer = try TransactionWriter(writer, pool: pool, path: path)
             try pool.write { db in
                 try db.execute(sql: """
-                    INSERT INTO bucket (id, name, color) VALUES (1, 'Inbox', 'red'), (2, 'Work', 'blue'), (3, 'Trips', 'green');
+                    INSERT INTO bucket (id, name, color) VALUES
+                        (1, 'Inbox', 'red'), (2, 'Work', 'blue'), (3, 'Trips', 'green');
                     INSERT INTO content (id, title, created, bucketId) VALUES
-                        (1, 'a', 1, 1), (2, 'b', 2, 2), (3, 'c', 3, 1), (4, 'd', 4, 3), (5, 'e', 5, 2), (6, 'f', 6, NULL);
+                        (1, 'a', 1, 1), (2, 'b', 2, 2), (3, 'c', 3, 1),
+                        (4, 'd', 4, 3), (5, 'e', 5, 2), (6, 'f', 6, NULL);
                     """)
             }
             let controller = SQLiteResultsController<Content>(fetchRequest: request, database: pool, sectionNameKeyPath: sectionNameKeyPath)

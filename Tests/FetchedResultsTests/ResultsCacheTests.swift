@@ -20,7 +20,7 @@ import Testing
         let folder = TemporaryDirectory()
         let pool: DatabasePool
         let cacheDirectory: URL
-        let orderedFetches = Mutex(0)
+        let orderedFetches = Shared(0)
         let delegate = Recorder()
 
         init(seed: UInt64 = 3) throws {

@@ -9,7 +9,10 @@ import Testing
 /// The in-memory order must be exactly SQLite's: encoded keys, compared as bytes, are checked
 /// against SQLite's own ORDER BY on random values of every storage class.
 @Suite struct SortKeyEncodingTests {
-    static let texts = ["", "a", "A", "b", "B", "Z", "z", "é", "É", "e\u{301}", "ß", "日本", "Ωmega", "a\u{0}b", "a\u{0}", "ab", "aB", "Ab ", "10", "9"]
+    static let texts = [
+        "", "a", "A", "b", "B", "Z", "z", "é", "É", "e\u{301}", "ß", "日本", "Ωmega",
+        "a\u{0}b", "a\u{0}", "ab", "aB", "Ab ", "10", "9",
+    ]
 
     static func randomValue(_ random: inout SplitMix64) -> DatabaseValue {
         switch Int.random(in: 0..<6, using: &random) {

@@ -42,7 +42,9 @@ import Testing
         func fresh() throws -> SectionedState<String> {
             try pool.read { db in
                 let rows = try GRDB.Row.fetchAll(
-                    db, sql: "SELECT id, \(sortKey.quotedDatabaseIdentifier), * FROM \(table) ORDER BY \(sortKey.quotedDatabaseIdentifier) COLLATE \(controller.fetchRequest.sortDescriptors[0].collation.sqlite), id")
+                    db, sql: "SELECT id, \(sortKey.quotedDatabaseIdentifier), * FROM \(table) "
+                        + "ORDER BY \(sortKey.quotedDatabaseIdentifier) "
+                        + "COLLATE \(controller.fetchRequest.sortDescriptors[0].collation.sqlite), id")
                 return SectionedState(
                     ordered: rows.map { row in
                         let value: DatabaseValue = row[1]

@@ -6,7 +6,9 @@
 /// Statements carry literal values, so that a shell in another process can run them.
 public struct ItemWorkload {
     public static let groups: [String?] = ["Africa", "africa", "Asia", "Europe", "Internets", "日本", "Zone", nil]
-    public static let names = ["alpha", "Alpha", "beta", "Émile", "émile", "zeta", "Z", "a", "日本", "ß", "", "Ωmega"]
+    public static let names = [
+        "alpha", "Alpha", "beta", "Émile", "émile", "zeta", "Z", "a", "日本", "ß", "", "Ωmega",
+    ]
     public static let codes = ["c1", "c2", "c3", "c4"]
 
     /// The ids of the rows the transaction leaves, so far.

@@ -1,3 +1,4 @@
+@_exported import Synchronization
 @_exported import ThrowawayPostgreSQL
 import Foundation
 
@@ -15,15 +16,13 @@ public struct SplitMix64: RandomNumberGenerator {
     }
 }
 
-/// A lock-protected value for collecting results from concurrent work.
-public final class Mutex<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    public init(_ value: Value) { self.value = value }
-    public func withLock<T>(_ body: (inout Value) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
+/// A value behind the standard library's `Mutex`, for closures that escape (a thread, a
+/// database's trace hook): a `Mutex` cannot be copied into them itself.
+public final class Shared<Value>: Sendable {
+    public let mutex: Mutex<Value>
+    public init(_ value: sending Value) { mutex = Mutex(value) }
+    public func withLock<Result>(_ body: (inout sending Value) throws -> sending Result) rethrows -> sending Result {
+        try mutex.withLock(body)
     }
 }
 

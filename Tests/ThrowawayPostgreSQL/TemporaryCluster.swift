@@ -129,7 +129,8 @@ public final class TemporaryCluster: @unchecked Sendable {
         let root = "/usr/lib/postgresql"
         let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).sorted()
         if let newest = versions.last { return "\(root)/\(newest)/bin" }
-        throw ClusterError("PostgreSQL's server programs are not installed (looked in \(root)/*/bin): run make deps, or apt-get install postgresql")
+        throw ClusterError("PostgreSQL's server programs are not installed (looked in \(root)/*/bin): "
+                           + "run make deps, or apt-get install postgresql")
     }
 
     /// Runs a server program and waits for it.

@@ -51,8 +51,8 @@ struct MalformedSeed: CustomTestStringConvertible, Sendable {
         .init("blank teamName", #"[{"teamName": " \t ", "qualifyingZone": "Africa", "imageName": "x", "wins": 0}]"#, entry: 0, field: "teamName", mentions: "empty"),
         .init("empty qualifyingZone", #"[{"teamName": "Ghana", "qualifyingZone": "", "imageName": "x", "wins": 0}]"#, entry: 0, field: "qualifyingZone", mentions: "empty"),
         .init("imageName is a number", #"[{"teamName": "Ghana", "qualifyingZone": "Africa", "imageName": 5, "wins": 0}]"#, entry: 0, field: "imageName", mentions: "must be text"),
-        .init("duplicate name", "[\(valid), {\"teamName\": \"Ghana\", \"qualifyingZone\": \"Africa\", \"imageName\": \"x\", \"wins\": 0}, \(valid)]", entry: 2, field: "teamName", mentions: "entry 0"),
-        .init("duplicate name in another case", "[\(valid), {\"teamName\": \"ALGERIA\", \"qualifyingZone\": \"Africa\", \"imageName\": \"x\", \"wins\": 0}]", entry: 1, field: "teamName", mentions: "case-insensitive"),
+        .init("duplicate name", #"[\#(valid), {"teamName": "Ghana", "qualifyingZone": "Africa", "imageName": "x", "wins": 0}, \#(valid)]"#, entry: 2, field: "teamName", mentions: "entry 0"),
+        .init("duplicate name in another case", #"[\#(valid), {"teamName": "ALGERIA", "qualifyingZone": "Africa", "imageName": "x", "wins": 0}]"#, entry: 1, field: "teamName", mentions: "case-insensitive"),
         .init("invalid UTF-8", Array("[{\"teamName\": \"Alg".utf8) + [0xC3, 0x28] + Array("\", \"qualifyingZone\": \"Africa\", \"imageName\": \"x\", \"wins\": 0}]".utf8), entry: nil, field: nil, mentions: "UTF-8"),
         .init("UTF-16 file", Array([0xFF, 0xFE] + "[]".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }), entry: nil, field: nil, mentions: "UTF-8"),
     ]

@@ -21,18 +21,17 @@ import Testing
         var generator = TeamGenerator(seed: 15)
         try store.importTeams(from: SeedSource(entries: generator.teams(count: Self.extraTeams, zones: 8), file: "generated.json"))
         let total = 32 + Self.extraTeams
-        let grid = GridSurface(rows: 30, columns: 80)
-        let screen = try ScoreboardScreen(store: store, surface: grid, renderer: TeamRowRenderer(showsFlags: false))
-        screen.render()
+        let driver = try ScoreboardDriver(store: store, rows: 30)
+        let grid = driver.grid, screen = driver.screen
 
         #expect(screen.isLoadingStandings)
-        #expect(grid.line(0) == "World Cup — loading the standings: \(Thousands.grouped(LoadPacer.firstRows)) teams so far")
+        #expect(grid.line(0) == "World Cup — loading the standings: "
+                + "\(Thousands.grouped(LoadPacer.firstRows)) teams so far")
         #expect(grid.line(29).hasSuffix(" 1 / \(Thousands.grouped(LoadPacer.firstRows))+ loading"), "the status line says more is coming")
 
         // Keys work during the load: a win for the team under the cursor counts at once.
         let first = try #require(try store.teamsInStandingsOrder().first)
-        _ = screen.handle(.enter)
-        screen.render()
+        driver.press(.enter)
         #expect(try store.teamsInStandingsOrder().first { $0.id == first.id }?.wins == first.wins + 1)
 
         // Another writer changes teams inside and beyond what is loaded.
@@ -41,7 +40,7 @@ import Testing
         try elsewhere.addWins(to: order[5].teamName, count: 3)
         try elsewhere.addWins(to: order[total - 10].teamName, count: 50)
         try elsewhere.addTeam(name: "Zanzibar Latecomers", zone: "Zzz")
-        _ = screen.showExternalChanges()
+        _ = screen.showExternalChanges(at: driver.now)
         screen.render()
 
         var steps = 0

@@ -12,21 +12,19 @@ import Testing
     struct Harness {
         let directory = TemporaryDirectory()
         let store: TeamStore
-        let grid: GridSurface
-        let screen: ScoreboardScreen
+        let driver: ScoreboardDriver
+        var grid: GridSurface { driver.grid }
+        var screen: ScoreboardScreen { driver.screen }
 
         init(rows: Int = 40, columns: Int = 80) throws {
-            TextWidth.prepareLocale()
             store = try Fixtures.seededStore(in: directory)
-            grid = GridSurface(rows: rows, columns: columns)
-            screen = try ScoreboardScreen(store: store, surface: grid, renderer: TeamRowRenderer(showsFlags: false))
-            screen.render()
+            driver = try ScoreboardDriver(store: store, rows: rows, columns: columns)
         }
 
-        /// Sends keys, rendering after each as the event loop does.
-        func press(_ keys: Key...) { for key in keys { _ = screen.handle(key); screen.render() } }
+        /// Sends keys through the scoreboard's program, as the loop does.
+        func press(_ keys: Key...) { for key in keys { driver.press(key) } }
 
-        func type(_ text: String) { for character in text { press(.character(character)) } }
+        func type(_ text: String) { driver.type(text) }
 
         /// Moves the cursor down until it is on the named team.
         func moveCursor(to name: String) throws {
@@ -56,7 +54,8 @@ import Testing
         #expect(h.grid.line(3).hasSuffix(" 0"))
         #expect(h.grid.line(8) == "Asia (4 teams)")
         #expect(h.grid.lines.contains("North, Central America & Caribbean (4 teams)"))
-        #expect(h.grid.line(39).hasPrefix("↑↓ move · Enter +1 win · / search · ] zone · u undo · ? help · q quit"))
+        #expect(h.grid.line(39).hasPrefix("↑↓ move · Enter +1 win · / search · ] zone · "
+                                          + "u undo · ? help · q quit"))
         #expect(h.grid.line(39).hasSuffix("  1 / 32"), "where the cursor is; everything fits, so no ▲ or ▼")
         #expect(h.grid.style(row: 3, column: 0).contains(.reverse), "the cursor starts on the first team")
         #expect(h.grid.cursor.row == 3, "the hidden hardware cursor sits on the cursor row")
@@ -91,13 +90,11 @@ import Testing
         #expect(h.row(of: "Uruguay") == nil)
         h.grid.resetCounters()
         try h.store.addWins(to: "Uruguay", count: 3)  // from "another code path", like the tutorial's detail screen
-        h.screen.showExternalChanges()
-        h.screen.render()
+        h.driver.storeChanged()
         #expect(h.screen.tableView.lastDrawnItemRows == 0)
         #expect(h.screen.tableView.lastDrawnHeaderRows == 0)
         try h.store.addTeam(name: "Wenderland", zone: "Internets")  // a whole new section, off screen
-        h.screen.showExternalChanges()
-        h.screen.render()
+        h.driver.storeChanged()
         #expect(h.screen.tableView.lastDrawnItemRows == 0)
         #expect(h.grid.line(0) == "World Cup — 33 teams in 6 zones")
     }
@@ -167,7 +164,7 @@ import Testing
         h.type("Internets")
         h.press(.enter)
         try h.store.pool.write { db in try db.execute(sql: "UPDATE team SET qualifyingZone = 'Oceans' WHERE teamName = 'Wenderland'") }
-        h.screen.showExternalChanges()
+        h.driver.storeChanged()
         h.press(.character("u"))
         #expect(h.grid.line(39).hasPrefix("Not undone: Wenderland was changed elsewhere"), "\(h.grid.line(39))")
         #expect(try h.store.pool.read { db in try Team.filter(sql: "teamName = 'Wenderland'").fetchCount(db) } == 1)
@@ -473,14 +470,14 @@ import Testing
         let h = try Harness()
         let other = try DatabaseQueue(path: h.store.path)  // another writer, as another process would be
         try other.write { db in try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE teamName = 'Ghana'") }
-        h.screen.showExternalChanges()
-        h.screen.render()
+        h.driver.storeChanged()
         let ghana = try #require(h.row(of: "Ghana"))
         #expect(h.grid.style(row: ghana, column: 8).contains(.bold))
-        #expect(h.screen.nextHighlightExpiry != nil)
-        usleep(1_600_000)
-        #expect(h.screen.expireHighlights())
-        h.screen.render()
+        let expiry = try #require(h.screen.nextHighlightExpiry)
+        #expect(h.driver.program.nextWake(at: h.driver.now).map { $0 <= expiry } == true, "the loop wakes for it")
+        h.driver.advance(by: .milliseconds(1400))
+        #expect(h.grid.style(row: ghana, column: 8).contains(.bold), "still highlighted a moment later")
+        h.driver.advance(by: .milliseconds(200))
         #expect(!h.grid.style(row: ghana, column: 8).contains(.bold), "the highlight ends")
         h.press(.enter)
         #expect(h.screen.nextHighlightExpiry == nil, "this scoreboard's own wins are not highlighted")

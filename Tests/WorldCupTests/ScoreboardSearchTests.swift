@@ -22,7 +22,7 @@ import Testing
             var generator = TeamGenerator(seed: 1)
             try h.store.importTeams(
                 from: SeedSource(entries: generator.teams(count: extra, zones: 12), file: "generated.json"))
-            _ = h.screen.showExternalChanges()
+            _ = h.screen.showExternalChanges(at: h.driver.now)
         }
         while h.screen.isLoadingStandings { h.screen.loadMoreStandings() }
         h.screen.render()
@@ -139,7 +139,7 @@ import Testing
 
         // Another terminal adds a team that matches: n finds it.
         try TeamStore.open(path: h.store.path).addTeam(name: "Zzzland", zone: "Asia")
-        _ = h.screen.showExternalChanges()
+        _ = h.screen.showExternalChanges(at: h.driver.now)
         h.press(.character("n"))
         let zzzland = try #require(try h.store.teamsInStandingsOrder().first { $0.teamName == "Zzzland" })
         #expect(Self.cursorTeamID(h) == zzzland.id)
@@ -204,7 +204,7 @@ import Testing
         let h = try Self.harness()
         try h.store.addTeam(name: "日本 Banana", zone: "Asia")
         try h.store.addTeam(name: "Ananas", zone: "Asia")
-        _ = h.screen.showExternalChanges()
+        _ = h.screen.showExternalChanges(at: h.driver.now)
         h.screen.render()
         h.press(.character("/"))
         h.type("AN")
@@ -273,9 +273,8 @@ import Testing
         var generator = TeamGenerator(seed: 3)
         try store.importTeams(
             from: SeedSource(entries: generator.teams(count: 3_000, zones: 8), file: "generated.json"))
-        let grid = GridSurface(rows: 30, columns: 100)
-        let screen = try ScoreboardScreen(store: store, surface: grid, renderer: TeamRowRenderer(showsFlags: false))
-        screen.render()
+        let driver = try ScoreboardDriver(store: store, rows: 30, columns: 100)
+        let grid = driver.grid, screen = driver.screen
         try #require(screen.isLoadingStandings)
         func settle() {
             while screen.hasSearchToCount {
@@ -284,8 +283,7 @@ import Testing
             }
         }
         for key in [Key.character("/"), .character("a"), .enter] {
-            _ = screen.handle(key)
-            screen.render()
+            driver.press(key)
             settle()
         }
         let standings = try store.teamsInStandingsOrder()
@@ -300,7 +298,8 @@ import Testing
         }
         let all = standings.filter { NoCase.key($0.teamName).contains("a") }.count
         #expect(
-            grid.line(29).hasPrefix("/a — 1 of \(Thousands.grouped(all))") && !grid.line(29).contains("loaded so far"),
+            grid.line(29).hasPrefix("/a — 1 of \(Thousands.grouped(all))")
+                && !grid.line(29).contains("loaded so far"),
             "the count goes on over the teams loaded since: \(grid.line(29))")
     }
 }

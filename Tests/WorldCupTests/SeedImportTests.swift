@@ -44,8 +44,10 @@ import Testing
     }
 
     @Test func tutorialShapeWithBOMTrailingCommasAndNullImageLoads() throws {
-        let text = "\u{FEFF}[\n  {\"teamName\": \"Algeria\", \"qualifyingZone\": \"Africa\", \"imageName\": \"algeria-flag\", \"wins\": 0,},\n"
-            + "  {\"teamName\": \"Wenderland\", \"qualifyingZone\": \"Internets\", \"imageName\": null, \"wins\": 3},\n]\n"
+        let text = "\u{FEFF}[\n  {\"teamName\": \"Algeria\", \"qualifyingZone\": \"Africa\", "
+            + "\"imageName\": \"algeria-flag\", \"wins\": 0,},\n"
+            + "  {\"teamName\": \"Wenderland\", \"qualifyingZone\": \"Internets\", "
+            + "\"imageName\": null, \"wins\": 3},\n]\n"
         let entries = try SeedFile.parse(Data(text.utf8), file: "seed.json")
         #expect(entries == [
             SeedEntry(teamName: "Algeria", qualifyingZone: "Africa", imageName: "algeria-flag", wins: 0),

@@ -88,14 +88,12 @@ import Testing
         TextWidth.prepareLocale()
         let (store, database) = try SharedStoreTests.seededStore()
         store.doubtTimeout = .milliseconds(200)
-        let grid = GridSurface(rows: 40, columns: 100)
-        let screen = try ScoreboardScreen(store: store, surface: grid, renderer: TeamRowRenderer(showsFlags: false))
+        let driver = try ScoreboardDriver(store: store, columns: 100)
+        let grid = driver.grid, screen = driver.screen
         var reported: [String] = []
-        screen.didCommitWin = { reported.append($0.teamName) }
-        screen.render()
+        screen.didCommit = { reported.append($0.teamName) }
         try database.cutCommitsOfScores(times: nil)
-        _ = screen.handle(.enter)  // the cursor starts on Algeria
-        screen.render()
+        driver.press(.enter)  // the cursor starts on Algeria
         // The message wraps over the status line's rows.
         let status = SharedScoreboardStatusTests.status(screen, grid)
         #expect(status.hasPrefix("Win for Algeria in doubt: the connection broke during its commit."), "\(status)")
@@ -103,8 +101,7 @@ import Testing
         #expect(try database.wins()["Algeria"] == 0)
 
         try database.stopCuttingCommits()
-        screen.showExternalChanges()
-        screen.render()
+        driver.advance(by: ScoreboardProgram.doubtLookInterval)
         #expect(grid.line(39).hasPrefix("The win for Algeria, in doubt while the server was away, is counted once."), "\(grid.line(39))")
         #expect(reported == ["Algeria"])
         #expect(try database.wins()["Algeria"] == 1)
@@ -132,7 +129,7 @@ import Testing
     }
 
     static func press(_ screen: ScoreboardScreen, _ key: Key) {
-        _ = screen.handle(key)
+        if case let .write(write) = screen.handle(key) { screen.perform(write) }
         screen.render()
     }
 
@@ -156,7 +153,7 @@ import Testing
         try cluster.stopServer()
         for (screen, grid) in [(viewer, viewerGrid), (scorer, scorerGrid)] {
             // What the event loop does when the connection's socket wakes it.
-            #expect(screen.showExternalChanges())
+            #expect(screen.showExternalChanges(at: .now))
             screen.render()
             #expect(Self.status(screen, grid).hasPrefix("Reconnecting to "), "\(Self.status(screen, grid))")
         }

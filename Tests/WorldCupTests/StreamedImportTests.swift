@@ -115,7 +115,8 @@ import Testing
             let pool = try DatabasePool(path: path)
             try StoreSchema.migrator.migrate(pool, upTo: "v4: history of rows REPLACE deletes")
             try pool.write { db in
-                try db.execute(sql: "INSERT INTO team (id, teamName, qualifyingZone, imageName, wins) VALUES (7, 'Old', 'Zone', NULL, 3), (9, 'Older', 'Zone', 'x', 0)")
+                try db.execute(sql: "INSERT INTO team (id, teamName, qualifyingZone, imageName, wins) "
+                               + "VALUES (7, 'Old', 'Zone', NULL, 3), (9, 'Older', 'Zone', 'x', 0)")
             }
         }
         let store = try TeamStore.open(path: path)

@@ -68,7 +68,7 @@ open class FetchedResultsController<Record, Store: ResultsStore>: AnyFetchedResu
     public var changeStyles: ChangeStyles = [.changes]
     /// Receives the changes (see Tracking: set it before ``performFetch()``).
     public weak var delegate: (any FetchedResultsControllerDelegate)?
-    /// How the last fetch got its ordering: for tests and benchmarks.
+    /// How the last fetch got its ordering (from the store, the cache file, or a progressive load).
     public internal(set) var lastFetchSource: FetchSource?
     /// Whether the store reaches its database now.
     public var connectionState: ConnectionState { store.connectionState }

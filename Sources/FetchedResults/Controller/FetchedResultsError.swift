@@ -31,28 +31,29 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .missingSortDescriptors(table):
-            return "a fetched results controller needs a fetch request with at least one sort descriptor (table \"\(table)\" "
-                + "has none): add one, such as ColumnSortDescriptor(key: \"name\")"
+            return "a fetched results controller needs a fetch request with at least one sort descriptor "
+                + "(table \"\(table)\" has none): add one, such as ColumnSortDescriptor(key: \"name\")"
         case let .sectionKeyPathMismatch(path, key):
             return "sections come from \"\(path)\" but the first sort descriptor sorts by \"\(key)\"; make the first sort "
                 + "descriptor sort by \"\(path)\" so that each section's rows are contiguous"
         case let .unsupportedKeyPath(keyPath):
-            return "key path \"\(keyPath)\" is not supported: use a column (\"name\") or one to-one relationship and a column "
-                + "of its table (\"zone.name\")"
+            return "key path \"\(keyPath)\" is not supported: use a column (\"name\") or one to-one "
+                + "relationship and a column of its table (\"zone.name\")"
         case let .unknownRelationship(keyPath, table):
             let name = keyPath.split(separator: ".").first.map(String.init) ?? keyPath
             return "key path \"\(keyPath)\": table \"\(table)\" has no to-one relationship \"\(name)\"; declare it in the "
                 + "request's relationships, such as ToOneRelationship(\"\(name)\", foreignKey: \"\(name)Id\", "
                 + "destinationTable: \"\(name)\")"
         case let .unknownRelatedColumn(keyPath, table):
-            return "key path \"\(keyPath)\": the related table \"\(table)\" has no such column; check the name after the dot"
+            return "key path \"\(keyPath)\": the related table \"\(table)\" has no such column; "
+                + "check the name after the dot"
         case let .tableWithoutRowID(table):
             return "table \"\(table)\" has no row id (a WITHOUT ROWID table, a view, or no such id column), and a fetched "
                 + "results controller follows rows by id: fetch from a table with one, or name its id column in the "
                 + "request's rowIDColumn"
         case let .rowIDUnreadable(table, column):
-            return "a row of \"\(table)\" has a \"\(column)\" that is not a 64-bit integer, and a fetched results controller "
-                + "follows rows by that id: make the column a non-NULL bigint (integer) key"
+            return "a row of \"\(table)\" has a \"\(column)\" that is not a 64-bit integer, and a fetched results "
+                + "controller follows rows by that id: make the column a non-NULL bigint (integer) key"
         case let .unsupportedSortType(key, type):
             return "the sort descriptor on \"\(key)\" sorts a column of type \(type), whose order a fetched results "
                 + "controller cannot keep in memory: sort by an integer, real, text or binary column"

@@ -409,7 +409,7 @@ package struct OrderedKeys {
         count = start
     }
 
-    /// Checks the stated invariants; for tests and debug builds.
+    /// Checks the stated invariants (a debug aid: traps on the first one broken).
     package func _checkInvariants() {
         var start = 0
         var previous: [UInt8]?

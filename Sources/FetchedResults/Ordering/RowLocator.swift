@@ -6,6 +6,11 @@
 /// progressive fetch adds ids in sort order: its first thousand are spread over the whole table).
 package struct RowLocator {
     private static let absent = UInt32.max
+    /// The flat array may hold up to this many slots per id, plus ``flatSlack``: dense enough
+    /// that 4 bytes a slot beat the dictionary's ~40 bytes an entry.
+    private static let flatSlotsPerID = 4
+    /// Slots a small map may waste, so a few scattered ids stay in one array.
+    private static let flatSlack = 4096
 
     private var base: Int64 = 0
     private var slots: [UInt32] = []
@@ -15,7 +20,7 @@ package struct RowLocator {
     private var sparseLow = Int64.max, sparseHigh = Int64.min
     package private(set) var count = 0
 
-    /// Whether the ids are kept in the flat array (else in the dictionary); for tests.
+    /// Whether the ids are kept in the flat array (else in the dictionary).
     package var isFlat: Bool { sparse == nil }
 
     package init() {}
@@ -53,7 +58,7 @@ package struct RowLocator {
     }
 
     private static func isDense(span: Int64, count: Int) -> Bool {
-        span >= 0 && span < 4 * count + 4096
+        span >= 0 && span < Int64(flatSlotsPerID * count + flatSlack)
     }
 
     private func slotIndex(_ rowID: Int64) -> Int? {
@@ -80,7 +85,7 @@ package struct RowLocator {
             sparseLow = min(sparseLow, rowID)
             sparseHigh = max(sparseHigh, rowID)
             // At each doubling (amortised O(1)): back to the flat array if the ids are dense now.
-            if count >= 4096, count & (count - 1) == 0 { becomeFlatIfDense() }
+            if count >= Self.flatSlack, count & (count - 1) == 0 { becomeFlatIfDense() }
             return
         }
         let index = Int(rowID - base)

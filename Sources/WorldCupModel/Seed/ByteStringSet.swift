@@ -70,7 +70,7 @@ package struct ByteStringSet {
         return (hash &* 0x9E37_79B9_7F4A_7C15) >> 16
     }
 
-    /// Checks the invariants; for tests.
+    /// Checks the invariants (a debug aid, as in swift-collections).
     package func _checkInvariants() {
         precondition(slots.count.nonzeroBitCount == 1 && count * 2 <= slots.count)
         let members = slots.filter { $0 != 0 }.map { storage[Int($0 >> 16)..<Int($0 >> 16) + Int($0 & 0xFFFF)] }

@@ -17,7 +17,9 @@ public struct TeamGenerator {
                                           "mon", "gar", "bel", "cor", "dan", "fin", "hal", "ist", "jor", "kel", "lum", "nor", "per", "rus", "tal"])
     private static let endings = bytes(["ia", "land", "stan", "ova", "ique", "ana", "ay", "esh", "or", "ein", "ica", "uay"])
     private static let accented = bytes(["É", "Ø", "Å", "Ç", "Ü", "Ñ"])
-    private static let kanji = bytes(["東", "西", "南", "北", "山", "川", "海", "島", "森", "風", "星", "龍"])
+    private static let kanji = bytes([
+        "東", "西", "南", "北", "山", "川", "海", "島", "森", "風", "星", "龍",
+    ])
 
     private static func bytes(_ words: [String]) -> [[UInt8]] { words.map { Array($0.utf8) } }
 

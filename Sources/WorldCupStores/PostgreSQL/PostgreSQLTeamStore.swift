@@ -219,7 +219,8 @@ public final class PostgreSQLTeamStore: ScoreStore {
             let batch = entries[start..<min(start + importBatchSize, entries.count)]
             let keys = batch.map { NoCase.key($0.teamName) }
             let present = Set(try connection.execute(
-                "SELECT \(PostgreSQLSchema.foldedName) FROM team WHERE \(PostgreSQLSchema.foldedName) = ANY($1::text[])",
+                "SELECT \(PostgreSQLSchema.foldedName) FROM team"
+                    + " WHERE \(PostgreSQLSchema.foldedName) = ANY($1::text[])",
                 [PostgreSQLConnection.arrayLiteral(keys)]).rows.compactMap { $0[0] })
             if !skippingExisting, let index = keys.firstIndex(where: present.contains) {
                 let entryIndex = start + index
@@ -269,7 +270,8 @@ public final class PostgreSQLTeamStore: ScoreStore {
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         return try score("add wins") { connection in
             guard let team = try Self.team(connection.execute(
-                "SELECT \(Self.teamColumns) FROM team WHERE \(PostgreSQLSchema.foldedName) = lower($1 COLLATE \"C\") FOR UPDATE", [name]))
+                "SELECT \(Self.teamColumns) FROM team"
+                    + " WHERE \(PostgreSQLSchema.foldedName) = lower($1 COLLATE \"C\") FOR UPDATE", [name]))
             else {
                 let names = try connection.execute("SELECT team_name FROM team").rows.compactMap { $0[0] }
                 throw WorldCupError.unknownTeam(name: name, suggestions: NameSuggestions.closest(to: name, in: names))
@@ -317,11 +319,13 @@ public final class PostgreSQLTeamStore: ScoreStore {
                 throw WorldCupError.duplicateTeam(name: fields.name, existing: existing)
             }
             let spelling = try connection.execute(
-                "SELECT qualifying_zone FROM team WHERE lower(qualifying_zone COLLATE \"C\") = lower($1 COLLATE \"C\") LIMIT 1",
+                "SELECT qualifying_zone FROM team"
+                    + " WHERE lower(qualifying_zone COLLATE \"C\") = lower($1 COLLATE \"C\") LIMIT 1",
                 [fields.zone]).scalar
             do {
                 return try Self.team(connection.execute(
-                    "INSERT INTO team (team_name, qualifying_zone, image_name, wins) VALUES ($1, $2, $3, 0) RETURNING \(Self.teamColumns)",
+                    "INSERT INTO team (team_name, qualifying_zone, image_name, wins) VALUES ($1, $2, $3, 0)"
+                        + " RETURNING \(Self.teamColumns)",
                     [fields.name, spelling ?? fields.zone, Team.addedTeamImageName]))!
             } catch PostgreSQLError.statementFailed(sqlState: .uniqueViolation, _) {
                 // Another machine added the same name since the check.

@@ -10,10 +10,8 @@ extension TeamStore {
     /// - Parameter cacheDirectory: where to keep the standings' cache between launches (one
     ///   file per store), or nil for none.
     public func standingsController(cacheDirectory: String?) -> any FetchedResultsControlling<Team> {
-        let store = SQLiteStore(database: pool)
-        if let interval = safetyLookInterval.withLock({ $0 }) { store.safetyLookInterval = interval }
-        return FetchedResultsController(
-            fetchRequest: Team.standingsRequest, store: store, sectionNameKeyPath: Team.sectionAttribute,
+        FetchedResultsController(
+            fetchRequest: Team.standingsRequest, store: SQLiteStore(database: pool), sectionNameKeyPath: Team.sectionAttribute,
             cacheName: cacheDirectory.map { _ in StandingsCacheName.make(for: path, resolvingFilePath: true) },
             cacheDirectory: cacheDirectory.map { URL(fileURLWithPath: $0) }, decode: { try Team(row: $0) })
     }

@@ -1,7 +1,6 @@
 import FetchedResultsSQLite
 import Foundation
 import GRDB
-import Synchronization
 import WorldCupModel
 
 /// The teams' SQLite store: opening, migrating, first-launch seeding, and every write.
@@ -16,10 +15,7 @@ public final class TeamStore: ScoreStore, Sendable {
     /// The connection pool (WAL mode: readers never block the writer); not public, so that
     /// every write goes through the store's methods and their checks.
     let pool: DatabasePool
-    /// How long an idle scoreboard on this store waits before looking for commits its change
-    /// signal did not announce (nil: the store's default).
-    public let safetyLookInterval = Mutex<Duration?>(nil)
-    /// Whether this user may only read the store (see ``open(path:createDirectory:)``).
+    /// Whether this user may only read the store (see ``open(path:createDirectory:lockWait:)``).
     public let isReadOnly: Bool
 
     private init(path: String, pool: DatabasePool, isReadOnly: Bool = false) {
@@ -34,9 +30,15 @@ public final class TeamStore: ScoreStore, Sendable {
     /// as `sqlite3 -readonly` opens it: reads work, and every write is refused with
     /// ``WorldCupError/storeReadOnly(path:)``.
     ///
-    /// - Parameter createDirectory: create the store's folder when missing (for the default
-    ///   location); a folder the user named must already exist.
-    public static func open(path: String, createDirectory: Bool = false) throws -> TeamStore {
+    /// - Parameters:
+    ///   - createDirectory: create the store's folder when missing (for the default location); a
+    ///     folder the user named must already exist.
+    ///   - lockWait: how long opening and each write wait for another program that holds the
+    ///     store before giving up with ``WorldCupError/storeBusy(path:)``.
+    public static func open(path: String, createDirectory: Bool = false, lockWait: Duration = defaultLockWait)
+        throws -> TeamStore
+    {
+        let lockWait = lockWait / .seconds(1)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw WorldCupError.storeIsAFolder(path: path)
@@ -53,13 +55,13 @@ public final class TeamStore: ScoreStore, Sendable {
         return try StoreErrors.translating(path: path) {
             let exists = FileManager.default.fileExists(atPath: path)
             if exists && !mayWrite(path: path, folder: folder) {
-                let store = TeamStore(path: path, pool: try openReadOnlyPool(path: path), isReadOnly: true)
+                let store = TeamStore(path: path, pool: try openReadOnlyPool(path: path, lockWait: lockWait), isReadOnly: true)
                 // Up to date already, or refused: a read-only store cannot be migrated.
                 try store.migrate()
                 return store
             }
-            if exists { try refuseUnusableStore(path: path) }
-            let pool = try openPool(path: path)
+            if exists { try refuseUnusableStore(path: path, lockWait: lockWait) }
+            let pool = try openPool(path: path, lockWait: lockWait)
             let store = TeamStore(path: path, pool: pool)
             try store.migrate()
             return store
@@ -80,10 +82,10 @@ public final class TeamStore: ScoreStore, Sendable {
     /// reader's, a `-shm` file left behind refuses the owner's writes. Then the file alone holds
     /// every commit, and is opened `immutable`, which reads it without locks or other files
     /// (so an open scoreboard does not see a writer who starts later).
-    private static func openReadOnlyPool(path: String) throws -> DatabasePool {
+    private static func openReadOnlyPool(path: String, lockWait: TimeInterval) throws -> DatabasePool {
         var configuration = Configuration()
         configuration.readonly = true
-        configuration.busyMode = .timeout(busyTimeout)
+        configuration.busyMode = .timeout(lockWait)
         let files = FileManager.default
         if files.fileExists(atPath: path + "-wal") && files.fileExists(atPath: path + "-shm") {
             return try DatabasePool(path: path, configuration: configuration)
@@ -93,8 +95,8 @@ public final class TeamStore: ScoreStore, Sendable {
         return try DatabasePool(path: "file:" + encoded + "?immutable=1", configuration: configuration)
     }
 
-    /// How long opening waits for other processes that hold the store, in seconds.
-    private static let busyTimeout: TimeInterval = 10
+    /// How long opening and writes wait for other processes that hold the store, unless told.
+    public static let defaultLockWait = Duration.seconds(10)
 
     /// Opens the pool, retrying while another process holds the file.
     ///
@@ -102,10 +104,10 @@ public final class TeamStore: ScoreStore, Sendable {
     /// handler for that statement: when several processes open a new store at once, all but one
     /// get SQLITE_BUSY at once, whatever the busy timeout. Once the file is in WAL mode (a
     /// lasting property of the file) the statement takes no lock and the retry succeeds.
-    private static func openPool(path: String) throws -> DatabasePool {
+    private static func openPool(path: String, lockWait: TimeInterval) throws -> DatabasePool {
         var configuration = Configuration()
-        configuration.busyMode = .timeout(busyTimeout)
-        let deadline = Date(timeIntervalSinceNow: busyTimeout)
+        configuration.busyMode = .timeout(lockWait)
+        let deadline = Date(timeIntervalSinceNow: lockWait)
         var pause: TimeInterval = 0.005
         while true {
             do {
@@ -120,10 +122,10 @@ public final class TeamStore: ScoreStore, Sendable {
     /// Checks an existing file through a read-only connection before the pool opens it: opening
     /// a pool writes to the file (GRDB makes sure the WAL exists), and a store we must refuse
     /// (not SQLite, from a newer version) has to be left exactly as it was.
-    private static func refuseUnusableStore(path: String) throws {
+    private static func refuseUnusableStore(path: String, lockWait: TimeInterval) throws {
         var configuration = Configuration()
         configuration.readonly = true
-        configuration.busyMode = .timeout(busyTimeout)
+        configuration.busyMode = .timeout(lockWait)
         let superseded = try lookingAgainWhileAnotherProcessCreatesTheStore {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             defer { try? queue.close() }

@@ -8,8 +8,8 @@ import WorldCupModel
 /// It only says yes or "ask the thorough reader": any file it does not fully accept — a syntax
 /// error, a trailing comma, a wrong type, a blank or too long name, negative wins — makes it give
 /// up, and ``SeedFile`` reads it with Foundation, which names the problem exactly. The content
-/// rules are ``SeedEntry``'s own, so both readers accept the same files and give the same entries
-/// (a test compares them). Duplicate names are not its concern: see ``entries(in:)``.
+/// rules are ``SeedEntry``'s own, so both readers accept the same files and give the same entries.
+/// Duplicate names are not its concern: see ``entries(in:)``.
 enum FastSeedReader {
     /// How a streamed read ended.
     enum Outcome: Equatable {

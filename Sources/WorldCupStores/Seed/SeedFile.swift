@@ -89,7 +89,8 @@ public enum SeedFile {
             return (entry, field, "is null; it needs a value")
         case let .typeMismatch(type, context):
             if context.codingPath.isEmpty {
-                return (nil, nil, "must hold an array of teams, [ { \"teamName\": …, \"qualifyingZone\": …, \"imageName\": …, \"wins\": … }, … ]")
+                return (nil, nil, "must hold an array of teams, [ { \"teamName\": …, \"qualifyingZone\": …, "
+                            + "\"imageName\": …, \"wins\": … }, … ]")
             }
             let (entry, field) = locate(context.codingPath)
             if field == nil {

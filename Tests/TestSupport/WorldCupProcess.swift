@@ -1,37 +1,44 @@
-import TestSupport
 import Foundation
 
 /// Runs the built `worldcup` binary as a user or a script would, and collects what it printed.
-struct WorldCupProcess {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+public enum WorldCupProcess {
+    public struct Result: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
         /// The bytes as printed, for checks that a decoded string would hide (invalid UTF-8).
-        var stdoutBytes = Data()
-        var stderrBytes = Data()
+        public var stdoutBytes = Data()
+        public var stderrBytes = Data()
+
+        public init(status: Int32, stdout: String, stderr: String, stdoutBytes: Data = Data(), stderrBytes: Data = Data()) {
+            self.status = status
+            self.stdout = stdout
+            self.stderr = stderr
+            self.stdoutBytes = stdoutBytes
+            self.stderrBytes = stderrBytes
+        }
     }
 
-    static let packageRoot = URL(fileURLWithPath: #filePath)
+    public static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// `$WORLDCUP_BIN`, else the debug binary that `swift build --build-tests` puts beside the tests.
-    static let binary: String = {
+    public static let binary: String = {
         if let path = ProcessInfo.processInfo.environment["WORLDCUP_BIN"] { return path }
         return packageRoot.appendingPathComponent(".build/debug/worldcup").path
     }()
 
-    static let seedPath = packageRoot.appendingPathComponent("seed.json").path
+    public static let seedPath = packageRoot.appendingPathComponent("seed.json").path
 
     /// Runs `worldcup` with `arguments`, stdin from /dev/null, and a minimal environment
     /// plus `environment`, in `directory` (nil: this process's).
-    static func run(
+    public static func run(
         _ arguments: [String], environment: [String: String] = [:], in directory: String? = nil
     ) throws -> Result {
         try runProgram(binary, arguments, environment: environment, in: directory)
     }
 
-    static func runProgram(
+    public static func runProgram(
         _ program: String, _ arguments: [String], environment: [String: String] = [:], in directory: String? = nil
     ) throws -> Result {
         let process = Process()

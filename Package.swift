@@ -32,7 +32,12 @@ let package = Package(
         // The results controller on SQLite (through GRDB); knows nothing of curses or teams.
         .target(
             name: "FetchedResultsSQLite",
-            dependencies: ["FetchedResults", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "FetchedResults",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C interface, for reading sort keys straight from a statement's columns.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         // libncursesw, with a shim for the wide-character API and the C macros Swift cannot see.
         .systemLibrary(

@@ -21,6 +21,10 @@ struct PostgreSQLLatency {
         var cachedFetchPeakMegabytes: Int
         /// A progressive fetch's start: `performFetch(firstRows: 1000)`, what a screen shows first.
         var firstRowsSeconds: Double
+        /// The rest of that progressive fetch: `loadMoreRows` until every row is held, and its
+        /// longest step.
+        var loadRestSeconds: Double
+        var longestLoadStepMilliseconds: Double
         var bare, ours, refetch: Percentiles
     }
 
@@ -75,9 +79,9 @@ struct PostgreSQLLatency {
             .ascending("teamName", collation: .caseInsensitive),
         ], fetchBatchSize: 100)
         let cacheDirectory = URL(fileURLWithPath: folder + "/pg-cache-\(teams)")
-        func makeController() -> PostgreSQLResultsController<Team> {
+        func makeController(cacheName: String? = "standings") -> PostgreSQLResultsController<Team> {
             PostgreSQLResultsController<Team>(fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "qualifyingZone",
-                                              cacheName: "standings", cacheDirectory: cacheDirectory)
+                                              cacheName: cacheName, cacheDirectory: cacheDirectory)
         }
         let delegate = CountingDelegate()
         func timedFetch(_ controller: PostgreSQLResultsController<Team>) throws -> (seconds: Double, peak: Int) {
@@ -95,12 +99,22 @@ struct PostgreSQLLatency {
             try first.saveCache()
             return measured
         }()
-        let firstRows = try { () throws -> Double in
-            let progressive = makeController()
+        let (firstRows, loadRest, longestStep) = try { () throws -> (Double, Double, Double) in
+            // No cache: its first step would take every row from there.
+            let progressive = makeController(cacheName: nil)
             progressive.delegate = delegate
             let start = Clock.now()
             try progressive.performFetch(firstRows: 1000)
-            return Clock.milliseconds(since: start) / 1000
+            let firstRows = Clock.milliseconds(since: start) / 1000
+            // The rest in steps of the library's default size, as an app loads between events.
+            let restStart = Clock.now()
+            var longest = 0.0
+            while progressive.hasRowsToLoad {
+                let stepStart = Clock.now()
+                try progressive.loadMoreRows()
+                longest = max(longest, Clock.milliseconds(since: stepStart))
+            }
+            return (firstRows, Clock.milliseconds(since: restStart) / 1000, longest)
         }()
         let controller = makeController()
         let cached = try timedFetch(controller)
@@ -123,6 +137,7 @@ struct PostgreSQLLatency {
         }
         return Result(teams: teams, firstFetchSeconds: uncached.seconds, firstFetchPeakMegabytes: uncached.peak,
                       cachedFetchSeconds: cached.seconds, cachedFetchPeakMegabytes: cached.peak, firstRowsSeconds: firstRows,
+                      loadRestSeconds: loadRest, longestLoadStepMilliseconds: longestStep,
                       bare: bare, ours: ours, refetch: refetch)
     }
 }

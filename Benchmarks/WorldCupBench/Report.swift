@@ -190,28 +190,23 @@ struct Report {
             how much the process's resident memory grew at its peak during it (the controller's own
             memory, with libpq's); *cached*: a second controller's fetch from the cache file the first
             one saved (`saveCache()`), then what the feed names since; *first 1,000 rows*: a progressive
-            fetch's start, `performFetch(firstRows: 1000)`, what the scoreboard shows first.
+            fetch's start, `performFetch(firstRows: 1000)`, what the scoreboard shows first; *the rest
+            loaded*: that fetch's `loadMoreRows()` (steps of the library's default size) until every row
+            is held, without a cache, and its longest step.
             The table has a covering index in the request's order (`INCLUDE` the text columns), which the
             first fetch and the refetch both use.
 
-            | teams | first fetch (memory) | cached fetch (memory) | first 1,000 rows | bare commit p50 / p99 | **ours** p50 / p99 | refetch + diff p50 / p99 | refetch ÷ ours (p50) | ours ÷ bare (p50) |
-            |---:|---:|---:|---:|---:|---:|---:|---:|---:|
+            | teams | first fetch (memory) | cached fetch (memory) | first 1,000 rows | the rest loaded (longest step) | bare commit p50 / p99 | **ours** p50 / p99 | refetch + diff p50 / p99 | refetch ÷ ours (p50) | ours ÷ bare (p50) |
+            |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 
             """
         for row in postgreSQL {
             text += "| \(Self.count(row.teams)) | \(Self.ms(row.firstFetchSeconds * 1000)) ms (\(row.firstFetchPeakMegabytes) MB) | "
                 + "\(Self.ms(row.cachedFetchSeconds * 1000)) ms (\(row.cachedFetchPeakMegabytes) MB) | "
                 + "\(Self.ms(row.firstRowsSeconds * 1000)) ms | "
+                + "\(Self.ms(row.loadRestSeconds * 1000)) ms (\(Self.ms(row.longestLoadStepMilliseconds)) ms) | "
                 + "\(Self.pair(row.bare)) | **\(Self.pair(row.ours))** | \(Self.pair(row.refetch)) | "
                 + "\(Self.ratio(row.refetch.p50 / row.ours.p50)) | \(Self.ratio(row.ours.p50 / row.bare.p50)) |\n"
-        }
-        if let big = postgreSQL.max(by: { $0.teams < $1.teams }) {
-            func line(_ goal: String, _ measured: String, _ met: Bool) -> String {
-                "| \(goal) | \(measured) | \(met ? "met" : "**not met**") |\n"
-            }
-            text += "\n| target (issue 13), at \(Self.count(big.teams)) teams | measured | |\n|---|---|---|\n"
-            text += line("callbacks p50 ≤ 2 ms, p99 ≤ 10 ms", Self.pair(big.ours) + " ms", big.ours.p50 <= 2 && big.ours.p99 <= 10)
-            text += line("≥ 100× faster than refetch + diff", Self.ratio(big.refetch.p50 / big.ours.p50), big.refetch.p50 >= 100 * big.ours.p50)
         }
         return text
     }
@@ -273,59 +268,91 @@ struct Report {
         return text
     }
 
-    /// The figures SPEC §6 sets, against this run.
+    /// The figures SPEC §6 sets, against this run: each figure, today's value, the target and
+    /// whether this run meets it.
     private func targets() -> String {
-        guard let big = rows.max(by: { $0.teams < $1.teams }), let small = rows.min(by: { $0.teams < $1.teams }) else { return "" }
+        guard let big = rows.max(by: { $0.teams < $1.teams }) else { return "" }
         let n = Self.count(big.teams)
-        let cachedLaunch = big.cachedFirstFrame + processStartMilliseconds
-        let uncachedLaunch = big.uncached.firstFrameMilliseconds + processStartMilliseconds
-        let peak = max(big.uncached.peakKilobytes, big.cached.map(\.peakKilobytes).max() ?? 0) / 1024
-        func line(_ goal: String, _ measured: String, _ met: Bool) -> String {
-            "| \(goal) | \(measured) | \(met ? "met" : "**not met**") |\n"
+        let sizes = rows.sorted { $0.teams < $1.teams }
+        func line(_ figure: String, _ today: String, _ target: String, _ met: Bool) -> String {
+            "| \(figure) | \(today) | \(target) | \(met ? "met" : "**not met**") |\n"
         }
         var text = """
 
-            ## Against the targets (SPEC §6), at \(n) teams unless said
+            ## Against the targets (SPEC §6)
 
-            | target | measured | |
-            |---|---|---|
+            At \(n) teams unless said. *Load behind the first frame*: from the first frame to every
+            team loaded (uncached session), against one plain `performFetch()` of the same request on a
+            new controller in the benchmark's process (median of three), same store, same run.
+
+            | figure | today | target | met? |
+            |---|---:|---:|---|
 
             """
-        let sizes = rows.sorted { $0.teams < $1.teams }
-        text += line("callbacks ≤ 2× the bare commit at every size (p50)",
-                     sizes.map { Self.ratio($0.latency.ours.p50 / $0.latency.bare.p50) }.joined(separator: " / ")
-                        + " at " + sizes.map { Self.count($0.teams) }.joined(separator: " / "),
-                     sizes.allSatisfy { $0.latency.ours.p50 <= 2 * $0.latency.bare.p50 })
-        text += line("≥ 500× faster than `ValueObservation` + diff (p50)", Self.ratio(big.latency.valueObservation.p50 / big.latency.ours.p50),
-                     big.latency.valueObservation.p50 >= 500 * big.latency.ours.p50)
-        text += line("flushed p99 ≤ 5 ms", Self.ms(big.flushed.p99) + " ms", big.flushed.p99 <= 5)
+        let ratios = sizes.map { Self.ratio($0.latency.ours.p50 / $0.latency.bare.p50) }
+        text += line("SQLite: callbacks ÷ bare commit (p50), at " + sizes.map { Self.count($0.teams) }.joined(separator: " / "),
+                     ratios.joined(separator: " / "), "≤ 1.2× at every size",
+                     sizes.allSatisfy { $0.latency.ours.p50 <= 1.2 * $0.latency.bare.p50 })
+        let latency = big.latency
+        text += line("SQLite: `ValueObservation` + diff ÷ callbacks (p50)", Self.ratio(latency.valueObservation.p50 / latency.ours.p50),
+                     "≥ 500×", latency.valueObservation.p50 >= 500 * latency.ours.p50)
+        text += line("Enter → `doupdate` returned, p99", Self.ms(big.flushed.p99) + " ms", "≤ 5 ms",
+                     big.flushed.p99 <= 5)
         let searchKeys = Percentiles(Self.searchKeys(big.search))
-        text += line("search as you type (and `n` / `N`) p99 ≤ 16 ms per key", Self.ms(searchKeys.p99) + " ms",
+        text += line("search as you type (and `n` / `N`), p99 per key", Self.ms(searchKeys.p99) + " ms", "≤ 16 ms",
                      searchKeys.p99 <= 16)
-        let smallLaunch = small.uncached.firstFrameMilliseconds + processStartMilliseconds
-        text += line("first frame ≤ 50 ms at \(Self.count(small.teams)) (no cache)", Self.ms(smallLaunch) + " ms", smallLaunch <= 50)
-        text += line("first frame ≤ 100 ms without a cache (issue 15)", Self.ms(uncachedLaunch) + " ms", uncachedLaunch <= 100)
-        text += line("first frame ≤ 40 ms with a cache (issue 15)", Self.ms(cachedLaunch) + " ms", cachedLaunch <= 40)
-        text += line("peak memory ≤ 120 MB", "\(peak) MB", peak <= 120)
-        text += line("generate ≤ 1.5 s (issue 15)", String(format: "%.2f s", big.generated.seconds), big.generated.seconds <= 1.5)
-        text += line("import ≤ 0.8× the sqlite3 shell's CSV import, ≤ 150 MB (issue 15)",
+        // Any size, with or without a cache: the slowest of every session.
+        let launches = sizes.flatMap { row in
+            [row.uncached.firstFrameMilliseconds, row.cachedFirstFrame].map { $0 + processStartMilliseconds }
+        }
+        let slowestLaunch = launches.max() ?? .nan
+        text += line("first frame, process start included, slowest of every size with and without a cache",
+                     Self.ms(slowestLaunch) + " ms", "≤ 25 ms", slowestLaunch <= 25)
+        if let loaded = big.uncached.allLoadedMilliseconds {
+            let behind = loaded - big.uncached.firstFrameMilliseconds, plain = latency.fetchSeconds * 1000
+            text += line("load behind the first frame, all teams, no cache (plain `performFetch()`: "
+                         + "\(Self.ms(plain)) ms)", Self.times(behind, plain), "≤ 1.2×", behind <= 1.2 * plain)
+        }
+        // A cached session's first step takes every team from the cache file: shown apart.
+        let storeStep = sizes.flatMap(\.uncached.loadStepMilliseconds).max() ?? 0
+        let cacheStep = sizes.flatMap { $0.cached.flatMap(\.loadStepMilliseconds) }.max() ?? 0
+        text += line("longest load step (until `doupdate` returned), every size: from the store / from the cache file",
+                     Self.ms(storeStep) + " / " + Self.ms(cacheStep) + " ms", "≤ 16 ms", max(storeStep, cacheStep) <= 16)
+        let sessionPeaks = ([big.uncached] + big.cached).map(\.peakKilobytes) + [big.search.peakKilobytes]
+        let peak = (sessionPeaks.max() ?? 0) / 1024
+        text += line("peak memory of the scoreboard (every session)", "\(peak) MB", "≤ 64 MB", peak <= 64)
+        text += line("import ÷ the sqlite3 shell's CSV import; import peak memory",
                      Self.ratio(big.imported.seconds / big.shellImported.seconds) + ", \(big.imported.peakKilobytes / 1024) MB",
+                     "≤ 0.8×, ≤ 150 MB",
                      big.imported.seconds <= 0.8 * big.shellImported.seconds && big.imported.peakKilobytes <= 150 * 1024)
+        text += line("`generate --teams \(big.teams)`", String(format: "%.2f s", big.generated.seconds), "≤ 1.0 s",
+                     big.generated.seconds <= 1.0)
         if let server = postgreSQL.max(by: { $0.teams < $1.teams }) {
-            text += line("PostgreSQL, \(Self.count(server.teams)): callbacks p50 ≤ 2 ms, p99 ≤ 10 ms", Self.pair(server.ours) + " ms",
-                         server.ours.p50 <= 2 && server.ours.p99 <= 10)
-            text += line("PostgreSQL, \(Self.count(server.teams)): ≥ 100× faster than refetch + diff", Self.ratio(server.refetch.p50 / server.ours.p50),
-                         server.refetch.p50 >= 100 * server.ours.p50)
+            let m = Self.count(server.teams)
+            text += line("PostgreSQL, \(m): a win elsewhere → callbacks p50 / p99", Self.pair(server.ours) + " ms",
+                         "≤ 0.8 / 1.5 ms", server.ours.p50 <= 0.8 && server.ours.p99 <= 1.5)
+            text += line("PostgreSQL, \(m): refetch + diff ÷ callbacks (p50)",
+                         Self.ratio(server.refetch.p50 / server.ours.p50), "≥ 100×", server.refetch.p50 >= 100 * server.ours.p50)
+            let rest = server.loadRestSeconds * 1000, full = server.firstFetchSeconds * 1000
+            text += line("PostgreSQL, \(m): all rows loaded behind the first 1,000, Unix socket (full first fetch: "
+                         + "\(Self.ms(full)) ms)", Self.times(rest, full), "≤ 1.5×", rest <= 1.5 * full)
         }
         if let shared = sharedScoreboard.max(by: { $0.teams < $1.teams }) {
-            text += line("win on one host → the other host's screen p99 ≤ 50 ms, at \(Self.count(shared.teams))",
-                         Self.ms(shared.winToOtherScreen.p99) + " ms", shared.winToOtherScreen.p99 <= 50)
+            let m = Self.count(shared.teams)
+            if let loaded = shared.uncachedAllLoadedMilliseconds,
+               let server = postgreSQL.first(where: { $0.teams == shared.teams }) {
+                let behind = loaded - shared.uncachedFirstFrameMilliseconds, full = server.firstFetchSeconds * 1000
+                text += line("PostgreSQL, \(m): the scoreboard's load behind its first frame, over TCP (full first fetch "
+                             + "on the Unix socket: \(Self.ms(full)) ms)", Self.times(behind, full), "≤ 1.5×", behind <= 1.5 * full)
+            }
+            text += line("win on one host → the other host's screen flushed, p99, at \(m)",
+                         Self.ms(shared.winToOtherScreen.p99) + " ms", "≤ 50 ms", shared.winToOtherScreen.p99 <= 50)
         }
         if let served = serve.max(by: { $0.teams < $1.teams }) {
-            text += line("serve: commit → a browser's DOM p99 ≤ 50 ms, at \(Self.count(served.teams))",
-                         Self.ms(served.commitToDOM.p99) + " ms", served.commitToDOM.p99 <= 50)
-            text += line("serve: first paint ≤ 200 ms, at \(Self.count(served.teams))",
-                         Self.ms(served.firstPaint.p50) + " ms (p50)", served.firstPaint.p50 <= 200)
+            text += line("serve: commit → a browser's DOM, p99, at \(Self.count(served.teams))",
+                         Self.ms(served.commitToDOM.p99) + " ms", "≤ 50 ms", served.commitToDOM.p99 <= 50)
+            text += line("serve: first paint, p50, at \(Self.count(served.teams))",
+                         Self.ms(served.firstPaint.p50) + " ms", "≤ 200 ms", served.firstPaint.p50 <= 200)
         }
         text += """
 
@@ -388,6 +415,10 @@ struct Report {
         return svg + "</svg>\n"
     }
 
+    /// "1562 ms = 1.43×": a time and its ratio to the one it is held to.
+    private static func times(_ value: Double, _ reference: Double) -> String {
+        "\(ms(value)) ms = " + String(format: "%.2f×", value / reference)
+    }
     private static func pair(_ percentiles: Percentiles) -> String { "\(ms(percentiles.p50)) / \(ms(percentiles.p99))" }
     private static func ms(_ value: Double) -> String { String(format: value < 10 ? "%.2f" : "%.0f", value) }
     private static func ratio(_ value: Double) -> String { String(format: value < 10 ? "%.1f×" : "%.0f×", value) }

@@ -43,7 +43,10 @@ extension PostgreSQLStore {
                 key.removeAll(keepingCapacity: true)
                 rowReader.appendKey(row, rowID: rowID, to: &key)
                 read.count += 1
-                if limit != nil { read.last = LoadBoundary(key: key, values: rowReader.sortValues(row), rowID: rowID) }
+                // The row a read stops at is where the next one starts.
+                if read.count == limit {
+                    read.last = LoadBoundary(key: key, values: rowReader.sortValues(row), rowID: rowID)
+                }
                 if sectioned, SortKey.replaceFirstComponent(&previousFirst, from: key, ascending: ascending) {
                     read.sectionNames[rowID] = rowReader.sectionName(row)
                 }

@@ -1,5 +1,6 @@
 import FetchedResults
 import GRDB
+import GRDBSQLite
 
 extension SQLiteStore {
     // MARK: - Ordered reads
@@ -8,17 +9,15 @@ extension SQLiteStore {
         SQLitePosition(sequence: try ChangeHistory.isInstalled(db) ? ChangeHistory.latestSequence(db) : nil)
     }
 
-    /// One ordered query per keyset part; with a batch size, row ids and sort values only, which
-    /// the store can answer from an index on the sort keys.
+    /// One ordered query per keyset part, each a cached statement (a progressive load runs
+    /// the same parts at every step); with a batch size, row ids and sort values only, which
+    /// the store can answer from an index on the sort keys, and the keys made straight from the
+    /// statement's columns.
     public func readOrdered(
         limit: Int?, after boundary: LoadBoundary<[DatabaseValue]>?, skipping held: (Int64) -> Bool, in db: Database
     ) throws -> OrderedRead<Row, [DatabaseValue]> {
         var read = OrderedRead<Row, [DatabaseValue]>()
-        // Two buffers each, swapped after every row: the last row's stay whole for the boundary
-        // without a copy per row.
-        var (key, lastKey): ([UInt8], [UInt8]) = ([], [])
-        var (values, lastValues): ([DatabaseValue], [DatabaseValue]) = ([], [])
-        var lastRowID: Int64?
+        var key: [UInt8] = []
         let keyCount = request.sortDescriptors.count
         let batching = request.fetchBatchSize > 0
         let sectioned = sectionNameKeyPath != nil
@@ -33,38 +32,42 @@ extension SQLiteStore {
             if let remaining, remaining <= 0 { break }
             let conditions: [String] = (predicate.sql.isEmpty ? [] : ["(\(predicate.sql))"]) + (part.sql.isEmpty ? [] : [part.sql])
             let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-            let statement = try db.makeStatement(
-                sql: select + whereSQL + " ORDER BY \(request.sqliteOrderBySQL)" + (remaining.map { " LIMIT \($0)" } ?? ""))
-            let cursor = try Row.fetchCursor(statement, arguments: predicate.arguments + part.arguments)
+            let statement = try db.cachedStatement(
+                sql: select + whereSQL + " ORDER BY \(request.sqliteOrderBySQL)" + (remaining == nil ? "" : " LIMIT ?"))
+            var arguments = predicate.arguments + part.arguments
+            if let remaining { arguments += [remaining] }
+            let cursor = try Row.fetchCursor(statement, arguments: arguments)
+            let current = statement.sqliteStatement
             while let row = try cursor.next() {
                 read.count += 1
-                let rowID: Int64
-                values.removeAll(keepingCapacity: true)
-                if batching {
-                    // Straight from the statement: the row's generic accessors cost more than
-                    // the rest of the load (type metadata looked up for every value).
-                    let current = statement.sqliteStatement
-                    rowID = Int64(sqliteStatement: current, index: 0)
-                    for index in 1...keyCount { values.append(DatabaseValue(sqliteStatement: current, index: CInt(index))) }
-                } else {
-                    rowID = row[row.count - 1]
-                    values = sortValues(of: row)
-                }
+                let rowID: Int64 = batching ? sqlite3_column_int64(current, 0) : row[row.count - 1]
                 key.removeAll(keepingCapacity: true)
-                encoding.append(values, rowID: rowID, to: &key)
-                swap(&key, &lastKey)
-                swap(&values, &lastValues)
-                lastRowID = rowID
-                if sectioned, SortKey.replaceFirstComponent(&previousFirst, from: lastKey, ascending: ascending) {
-                    read.sectionNames[rowID] = Self.sectionName(of: lastValues[0])
+                // Straight from the statement: GRDB's values (a string per text) cost more than
+                // the rest of the load.
+                if batching {
+                    encoding.append(columnsOf: current, from: 1, rowID: rowID, to: &key)
+                } else {
+                    encoding.append(sortValues(of: row), rowID: rowID, to: &key)
+                }
+                if sectioned, SortKey.replaceFirstComponent(&previousFirst, from: key, ascending: ascending) {
+                    read.sectionNames[rowID] = Self.sectionName(of: sortValue(0, of: row, batching: batching))
+                }
+                // The row a read stops at is where the next one starts.
+                if read.count == limit {
+                    let values = (0..<keyCount).map { sortValue($0, of: row, batching: batching) }
+                    read.last = LoadBoundary(key: key, values: values, rowID: rowID)
                 }
                 if held(rowID) { continue }
-                read.append(rowID: rowID, key: lastKey)
+                read.append(rowID: rowID, key: key)
                 if !batching { read.loaded[rowID] = row.copy() }
             }
         }
-        read.last = lastRowID.map { LoadBoundary(key: lastKey, values: lastValues, rowID: $0) }
         return read
+    }
+
+    /// Sort value `index` of the row a statement of ``readOrdered(limit:after:skipping:in:)`` is on.
+    private func sortValue(_ index: Int, of row: Row, batching: Bool) -> DatabaseValue {
+        batching ? row[index + 1] : sortValues(of: row)[index]
     }
 
     /// The rows after `boundary` in the request's order, as SQL conditions whose rows follow one

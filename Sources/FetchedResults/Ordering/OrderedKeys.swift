@@ -179,9 +179,14 @@ package struct OrderedKeys {
         }
 
         package func finish() -> OrderedKeys {
+            OrderedKeys(sortedChunks: finishedChunks())
+        }
+
+        /// The chunks collected, the last one closed.
+        func finishedChunks() -> [Chunk] {
             var last = current
             last.lengthenPrefix()
-            return OrderedKeys(sortedChunks: chunks + [last])
+            return chunks + [last]
         }
     }
 
@@ -196,6 +201,23 @@ package struct OrderedKeys {
     package func key(at position: Int) -> [UInt8] {
         let (chunk, index) = locate(position)
         return chunks[chunk].key(index)
+    }
+
+    /// Calls `body` with each position's offset in `range` and its row id, in order: a chunk at
+    /// a time, without locating each position.
+    package func forEachRowID(in range: Range<Int>, _ body: (_ offset: Int, _ rowID: Int64) -> Void) {
+        guard !range.isEmpty else { return }
+        var (chunk, index) = locate(range.lowerBound)
+        var offset = 0
+        while offset < range.count {
+            let rowIDs = chunks[chunk].rowIDs
+            let take = min(rowIDs.count - index, range.count - offset)
+            for rowID in rowIDs[index..<(index + take)] {
+                body(offset, rowID)
+                offset += 1
+            }
+            (chunk, index) = (chunk + 1, 0)
+        }
     }
 
     /// The position of the row with this id, or nil when it is not in the list.
@@ -266,7 +288,7 @@ package struct OrderedKeys {
     /// Appends rows collected in order whose keys all follow the last key held (the next rows
     /// of a progressive load): O(k) for k rows, whole chunks at a time.
     package mutating func append(_ rows: Builder) {
-        let added = rows.finish().chunks
+        let added = rows.finishedChunks().filter { $0.count > 0 }
         guard let first = added.first else { return }
         #if DEBUG
         if let last = chunks.last {

@@ -56,7 +56,9 @@ package enum SortKey {
 
     /// Turns the component written since `start` into its descending form.
     package static func invert(_ buffer: inout [UInt8], from start: Int) {
-        for index in start..<buffer.count { buffer[index] = ~buffer[index] }
+        buffer.withUnsafeMutableBufferPointer { bytes in
+            for index in start..<bytes.count { bytes[index] = ~bytes[index] }
+        }
     }
 
     /// Ends a key with its row id.
@@ -134,19 +136,37 @@ package enum SortKey {
         }
     }
 
+    /// Written in place into room for the longest encoding, then trimmed: an `append` per byte
+    /// checks the array's capacity and uniqueness each time, and a load encodes a million keys.
     private static func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>, tag: UInt8, fold: Bool, to buffer: inout [UInt8]) {
-        buffer.append(tag)
-        buffer.reserveCapacity(buffer.count + bytes.count + 2)
-        for byte in bytes {
-            if byte == 0 {
-                buffer.append(0x00)
-                buffer.append(0xFF)
-            } else {
-                buffer.append(fold && byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte)
+        let start = buffer.count
+        let end = withRoom(1 + 2 * bytes.count + 2, in: &buffer) { out in
+            out[0] = tag
+            var index = 1
+            for byte in bytes {
+                if byte == 0 {
+                    out[index] = 0x00
+                    out[index + 1] = 0xFF
+                    index += 2
+                } else {
+                    out[index] = fold && byte &- 0x41 < 26 ? byte | 0x20 : byte
+                    index += 1
+                }
             }
+            out[index] = 0x00
+            out[index + 1] = 0x00
+            return index + 2
         }
-        buffer.append(0x00)
-        buffer.append(0x00)
+        buffer.removeLast(buffer.count - (start + end))
+    }
+
+    /// Grows `buffer` by `count` bytes and lets `body` write them; returns what `body` returns.
+    private static func withRoom(
+        _ count: Int, in buffer: inout [UInt8], _ body: (UnsafeMutableBufferPointer<UInt8>) -> Int
+    ) -> Int {
+        let start = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: count))
+        return buffer.withUnsafeMutableBufferPointer { body(UnsafeMutableBufferPointer(rebasing: $0[start...])) }
     }
 
     /// A signed integer, big-endian with its sign bit flipped, so byte order is numeric order.
@@ -155,6 +175,6 @@ package enum SortKey {
     }
 
     private static func appendBigEndian(_ value: UInt64, to buffer: inout [UInt8]) {
-        for shift in stride(from: 56, through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        withUnsafeBytes(of: value.bigEndian) { buffer.append(contentsOf: $0) }
     }
 }

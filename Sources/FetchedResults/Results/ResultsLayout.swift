@@ -38,7 +38,39 @@ package struct ResultsLayout {
             return
         }
         var found: [Section] = []
-        var start = window.lowerBound
+        try Self.appendSections(of: keys, from: window.lowerBound, window: window, firstComponentLength, name,
+                                to: &found)
+        sections = found
+    }
+
+    /// The layout of `keys` when they are `old`'s keys with others appended after the last (a
+    /// step of a progressive load), without a window: `old`'s sections but the last are kept
+    /// as they are, and only the rows from the last one's start are cut again — O(new sections
+    /// × log n) instead of every section.
+    package init(appendingTo old: ResultsLayout, keys: OrderedKeys,
+                 firstComponentLength: ((UnsafeBufferPointer<UInt8>) -> Int)?,
+                 name: ([UInt8], Int) throws -> String) rethrows {
+        precondition(old.window.lowerBound == 0 && old.window.upperBound <= keys.count,
+                     "an unwindowed layout of fewer rows")
+        guard let firstComponentLength, let last = old.sections.last else {
+            self = try ResultsLayout(keys: keys, fetchOffset: 0, fetchLimit: 0,
+                                     firstComponentLength: firstComponentLength, name: name)
+            return
+        }
+        window = 0..<keys.count
+        var found = Array(old.sections.dropLast())
+        try Self.appendSections(of: keys, from: last.range.lowerBound, window: window, firstComponentLength, name,
+                                to: &found)
+        sections = found
+    }
+
+    /// Appends the sections of the rows of `window` from `start` (where a section starts).
+    private static func appendSections(
+        of keys: OrderedKeys, from start: Int, window: Range<Int>,
+        _ firstComponentLength: (UnsafeBufferPointer<UInt8>) -> Int,
+        _ name: ([UInt8], Int) throws -> String, to found: inout [Section]
+    ) rethrows {
+        var start = start
         while start < window.upperBound {
             let key = keys.key(at: start)
             let identity = Array(key.prefix(key.withUnsafeBufferPointer(firstComponentLength)))
@@ -49,7 +81,6 @@ package struct ResultsLayout {
                 range: (start - window.lowerBound)..<(end - window.lowerBound)))
             start = end
         }
-        sections = found
     }
 
     package var count: Int { window.count }

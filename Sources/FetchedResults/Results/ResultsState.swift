@@ -76,12 +76,13 @@ package struct ResultsState {
         self.shape = shape
     }
 
+    /// - Parameter appended: the layout of the keys before rows were appended after them, whose
+    ///   sections but the last stay as they are (unwindowed results only).
     private static func layout(
         of keys: OrderedKeys, shape: ResultsShape, names: inout [[UInt8]: KnownSectionName], recheck: Set<Int64>?,
-        sectionName: (Int64) throws -> String
+        appendingTo appended: ResultsLayout? = nil, sectionName: (Int64) throws -> String
     ) throws -> ResultsLayout {
-        try ResultsLayout(keys: keys, fetchOffset: shape.fetchOffset, fetchLimit: shape.fetchLimit,
-                          firstComponentLength: shape.firstComponentLength) { identity, position in
+        func name(_ identity: [UInt8], _ position: Int) throws -> String {
             let firstRowID = keys.rowID(at: position)
             if let recheck, let known = names[identity], !recheck.contains(firstRowID),
                known.firstRowID == firstRowID || known.firstRowID == nil {
@@ -92,6 +93,12 @@ package struct ResultsState {
             names[identity] = KnownSectionName(name: name, firstRowID: firstRowID)
             return name
         }
+        if let appended, !shape.isWindowed {
+            return try ResultsLayout(appendingTo: appended, keys: keys, firstComponentLength: shape.firstComponentLength,
+                                     name: name)
+        }
+        return try ResultsLayout(keys: keys, fetchOffset: shape.fetchOffset, fetchLimit: shape.fetchLimit,
+                                 firstComponentLength: shape.firstComponentLength, name: name)
     }
 
     // MARK: - One transaction
@@ -212,7 +219,8 @@ package struct ResultsState {
         var names = sectionNames
         do {
             // Known sections keep their names: only a section that starts among the new rows is named.
-            layout = try Self.layout(of: keys, shape: shape, names: &names, recheck: [], sectionName: sectionName)
+            layout = try Self.layout(of: keys, shape: shape, names: &names, recheck: [], appendingTo: oldLayout,
+                                     sectionName: sectionName)
         } catch {
             keys.removeLast(keys.count - oldCount)
             throw error
@@ -242,6 +250,7 @@ package struct ResultsState {
         if !flatDifference, shape.isSectioned, oldCount > 0, let last = oldLayout.sections.last {
             end = keys.endOfRun(withPrefix: last.identity, in: oldCount..<keys.count)
         }
+        if !flatDifference, !shape.isWindowed { return appendedInOrder(after: oldLayout, oldCount: oldCount, end: end) }
         let placements = (oldCount..<end).compactMap { position in
             layout.visiblePosition(position).map {
                 CandidatePlacement(rowID: keys.rowID(at: position), oldPosition: nil, newPosition: $0, changedColumns: [])
@@ -249,6 +258,27 @@ package struct ResultsState {
         }
         return ChangeSetBuilder(oldLayout: oldLayout, newLayout: layout, sameLayout: false, placements: placements)
             .build(flatDifference: flatDifference)
+    }
+
+    /// ``appendedChanges(after:oldCount:flatDifference:)`` without a window: what the general
+    /// builder would find, made directly in its order — the sections after the old last one
+    /// inserted, then the rows `oldCount..<end` inserted at the end of the old last section —
+    /// without hashing or sorting a step's thousands of rows.
+    private func appendedInOrder(after oldLayout: ResultsLayout, oldCount: Int, end: Int) -> ChangeSetBuilder.Result {
+        var result = ChangeSetBuilder.Result()
+        let kept = oldLayout.sections.count
+        for index in kept..<layout.sections.count {
+            result.sectionChanges.append(SectionChange(type: .insert, index: index, name: layout.sections[index].name))
+        }
+        // Rows of inserted sections get no change of their own; with no section before, every
+        // section is new.
+        guard kept > 0, oldCount < end else { return result }
+        let section = kept - 1, firstRow = oldCount - layout.sections[section].range.lowerBound
+        result.objectChanges.reserveCapacity(end - oldCount)
+        keys.forEachRowID(in: oldCount..<end) { offset, rowID in
+            result.objectChanges.append(.insert(rowID: rowID, at: IndexPath(row: firstRow + offset, section: section)))
+        }
+        return result
     }
 
     /// The change set from `old` to `new`, two full fetches (a refetch after missed history,

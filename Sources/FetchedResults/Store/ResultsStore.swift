@@ -131,7 +131,8 @@ public struct OrderedRead<Row, SortValues> {
     public var sectionNames: [Int64: String] = [:]
     /// Every row read, including those skipped.
     public var count = 0
-    /// The last row read.
+    /// The row a read with a limit stopped at, when it read that many rows: the next read
+    /// starts after it. Nil when the read found fewer rows, or had no limit.
     public var last: LoadBoundary<SortValues>?
 
     /// An empty read.

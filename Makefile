@@ -14,7 +14,7 @@ RELEASE_BIN = $(shell $(SWIFT) build $(RELEASE) --show-bin-path)/worldcup
 QUIET_PIPE = 2>&1 | cat >&2
 
 PREFIX ?= /usr/local
-.PHONY: run test bench build deps clean docs install install-files uninstall
+.PHONY: run test lint bench build deps clean docs install install-files uninstall
 
 ## deps: install the system packages the build and the tests need, if any is missing.
 deps:
@@ -81,10 +81,15 @@ uninstall:
 		"$(PREFIX)/share/fish/vendor_completions.d/worldcup.fish"
 	-rmdir "$(PREFIX)/share/worldcup" 2>/dev/null
 
-## test: build everything and run every test (unit, command line, end-to-end).
+## lint: the code against the project's style (.swift-format: 4 spaces, lines of 120); a finding fails.
+## `swift format -i -r -p Sources Tests Benchmarks Package.swift` fixes most findings.
+lint:
+	@$(SWIFT) format lint --strict --recursive --parallel Sources Tests Benchmarks Package.swift
+
+## test: the lint, then build everything and run every test (unit, command line, end-to-end).
 ## The log is kept in .build/test.log; on failure the failing tests are repeated at the end,
 ## where a CI log's tail shows them.
-test: deps
+test: deps lint
 	@set -o pipefail; $(SWIFT) build --build-tests $(QUIET_PIPE)
 	@set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test.log || { \
 		echo "== failing tests (full log: .build/test.log) =="; \

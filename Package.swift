@@ -42,9 +42,9 @@ let package = Package(
         // libncursesw, with a shim for the wide-character API and the C macros Swift cannot see.
         .systemLibrary(
             name: "CNcursesw"
-            // No pkgConfig: ncursesw's flags (-D_XOPEN_SOURCE…) are ones SwiftPM refuses with a
-            // warning on every build. The module map links ncursesw (whose .so pulls in tinfo);
-            // the shim defines what the flags would; `make deps` installs libncurses-dev.
+                // No pkgConfig: ncursesw's flags (-D_XOPEN_SOURCE…) are ones SwiftPM refuses with a
+                // warning on every build. The module map links ncursesw (whose .so pulls in tinfo);
+                // the shim defines what the flags would; `make deps` installs libncurses-dev.
         ),
         // libpq, PostgreSQL's reference client (headers from Debian's libpq-dev), loaded when a
         // program first connects: linked, it would add some twenty libraries to every start.
@@ -113,27 +113,41 @@ let package = Package(
         // `make bench`: the controller and the scoreboard against the peers, side by side in one run.
         .executableTarget(
             name: "worldcup-bench",
-            dependencies: ["FetchedResultsSQLite", "FetchedResultsPostgreSQL", "ThrowawayPostgreSQL", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "FetchedResultsSQLite", "FetchedResultsPostgreSQL", "ThrowawayPostgreSQL", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             path: "Benchmarks/WorldCupBench"
         ),
         // Helpers shared by the test targets (a seeded generator, temporary folders).
-        .target(name: "TestSupport", dependencies: ["FetchedResults", "FetchedResultsPostgreSQL", "ThrowawayPostgreSQL"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["FetchedResults", "FetchedResultsPostgreSQL", "ThrowawayPostgreSQL"],
+            path: "Tests/TestSupport"),
         // A throw-away PostgreSQL server, and hosts in network namespaces, for the tests and
         // the benchmarks.
         .target(name: "ThrowawayPostgreSQL", path: "Tests/ThrowawayPostgreSQL"),
         .testTarget(
             name: "FetchedResultsTests",
-            dependencies: ["FetchedResultsSQLite", "FetchedResults", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "FetchedResultsSQLite", "FetchedResults", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"]),
-        .testTarget(name: "FetchedResultsPostgreSQLTests", dependencies: ["FetchedResultsPostgreSQL", "FetchedResults", "TestSupport"]),
+        .testTarget(
+            name: "FetchedResultsPostgreSQLTests",
+            dependencies: ["FetchedResultsPostgreSQL", "FetchedResults", "TestSupport"]),
         .testTarget(
             name: "WorldCupTests",
-            dependencies: ["WorldCupModel", "WorldCupStores", "WorldCupScoreboard", "TerminalUI", "TestSupport", "FetchedResultsPostgreSQL", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "WorldCupModel", "WorldCupStores", "WorldCupScoreboard", "TerminalUI", "TestSupport",
+                "FetchedResultsPostgreSQL", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TerminalUI", "TestSupport", "FetchedResultsPostgreSQL", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "TerminalUI", "TestSupport", "FetchedResultsPostgreSQL", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(name: "ServeTests", dependencies: ["TestSupport", "FetchedResultsPostgreSQL"]),
         .testTarget(

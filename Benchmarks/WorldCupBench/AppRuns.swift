@@ -62,11 +62,13 @@ struct AppRuns {
         func shell(_ command: String) throws {
             guard system(command) == 0 else { throw BenchError("failed: \(command)") }
         }
-        try shell("sqlite3 -csv '\(store)' 'SELECT id, teamName, qualifyingZone, imageName, wins"
-                  + " FROM team ORDER BY id' > '\(csv)'")
-        try shell("sqlite3 '\(store)' \"SELECT sql || ';' FROM sqlite_master"
-                  + " WHERE name IN ('team', 'team_name', 'team_standings') ORDER BY type DESC\""
-                  + " | sqlite3 '\(peer)' && sqlite3 '\(peer)' 'PRAGMA journal_mode = WAL' >/dev/null")
+        try shell(
+            "sqlite3 -csv '\(store)' 'SELECT id, teamName, qualifyingZone, imageName, wins"
+                + " FROM team ORDER BY id' > '\(csv)'")
+        try shell(
+            "sqlite3 '\(store)' \"SELECT sql || ';' FROM sqlite_master"
+                + " WHERE name IN ('team', 'team_name', 'team_standings') ORDER BY type DESC\""
+                + " | sqlite3 '\(peer)' && sqlite3 '\(peer)' 'PRAGMA journal_mode = WAL' >/dev/null")
         defer { try? FileManager.default.removeItem(atPath: csv) }
         let run = try runChild(["/usr/bin/sqlite3", peer, ".mode csv", ".import '\(csv)' team"])
         guard run.status == 0 else { throw BenchError("sqlite3 .import failed (status \(run.status))") }
@@ -92,7 +94,10 @@ struct AppRuns {
         }
         usleep(300_000)
         try tmux(["send-keys", "-t", "bench", "q"])
-        try waitUntil(seconds: 120) { FileManager.default.fileExists(atPath: stats) && ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").contains("peak_rss_kb") }
+        try waitUntil(seconds: 120) {
+            FileManager.default.fileExists(atPath: stats)
+                && ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").contains("peak_rss_kb")
+        }
         return try Self.parse(String(contentsOfFile: stats, encoding: .utf8))
     }
 
@@ -122,7 +127,10 @@ struct AppRuns {
         }
         usleep(300_000)
         try tmux(["send-keys", "-t", "bench", "q"])
-        try waitUntil(seconds: 120) { FileManager.default.fileExists(atPath: stats) && ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").contains("peak_rss_kb") }
+        try waitUntil(seconds: 120) {
+            FileManager.default.fileExists(atPath: stats)
+                && ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").contains("peak_rss_kb")
+        }
         // The store is opened next by another program: wait until the scoreboard has closed it
         // (on a busy machine its last connection's checkpoint still held the lock).
         try waitUntil(seconds: 120, pause: 50_000) { (try? tmux(["has-session", "-t", "bench"])) == nil }
@@ -149,7 +157,8 @@ struct AppRuns {
         try startScoreboard(store: store, cacheHome: cacheHome, options: [])
         defer { _ = try? tmux(["kill-server"]) }
         sleep(2)
-        let pid = try tmux(["display-message", "-p", "-t", "bench", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let pid = try tmux(["display-message", "-p", "-t", "bench", "#{pane_pid}"]).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         func cpuTicks() throws -> Int {
             // Fields 14 and 15 of /proc/PID/stat, after the parenthesised command name.
             let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
@@ -169,20 +178,26 @@ struct AppRuns {
     /// - Parameters:
     ///   - session: the tmux session's name.
     ///   - launcher: words before the command (`ip netns exec HOST`, to run it on a host).
-    func startScoreboard(store: String, cacheHome: String, options: [String], session: String = "bench", launcher: [String] = []) throws {
-        let command = launcher + ["env", "LANG=C.UTF-8", "TERM=screen", "XDG_CACHE_HOME=\(cacheHome)", worldcup, "--db", store] + options
+    func startScoreboard(
+        store: String, cacheHome: String, options: [String], session: String = "bench", launcher: [String] = []
+    ) throws {
+        let command =
+            launcher + ["env", "LANG=C.UTF-8", "TERM=screen", "XDG_CACHE_HOME=\(cacheHome)", worldcup, "--db", store]
+            + options
         // The previous session's server may still be shutting down: try again a few times.
         var attempts = 0
         while true {
             do {
                 try tmux(["new-session", "-d", "-s", session, "-x", "100", "-y", "40"] + command)
                 break
-            } catch where attempts < 10 {
+            } catch  where attempts < 10 {
                 attempts += 1
                 usleep(200_000)
             }
         }
-        try waitUntil(seconds: 120) { (try? tmux(["capture-pane", "-p", "-t", session]))?.contains("World Cup") == true }
+        try waitUntil(seconds: 120) {
+            (try? tmux(["capture-pane", "-p", "-t", session]))?.contains("World Cup") == true
+        }
         // Keys are measured on loaded standings, and a session that quits loaded saves its cache.
         // Seldom: each look starts a tmux client, which would slow the load it waits for.
         try waitUntil(seconds: 120, pause: 200_000) {
@@ -228,7 +243,9 @@ struct AppRuns {
     func waitUntil(seconds: Double, pause: useconds_t = 5_000, _ condition: () -> Bool) throws {
         let start = Clock.now()
         while !condition() {
-            guard Clock.milliseconds(since: start) < seconds * 1000 else { throw BenchError("timed out waiting for the scoreboard") }
+            guard Clock.milliseconds(since: start) < seconds * 1000 else {
+                throw BenchError("timed out waiting for the scoreboard")
+            }
             usleep(pause)
         }
     }

@@ -38,7 +38,8 @@ struct ControllerLatency {
         func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error) { failure = error }
     }
 
-    static let orderedIDsSQL = "SELECT id FROM team ORDER BY qualifyingZone COLLATE NOCASE, wins DESC, teamName COLLATE NOCASE, id"
+    static let orderedIDsSQL =
+        "SELECT id FROM team ORDER BY qualifyingZone COLLATE NOCASE, wins DESC, teamName COLLATE NOCASE, id"
 
     func run() throws -> Result {
         var configuration = Configuration()
@@ -50,11 +51,14 @@ struct ControllerLatency {
         var writes = 0
         func win() throws {
             let id = ids.randomElement()!
-            try pool.write { db in try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE id = ?", arguments: [id]) }
+            try pool.write { db in try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE id = ?", arguments: [id])
+            }
         }
         func checkpointNowAndThen() throws {
             writes += 1
-            if writes % 100 == 0 { try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") } }
+            if writes % 100 == 0 {
+                try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+            }
         }
         func measure(_ rounds: Int, _ body: () throws -> Void) throws -> Percentiles {
             try Percentiles.measure(rounds, body, between: checkpointNowAndThen)
@@ -62,33 +66,40 @@ struct ControllerLatency {
 
         let bare = try measure(iterations, win)
 
-        let request = TableFetchRequest(table: "team", sortDescriptors: [
-            .ascending("qualifyingZone", collation: .caseInsensitive),
-            .descending("wins"),
-            .ascending("teamName", collation: .caseInsensitive),
-        ], fetchBatchSize: 100)
+        let request = TableFetchRequest(
+            table: "team",
+            sortDescriptors: [
+                .ascending("qualifyingZone", collation: .caseInsensitive),
+                .descending("wins"),
+                .ascending("teamName", collation: .caseInsensitive),
+            ], fetchBatchSize: 100)
         let delegate = CountingDelegate()
         func makeController() -> SQLiteResultsController<Team> {
-            let controller = SQLiteResultsController<Team>(fetchRequest: request, database: pool,
-                                                           sectionNameKeyPath: "qualifyingZone")
+            let controller = SQLiteResultsController<Team>(
+                fetchRequest: request, database: pool,
+                sectionNameKeyPath: "qualifyingZone")
             controller.delegate = delegate
             return controller
         }
         // A plain full fetch, what the scoreboard's load behind its first frame is held to:
         // the median of three fresh controllers.
-        let fetchSeconds = Percentiles(try (0..<3).map { _ in
-            let controller = makeController()
-            let fetchStart = Clock.now()
-            try controller.performFetch()
-            return Clock.milliseconds(since: fetchStart) / 1000
-        }).p50
+        let fetchSeconds = Percentiles(
+            try (0..<3).map { _ in
+                let controller = makeController()
+                let fetchStart = Clock.now()
+                try controller.performFetch()
+                return Clock.milliseconds(since: fetchStart) / 1000
+            }
+        ).p50
         let controller = makeController()
         try controller.performFetch()
         // A win through the controller's connection: its change set is delivered before the
         // write returns, as a table view wants a tap's write shown.
         let ours = try measure(iterations) {
             let id = ids.randomElement()!
-            try controller.write { db in try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE id = ?", arguments: [id]) }
+            try controller.write { db in
+                try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE id = ?", arguments: [id])
+            }
         }
         precondition(delegate.changes >= iterations, "every win produced a callback")
         controller.stopTracking()
@@ -98,16 +109,24 @@ struct ControllerLatency {
             _ = try pool.read { db in try Int64.fetchAll(db, sql: Self.orderedIDsSQL) }
         }
 
-        let valueObservation = try observeWithValueObservation(pool: pool, rounds: peerIterations, win: win, after: checkpointNowAndThen)
-        return Result(fetchSeconds: fetchSeconds, bare: bare, ours: ours, valueObservation: valueObservation, refetch: refetch)
+        let valueObservation = try observeWithValueObservation(
+            pool: pool, rounds: peerIterations, win: win, after: checkpointNowAndThen)
+        return Result(
+            fetchSeconds: fetchSeconds, bare: bare, ours: ours, valueObservation: valueObservation, refetch: refetch)
     }
 
-    private func observeWithValueObservation(pool: DatabasePool, rounds: Int, win: () throws -> Void,
-                                             after: () throws -> Void) throws -> Percentiles {
-        let observation = ValueObservation.trackingConstantRegion { db in try Int64.fetchAll(db, sql: Self.orderedIDsSQL) }
+    private func observeWithValueObservation(
+        pool: DatabasePool, rounds: Int, win: () throws -> Void,
+        after: () throws -> Void
+    ) throws -> Percentiles {
+        let observation = ValueObservation.trackingConstantRegion { db in
+            try Int64.fetchAll(db, sql: Self.orderedIDsSQL)
+        }
         let state = PeerState()
-        let cancellable = observation.start(in: pool, scheduling: .async(onQueue: DispatchQueue(label: "peer")),
-                                            onError: { fatalError("\($0)") }) { ids in state.received(ids) }
+        let cancellable = observation.start(
+            in: pool, scheduling: .async(onQueue: DispatchQueue(label: "peer")),
+            onError: { fatalError("\($0)") }
+        ) { ids in state.received(ids) }
         state.delivered.wait()  // the initial value
         for _ in 0..<rounds {
             state.start = Clock.now()

@@ -23,7 +23,8 @@ struct Percentiles {
 
 extension Percentiles {
     /// Times `body` `rounds` times; `between` runs after each round, outside the timed part.
-    static func measure(_ rounds: Int, _ body: () throws -> Void, between: () throws -> Void = {}) throws -> Percentiles {
+    static func measure(_ rounds: Int, _ body: () throws -> Void, between: () throws -> Void = {}) throws -> Percentiles
+    {
         var samples: [Double] = []
         for _ in 0..<rounds {
             let start = Clock.now()

@@ -42,11 +42,14 @@ struct PostgreSQLLatency {
     private final class CountingDelegate: FetchedResultsControllerDelegate {
         var changes = 0
         func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange) { changes += 1 }
-        func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error) { fatalError("\(error)") }
+        func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error) {
+            fatalError("\(error)")
+        }
     }
 
     /// The scoreboard's order, as the controller asks for it and as the index keeps it.
-    static let order = #"lower("qualifyingZone" COLLATE "C") NULLS FIRST, wins DESC NULLS LAST, lower("teamName" COLLATE "C") NULLS FIRST, id"#
+    static let order =
+        #"lower("qualifyingZone" COLLATE "C") NULLS FIRST, wins DESC NULLS LAST, lower("teamName" COLLATE "C") NULLS FIRST, id"#
     static let orderedIDsSQL = "SELECT id FROM team ORDER BY " + order
 
     func run() throws -> Result {
@@ -54,16 +57,19 @@ struct PostgreSQLLatency {
         try PostgreSQLConnection(cluster.connectionString).execute("CREATE DATABASE \(database)")
         let conninfo = "host=\(cluster.socketFolder) port=\(cluster.port) dbname=\(database) user=postgres"
         let writer = try PostgreSQLConnection(conninfo)
-        try writer.execute("""
+        try writer.execute(
+            """
             CREATE TABLE team (id bigint PRIMARY KEY, "teamName" text NOT NULL, "qualifyingZone" text NOT NULL,
                                wins bigint NOT NULL, "imageName" text)
             """)
-        try writer.execute("""
+        try writer.execute(
+            """
             INSERT INTO team SELECT i, 'Team ' || md5(i::text), 'Zone ' || lpad((i % 36)::text, 2, '0'), (i::bigint * 7919) % 50, NULL
             FROM generate_series(1, $1::int) AS i
             """, [String(teams)])
         // Covering: the first fetch reads ids and sort values from the index alone.
-        try writer.execute(#"CREATE INDEX team_standings ON team (\#(Self.order)) INCLUDE ("qualifyingZone", "teamName")"#)
+        try writer.execute(
+            #"CREATE INDEX team_standings ON team (\#(Self.order)) INCLUDE ("qualifyingZone", "teamName")"#)
         try writer.execute("VACUUM ANALYZE team")
         try PostgreSQLChangeFeed.install(on: "team", keyColumn: "id", in: writer)
 
@@ -73,15 +79,18 @@ struct PostgreSQLLatency {
         }
         let bare = try Percentiles.measure(iterations, win)
 
-        let request = TableFetchRequest(table: "team", sortDescriptors: [
-            .ascending("qualifyingZone", collation: .caseInsensitive),
-            .descending("wins"),
-            .ascending("teamName", collation: .caseInsensitive),
-        ], fetchBatchSize: 100)
+        let request = TableFetchRequest(
+            table: "team",
+            sortDescriptors: [
+                .ascending("qualifyingZone", collation: .caseInsensitive),
+                .descending("wins"),
+                .ascending("teamName", collation: .caseInsensitive),
+            ], fetchBatchSize: 100)
         let cacheDirectory = URL(fileURLWithPath: folder + "/pg-cache-\(teams)")
         func makeController(cacheName: String? = "standings") -> PostgreSQLResultsController<Team> {
-            PostgreSQLResultsController<Team>(fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "qualifyingZone",
-                                              cacheName: cacheName, cacheDirectory: cacheDirectory)
+            PostgreSQLResultsController<Team>(
+                fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "qualifyingZone",
+                cacheName: cacheName, cacheDirectory: cacheDirectory)
         }
         let delegate = CountingDelegate()
         func timedFetch(_ controller: PostgreSQLResultsController<Team>) throws -> (seconds: Double, peak: Int) {
@@ -135,10 +144,11 @@ struct PostgreSQLLatency {
             _ = ids.difference(from: previous)
             previous = ids
         }
-        return Result(teams: teams, firstFetchSeconds: uncached.seconds, firstFetchPeakMegabytes: uncached.peak,
-                      cachedFetchSeconds: cached.seconds, cachedFetchPeakMegabytes: cached.peak, firstRowsSeconds: firstRows,
-                      loadRestSeconds: loadRest, longestLoadStepMilliseconds: longestStep,
-                      bare: bare, ours: ours, refetch: refetch)
+        return Result(
+            teams: teams, firstFetchSeconds: uncached.seconds, firstFetchPeakMegabytes: uncached.peak,
+            cachedFetchSeconds: cached.seconds, cachedFetchPeakMegabytes: cached.peak, firstRowsSeconds: firstRows,
+            loadRestSeconds: loadRest, longestLoadStepMilliseconds: longestStep,
+            bare: bare, ours: ours, refetch: refetch)
     }
 }
 

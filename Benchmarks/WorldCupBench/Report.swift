@@ -5,15 +5,21 @@ import GRDB
 enum Machine {
     static func describe() -> String {
         let cpuInfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let model = cpuInfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+        let model =
+            cpuInfo.split(separator: "\n").first { $0.hasPrefix("model name") }
             .map { $0.split(separator: ":", maxSplits: 1).last!.trimmingCharacters(in: .whitespaces) } ?? "unknown CPU"
-        let memory = ((try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8)) ?? "").split(separator: "\n")
-            .first { $0.hasPrefix("MemTotal") }.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") }.map { "\($0 / 1_048_576) GB" } ?? "?"
+        let memory =
+            ((try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8)) ?? "").split(separator: "\n")
+            .first { $0.hasPrefix("MemTotal") }.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") }.map {
+                "\($0 / 1_048_576) GB"
+            } ?? "?"
         var system = utsname()
         uname(&system)
         let kernel = withUnsafeBytes(of: &system.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        let sqlite = (try? DatabaseQueue().read { db in try String.fetchOne(db, sql: "SELECT sqlite_version()") }) ?? nil
-        return "\(ProcessInfo.processInfo.activeProcessorCount) × \(model), \(memory) RAM, Linux \(kernel), SQLite \(sqlite ?? "?"), release build"
+        let sqlite =
+            (try? DatabaseQueue().read { db in try String.fetchOne(db, sql: "SELECT sqlite_version()") }) ?? nil
+        return
+            "\(ProcessInfo.processInfo.activeProcessorCount) × \(model), \(memory) RAM, Linux \(kernel), SQLite \(sqlite ?? "?"), release build"
     }
 }
 
@@ -100,7 +106,8 @@ struct Report {
             """
         for row in rows {
             let l = row.latency
-            text += "| \(Self.count(row.teams)) | \(Self.pair(l.bare)) | **\(Self.pair(l.ours))** | \(Self.pair(l.valueObservation)) | "
+            text +=
+                "| \(Self.count(row.teams)) | \(Self.pair(l.bare)) | **\(Self.pair(l.ours))** | \(Self.pair(l.valueObservation)) | "
                 + "\(Self.pair(l.refetch)) | \(Self.ratio(l.valueObservation.p50 / l.ours.p50)) | \(Self.ratio(l.ours.p50 / l.bare.p50)) |\n"
         }
         text += """
@@ -121,10 +128,13 @@ struct Report {
             let uncached = row.uncached.firstFrameMilliseconds + processStartMilliseconds
             let cached = row.cachedFirstFrame + processStartMilliseconds
             func loaded(_ session: AppRuns.Session) -> String {
-                session.allLoadedMilliseconds.map { Self.ms($0 + processStartMilliseconds) + " ms (\(session.loadedFrom ?? "?"))" } ?? "at once"
+                session.allLoadedMilliseconds.map {
+                    Self.ms($0 + processStartMilliseconds) + " ms (\(session.loadedFrom ?? "?"))"
+                } ?? "at once"
             }
             let steps = ([row.uncached] + row.cached).flatMap(\.loadStepMilliseconds)
-            text += "| \(Self.count(row.teams)) | \(Self.ms(uncached)) ms | \(Self.ms(cached)) ms | "
+            text +=
+                "| \(Self.count(row.teams)) | \(Self.ms(uncached)) ms | \(Self.ms(cached)) ms | "
                 + "\(loaded(row.uncached)) / \(loaded(row.cached.last ?? row.uncached)) | \(steps.max().map { Self.ms($0) + " ms" } ?? "–") | "
                 + "\(Self.pair(row.flushed)) | "
                 + "\(row.uncached.peakKilobytes / 1024) / \((row.cached.map(\.peakKilobytes).max() ?? 0) / 1024) MB | "
@@ -156,14 +166,16 @@ struct Report {
             ]
             for (label, keys) in groups {
                 let percentiles = Percentiles(keys)
-                text += "| \(Self.count(row.teams)) | \(label) | \(Self.ms(percentiles.p50)) | "
+                text +=
+                    "| \(Self.count(row.teams)) | \(label) | \(Self.ms(percentiles.p50)) | "
                     + "\(Self.ms(percentiles.p99)) | \(Self.ms(keys.max() ?? .nan)) | \(countStep) |\n"
             }
         }
         let searchPeaks = rows.map { "\($0.search.peakKilobytes / 1024) MB at \(Self.count($0.teams))" }
         text += "\nPeak memory of the search sessions: " + searchPeaks.joined(separator: ", ") + ".\n"
         if let idle {
-            text += "\nIdle: a scoreboard on \(Self.count(idle.teams)) teams used \(Self.ms(idle.milliseconds)) ms of CPU "
+            text +=
+                "\nIdle: a scoreboard on \(Self.count(idle.teams)) teams used \(Self.ms(idle.milliseconds)) ms of CPU "
                 + "in \(idle.seconds) s (it sleeps until a key or a commit to the store).\n"
         }
         text += postgreSQLSection()
@@ -201,7 +213,8 @@ struct Report {
 
             """
         for row in postgreSQL {
-            text += "| \(Self.count(row.teams)) | \(Self.ms(row.firstFetchSeconds * 1000)) ms (\(row.firstFetchPeakMegabytes) MB) | "
+            text +=
+                "| \(Self.count(row.teams)) | \(Self.ms(row.firstFetchSeconds * 1000)) ms (\(row.firstFetchPeakMegabytes) MB) | "
                 + "\(Self.ms(row.cachedFetchSeconds * 1000)) ms (\(row.cachedFetchPeakMegabytes) MB) | "
                 + "\(Self.ms(row.firstRowsSeconds * 1000)) ms | "
                 + "\(Self.ms(row.loadRestSeconds * 1000)) ms (\(Self.ms(row.longestLoadStepMilliseconds)) ms) | "
@@ -233,8 +246,11 @@ struct Report {
 
             """
         for row in sharedScoreboard {
-            let loaded = [row.uncachedAllLoadedMilliseconds, row.cachedAllLoadedMilliseconds].map { $0.map(Self.ms) ?? "at once" }
-            text += "| \(Self.count(row.teams)) | \(Self.ms(row.uncachedFirstFrameMilliseconds)) | "
+            let loaded = [row.uncachedAllLoadedMilliseconds, row.cachedAllLoadedMilliseconds].map {
+                $0.map(Self.ms) ?? "at once"
+            }
+            text +=
+                "| \(Self.count(row.teams)) | \(Self.ms(row.uncachedFirstFrameMilliseconds)) | "
                 + "\(Self.ms(row.cachedFirstFrameMilliseconds)) | \(loaded.joined(separator: " / ")) | "
                 + "**\(Self.pair(row.winToOtherScreen))** | \(row.winToOtherScreen.count) |\n"
         }
@@ -262,7 +278,8 @@ struct Report {
 
             """
         for row in serve {
-            text += "| \(Self.count(row.teams)) | \(Self.ms(row.firstPaint.p50)) | \(Self.ms(row.allLoaded.p50)) | "
+            text +=
+                "| \(Self.count(row.teams)) | \(Self.ms(row.firstPaint.p50)) | \(Self.ms(row.allLoaded.p50)) | "
                 + "**\(Self.pair(row.commitToDOM))** | \(Self.pair(row.tapToDOM)) | \(row.commitToDOM.count) |\n"
         }
         return text
@@ -290,69 +307,88 @@ struct Report {
 
             """
         let ratios = sizes.map { Self.ratio($0.latency.ours.p50 / $0.latency.bare.p50) }
-        text += line("SQLite: callbacks ÷ bare commit (p50), at " + sizes.map { Self.count($0.teams) }.joined(separator: " / "),
-                     ratios.joined(separator: " / "), "≤ 1.2× at every size",
-                     sizes.allSatisfy { $0.latency.ours.p50 <= 1.2 * $0.latency.bare.p50 })
+        text += line(
+            "SQLite: callbacks ÷ bare commit (p50), at " + sizes.map { Self.count($0.teams) }.joined(separator: " / "),
+            ratios.joined(separator: " / "), "≤ 1.2× at every size",
+            sizes.allSatisfy { $0.latency.ours.p50 <= 1.2 * $0.latency.bare.p50 })
         let latency = big.latency
-        text += line("SQLite: `ValueObservation` + diff ÷ callbacks (p50)", Self.ratio(latency.valueObservation.p50 / latency.ours.p50),
-                     "≥ 500×", latency.valueObservation.p50 >= 500 * latency.ours.p50)
-        text += line("Enter → `doupdate` returned, p99", Self.ms(big.flushed.p99) + " ms", "≤ 5 ms",
-                     big.flushed.p99 <= 5)
+        text += line(
+            "SQLite: `ValueObservation` + diff ÷ callbacks (p50)",
+            Self.ratio(latency.valueObservation.p50 / latency.ours.p50),
+            "≥ 500×", latency.valueObservation.p50 >= 500 * latency.ours.p50)
+        text += line(
+            "Enter → `doupdate` returned, p99", Self.ms(big.flushed.p99) + " ms", "≤ 5 ms",
+            big.flushed.p99 <= 5)
         let searchKeys = Percentiles(Self.searchKeys(big.search))
-        text += line("search as you type (and `n` / `N`), p99 per key", Self.ms(searchKeys.p99) + " ms", "≤ 16 ms",
-                     searchKeys.p99 <= 16)
+        text += line(
+            "search as you type (and `n` / `N`), p99 per key", Self.ms(searchKeys.p99) + " ms", "≤ 16 ms",
+            searchKeys.p99 <= 16)
         // Any size, with or without a cache: the slowest of every session.
         let launches = sizes.flatMap { row in
             [row.uncached.firstFrameMilliseconds, row.cachedFirstFrame].map { $0 + processStartMilliseconds }
         }
         let slowestLaunch = launches.max() ?? .nan
-        text += line("first frame, process start included, slowest of every size with and without a cache",
-                     Self.ms(slowestLaunch) + " ms", "≤ 25 ms", slowestLaunch <= 25)
+        text += line(
+            "first frame, process start included, slowest of every size with and without a cache",
+            Self.ms(slowestLaunch) + " ms", "≤ 25 ms", slowestLaunch <= 25)
         if let loaded = big.uncached.allLoadedMilliseconds {
             let behind = loaded - big.uncached.firstFrameMilliseconds, plain = latency.fetchSeconds * 1000
-            text += line("load behind the first frame, all teams, no cache (plain `performFetch()`: "
-                         + "\(Self.ms(plain)) ms)", Self.times(behind, plain), "≤ 1.2×", behind <= 1.2 * plain)
+            text += line(
+                "load behind the first frame, all teams, no cache (plain `performFetch()`: "
+                    + "\(Self.ms(plain)) ms)", Self.times(behind, plain), "≤ 1.2×", behind <= 1.2 * plain)
         }
         // A cached session's first step takes every team from the cache file: shown apart.
         let storeStep = sizes.flatMap(\.uncached.loadStepMilliseconds).max() ?? 0
         let cacheStep = sizes.flatMap { $0.cached.flatMap(\.loadStepMilliseconds) }.max() ?? 0
-        text += line("longest load step (until `doupdate` returned), every size: from the store / from the cache file",
-                     Self.ms(storeStep) + " / " + Self.ms(cacheStep) + " ms", "≤ 16 ms", max(storeStep, cacheStep) <= 16)
+        text += line(
+            "longest load step (until `doupdate` returned), every size: from the store / from the cache file",
+            Self.ms(storeStep) + " / " + Self.ms(cacheStep) + " ms", "≤ 16 ms", max(storeStep, cacheStep) <= 16)
         let sessionPeaks = ([big.uncached] + big.cached).map(\.peakKilobytes) + [big.search.peakKilobytes]
         let peak = (sessionPeaks.max() ?? 0) / 1024
         text += line("peak memory of the scoreboard (every session)", "\(peak) MB", "≤ 64 MB", peak <= 64)
-        text += line("import ÷ the sqlite3 shell's CSV import; import peak memory",
-                     Self.ratio(big.imported.seconds / big.shellImported.seconds) + ", \(big.imported.peakKilobytes / 1024) MB",
-                     "≤ 0.8×, ≤ 150 MB",
-                     big.imported.seconds <= 0.8 * big.shellImported.seconds && big.imported.peakKilobytes <= 150 * 1024)
-        text += line("`generate --teams \(big.teams)`", String(format: "%.2f s", big.generated.seconds), "≤ 1.0 s",
-                     big.generated.seconds <= 1.0)
+        text += line(
+            "import ÷ the sqlite3 shell's CSV import; import peak memory",
+            Self.ratio(big.imported.seconds / big.shellImported.seconds) + ", \(big.imported.peakKilobytes / 1024) MB",
+            "≤ 0.8×, ≤ 150 MB",
+            big.imported.seconds <= 0.8 * big.shellImported.seconds && big.imported.peakKilobytes <= 150 * 1024)
+        text += line(
+            "`generate --teams \(big.teams)`", String(format: "%.2f s", big.generated.seconds), "≤ 1.0 s",
+            big.generated.seconds <= 1.0)
         if let server = postgreSQL.max(by: { $0.teams < $1.teams }) {
             let m = Self.count(server.teams)
-            text += line("PostgreSQL, \(m): a win elsewhere → callbacks p50 / p99", Self.pair(server.ours) + " ms",
-                         "≤ 0.8 / 1.5 ms", server.ours.p50 <= 0.8 && server.ours.p99 <= 1.5)
-            text += line("PostgreSQL, \(m): refetch + diff ÷ callbacks (p50)",
-                         Self.ratio(server.refetch.p50 / server.ours.p50), "≥ 100×", server.refetch.p50 >= 100 * server.ours.p50)
+            text += line(
+                "PostgreSQL, \(m): a win elsewhere → callbacks p50 / p99", Self.pair(server.ours) + " ms",
+                "≤ 0.8 / 1.5 ms", server.ours.p50 <= 0.8 && server.ours.p99 <= 1.5)
+            text += line(
+                "PostgreSQL, \(m): refetch + diff ÷ callbacks (p50)",
+                Self.ratio(server.refetch.p50 / server.ours.p50), "≥ 100×", server.refetch.p50 >= 100 * server.ours.p50)
             let rest = server.loadRestSeconds * 1000, full = server.firstFetchSeconds * 1000
-            text += line("PostgreSQL, \(m): all rows loaded behind the first 1,000, Unix socket (full first fetch: "
-                         + "\(Self.ms(full)) ms)", Self.times(rest, full), "≤ 1.5×", rest <= 1.5 * full)
+            text += line(
+                "PostgreSQL, \(m): all rows loaded behind the first 1,000, Unix socket (full first fetch: "
+                    + "\(Self.ms(full)) ms)", Self.times(rest, full), "≤ 1.5×", rest <= 1.5 * full)
         }
         if let shared = sharedScoreboard.max(by: { $0.teams < $1.teams }) {
             let m = Self.count(shared.teams)
             if let loaded = shared.uncachedAllLoadedMilliseconds,
-               let server = postgreSQL.first(where: { $0.teams == shared.teams }) {
+                let server = postgreSQL.first(where: { $0.teams == shared.teams })
+            {
                 let behind = loaded - shared.uncachedFirstFrameMilliseconds, full = server.firstFetchSeconds * 1000
-                text += line("PostgreSQL, \(m): the scoreboard's load behind its first frame, over TCP (full first fetch "
-                             + "on the Unix socket: \(Self.ms(full)) ms)", Self.times(behind, full), "≤ 1.5×", behind <= 1.5 * full)
+                text += line(
+                    "PostgreSQL, \(m): the scoreboard's load behind its first frame, over TCP (full first fetch "
+                        + "on the Unix socket: \(Self.ms(full)) ms)", Self.times(behind, full), "≤ 1.5×",
+                    behind <= 1.5 * full)
             }
-            text += line("win on one host → the other host's screen flushed, p99, at \(m)",
-                         Self.ms(shared.winToOtherScreen.p99) + " ms", "≤ 50 ms", shared.winToOtherScreen.p99 <= 50)
+            text += line(
+                "win on one host → the other host's screen flushed, p99, at \(m)",
+                Self.ms(shared.winToOtherScreen.p99) + " ms", "≤ 50 ms", shared.winToOtherScreen.p99 <= 50)
         }
         if let served = serve.max(by: { $0.teams < $1.teams }) {
-            text += line("serve: commit → a browser's DOM, p99, at \(Self.count(served.teams))",
-                         Self.ms(served.commitToDOM.p99) + " ms", "≤ 50 ms", served.commitToDOM.p99 <= 50)
-            text += line("serve: first paint, p50, at \(Self.count(served.teams))",
-                         Self.ms(served.firstPaint.p50) + " ms", "≤ 200 ms", served.firstPaint.p50 <= 200)
+            text += line(
+                "serve: commit → a browser's DOM, p99, at \(Self.count(served.teams))",
+                Self.ms(served.commitToDOM.p99) + " ms", "≤ 50 ms", served.commitToDOM.p99 <= 50)
+            text += line(
+                "serve: first paint, p50, at \(Self.count(served.teams))",
+                Self.ms(served.firstPaint.p50) + " ms", "≤ 200 ms", served.firstPaint.p50 <= 200)
         }
         text += """
 
@@ -387,7 +423,9 @@ struct Report {
         let values = sorted.flatMap { row in series.map { $0.2(row) } }.filter { $0 > 0 }
         let (xMin, xMax) = (log10(Double(sorted.first?.teams ?? 1)), log10(Double(sorted.last?.teams ?? 10)))
         let (yMin, yMax) = (floor(log10(values.min() ?? 0.01)), ceil(log10(values.max() ?? 1)))
-        func x(_ teams: Int) -> Double { left + (log10(Double(teams)) - xMin) / max(xMax - xMin, 1e-9) * (width - left - right) }
+        func x(_ teams: Int) -> Double {
+            left + (log10(Double(teams)) - xMin) / max(xMax - xMin, 1e-9) * (width - left - right)
+        }
         func y(_ ms: Double) -> Double { top + (yMax - log10(ms)) / max(yMax - yMin, 1e-9) * (height - top - bottom) }
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" font-family="sans-serif" font-size="12">
@@ -401,15 +439,19 @@ struct Report {
             svg += "<text x=\"\(left - 6)\" y=\"\(y(ms) + 4)\" text-anchor=\"end\">\(Self.tick(ms))</text>\n"
         }
         for row in sorted {
-            svg += "<text x=\"\(x(row.teams))\" y=\"\(height - bottom + 18)\" text-anchor=\"middle\">\(Self.count(row.teams))</text>\n"
+            svg +=
+                "<text x=\"\(x(row.teams))\" y=\"\(height - bottom + 18)\" text-anchor=\"middle\">\(Self.count(row.teams))</text>\n"
         }
         svg += "<text x=\"\(width / 2)\" y=\"\(height - 10)\" text-anchor=\"middle\">teams in the store</text>\n"
         for (index, (name, color, value)) in series.enumerated() {
             let points = sorted.map { "\(x($0.teams)),\(y(value($0)))" }.joined(separator: " ")
             svg += "<polyline points=\"\(points)\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2.5\"/>\n"
-            for row in sorted { svg += "<circle cx=\"\(x(row.teams))\" cy=\"\(y(value(row)))\" r=\"3.5\" fill=\"\(color)\"/>\n" }
+            for row in sorted {
+                svg += "<circle cx=\"\(x(row.teams))\" cy=\"\(y(value(row)))\" r=\"3.5\" fill=\"\(color)\"/>\n"
+            }
             let legendY = top + 14 + Double(index) * 16
-            svg += "<line x1=\"\(left + 12)\" x2=\"\(left + 36)\" y1=\"\(legendY - 4)\" y2=\"\(legendY - 4)\" stroke=\"\(color)\" stroke-width=\"2.5\"/>"
+            svg +=
+                "<line x1=\"\(left + 12)\" x2=\"\(left + 36)\" y1=\"\(legendY - 4)\" y2=\"\(legendY - 4)\" stroke=\"\(color)\" stroke-width=\"2.5\"/>"
             svg += "<text x=\"\(left + 42)\" y=\"\(legendY)\">\(name)</text>\n"
         }
         return svg + "</svg>\n"

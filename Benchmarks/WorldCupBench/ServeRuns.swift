@@ -36,10 +36,12 @@ struct ServeRuns {
             let ready = "return !!(window.worldcup && window.worldcup.ready);"
             guard try browser.wait(timeout: 300, { try browser.run(ready) as? Bool == true })
             else { throw WebDriver.Failure(description: "the page never held every team") }
-            let times = try browser.run("""
-                const paint = performance.getEntriesByType('paint').find((p) => p.name === 'first-contentful-paint');
-                return [paint ? paint.startTime : -1, window.worldcup.readyAt - performance.timeOrigin];
-                """) as? [Double] ?? []
+            let times =
+                try browser.run(
+                    """
+                    const paint = performance.getEntriesByType('paint').find((p) => p.name === 'first-contentful-paint');
+                    return [paint ? paint.startTime : -1, window.worldcup.readyAt - performance.timeOrigin];
+                    """) as? [Double] ?? []
             paints.append(times.first ?? .nan)
             loads.append(times.last ?? .nan)
         }
@@ -48,7 +50,8 @@ struct ServeRuns {
         let firstIDs = """
             return Array.from(document.querySelectorAll('li.team')).slice(0, 20).map((li) => Number(li.dataset.id));
             """
-        let ids = try browser.run(firstIDs)
+        let ids =
+            try browser.run(firstIDs)
             as? [Int] ?? []
         var commits: [Double] = []
         for index in 0..<wins {
@@ -77,8 +80,9 @@ struct ServeRuns {
             taps.append(applied - tapped)
             usleep(20_000)
         }
-        return Result(teams: teams, firstPaint: Percentiles(paints), allLoaded: Percentiles(loads),
-                      commitToDOM: Percentiles(commits), tapToDOM: Percentiles(taps))
+        return Result(
+            teams: teams, firstPaint: Percentiles(paints), allLoaded: Percentiles(loads),
+            commitToDOM: Percentiles(commits), tapToDOM: Percentiles(taps))
     }
 
     private func appliedCount(_ browser: WebDriver) throws -> Int {
@@ -89,12 +93,14 @@ struct ServeRuns {
     private func appliedAt(_ browser: WebDriver, after count: Int, id: Int) throws -> Double {
         var at: Double?
         _ = try browser.wait(timeout: 60) {
-            at = try browser.run("""
-                const report = window.worldcup;
-                const fresh = report.applied.slice(report.applied.length - (report.appliedCount - arguments[0]));
-                const hit = fresh.find((entry) => entry.ids.includes(arguments[1]));
-                return hit ? hit.at : null;
-                """, [count, id]) as? Double
+            at =
+                try browser.run(
+                    """
+                    const report = window.worldcup;
+                    const fresh = report.applied.slice(report.applied.length - (report.appliedCount - arguments[0]));
+                    const hit = fresh.find((entry) => entry.ids.includes(arguments[1]));
+                    return hit ? hit.at : null;
+                    """, [count, id]) as? Double
             return at != nil
         }
         guard let at else { throw WebDriver.Failure(description: "the page never showed the win of team \(id)") }

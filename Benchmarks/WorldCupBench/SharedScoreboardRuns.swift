@@ -39,9 +39,12 @@ struct SharedScoreboardRuns {
         let uncached = try session(uri: uri, cacheHome: cacheHome, launcher: onHost(0), name: "a") { _ in }
         let cached = try session(uri: uri, cacheHome: cacheHome, launcher: onHost(0), name: "a") { _ in }
         // The first rows come from the server; with a cache, the rest come from it.
-        guard uncached.source == "store", uncached.loadedFrom != "cache", cached.allLoadedMilliseconds == nil || cached.loadedFrom == "cache" else {
-            throw BenchError("the standings came from \(uncached.loadedFrom ?? "?") and \(cached.loadedFrom ?? "?")"
-                + ", not store then cache")
+        guard uncached.source == "store", uncached.loadedFrom != "cache",
+            cached.allLoadedMilliseconds == nil || cached.loadedFrom == "cache"
+        else {
+            throw BenchError(
+                "the standings came from \(uncached.loadedFrom ?? "?") and \(cached.loadedFrom ?? "?")"
+                    + ", not store then cache")
         }
         var scorer: AppRuns.Session?
         let watcher = try session(uri: uri, cacheHome: cacheHome, launcher: onHost(0), name: "a") { _ in
@@ -59,12 +62,15 @@ struct SharedScoreboardRuns {
         // Two wins that arrive within one look share a frame: each win's time runs to the first
         // frame at or after its key.
         guard latencies.count == wins else {
-            throw BenchError("the watcher showed \(watcher.externalFramesAt.count) frames for \(wins) wins, the last ones missing")
+            throw BenchError(
+                "the watcher showed \(watcher.externalFramesAt.count) frames for \(wins) wins, the last ones missing")
         }
-        return Result(teams: teams, uncachedFirstFrameMilliseconds: uncached.firstFrameMilliseconds,
-                      cachedFirstFrameMilliseconds: cached.firstFrameMilliseconds,
-                      uncachedAllLoadedMilliseconds: uncached.allLoadedMilliseconds, cachedAllLoadedMilliseconds: cached.allLoadedMilliseconds,
-                      winToOtherScreen: Percentiles(latencies))
+        return Result(
+            teams: teams, uncachedFirstFrameMilliseconds: uncached.firstFrameMilliseconds,
+            cachedFirstFrameMilliseconds: cached.firstFrameMilliseconds,
+            uncachedAllLoadedMilliseconds: uncached.allLoadedMilliseconds,
+            cachedAllLoadedMilliseconds: cached.allLoadedMilliseconds,
+            winToOtherScreen: Percentiles(latencies))
     }
 
     /// The schema and the seed by the real binary, then made-up teams up to `teams` by the
@@ -72,9 +78,11 @@ struct SharedScoreboardRuns {
     private func load(into uri: String, cluster: TemporaryCluster) throws {
         let seeded = try runChild([app.worldcup, "list", "--db", uri])
         guard seeded.status == 0 else { throw BenchError("worldcup list failed on the new database") }
-        let connection = try PostgreSQLConnection("host=\(cluster.socketFolder) port=\(cluster.port) dbname=worldcup user=postgres")
+        let connection = try PostgreSQLConnection(
+            "host=\(cluster.socketFolder) port=\(cluster.port) dbname=worldcup user=postgres")
         if teams > 32 {
-            try connection.execute("""
+            try connection.execute(
+                """
                 INSERT INTO team (team_name, qualifying_zone, image_name, wins)
                 SELECT 'Team ' || md5(i::text), 'Zone ' || lpad((i % 36)::text, 2, '0'), NULL, (i::bigint * 7919) % 50
                 FROM generate_series(33, $1::int) AS i
@@ -86,11 +94,14 @@ struct SharedScoreboardRuns {
 
     /// A scoreboard with `--stats` in tmux session `name`; `during` runs while it is open,
     /// then it quits and its figures are read.
-    private func session(uri: String, cacheHome: String, launcher: [String], name: String,
-                         during: (String) throws -> Void) throws -> AppRuns.Session {
+    private func session(
+        uri: String, cacheHome: String, launcher: [String], name: String,
+        during: (String) throws -> Void
+    ) throws -> AppRuns.Session {
         let stats = app.folder + "/stats-\(name)-\(UUID().uuidString).txt"
         defer { try? FileManager.default.removeItem(atPath: stats) }
-        try app.startScoreboard(store: uri, cacheHome: cacheHome, options: ["--stats", stats], session: name, launcher: launcher)
+        try app.startScoreboard(
+            store: uri, cacheHome: cacheHome, options: ["--stats", stats], session: name, launcher: launcher)
         try during(name)
         try app.tmux(["send-keys", "-t", name, "q"])
         try app.waitUntil(seconds: 120) {

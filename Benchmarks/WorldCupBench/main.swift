@@ -36,37 +36,55 @@ var report = Report(machine: Machine.describe(), processStartMilliseconds: try a
 print("process start (worldcup --version): \(String(format: "%.1f", report.processStartMilliseconds)) ms")
 
 for size in sizes where stores.contains("sqlite") {
-    let json = folder + "/teams-\(size).json", store = folder + "/store-\(size).sqlite", cacheHome = folder + "/cache-\(size)"
+    let json = folder + "/teams-\(size).json", store = folder + "/store-\(size).sqlite",
+        cacheHome = folder + "/cache-\(size)"
     print("== \(size) teams")
     let generated = try app.generate(teams: size, to: json)
     let imported = try app.importTeams(from: json, into: store)
     let shellImported = try app.shellImport(sameRowsAs: store)
-    print(String(format: "generate: %.2f s; import: %.2f s, peak %d MB; sqlite3 shell .import: %.2f s (ours ÷ shell %.2f)",
-                 generated.seconds, imported.seconds, imported.peakKilobytes / 1024, shellImported.seconds,
-                 imported.seconds / shellImported.seconds))
+    print(
+        String(
+            format: "generate: %.2f s; import: %.2f s, peak %d MB; sqlite3 shell .import: %.2f s (ours ÷ shell %.2f)",
+            generated.seconds, imported.seconds, imported.peakKilobytes / 1024, shellImported.seconds,
+            imported.seconds / shellImported.seconds))
     let uncached = try app.session(store: store, cacheHome: cacheHome, keys: keys)
     var cached: [AppRuns.Session] = []
     for _ in 0..<3 { cached.append(try app.session(store: store, cacheHome: cacheHome, keys: keys)) }
-    print(String(format: "first frame: uncached %.1f ms (%@), cached %@ ms (%@)", uncached.firstFrameMilliseconds, uncached.source,
-                 cached.map { String(format: "%.1f", $0.firstFrameMilliseconds) }.joined(separator: ", "),
-                 cached.map(\.source).joined(separator: ", ")))
-    let search = try app.searchSession(store: store, cacheHome: cacheHome, common: Report.commonSearchText,
-                                       rare: Report.rareSearchText, rounds: Report.searchRounds)
+    print(
+        String(
+            format: "first frame: uncached %.1f ms (%@), cached %@ ms (%@)", uncached.firstFrameMilliseconds,
+            uncached.source,
+            cached.map { String(format: "%.1f", $0.firstFrameMilliseconds) }.joined(separator: ", "),
+            cached.map(\.source).joined(separator: ", ")))
+    let search = try app.searchSession(
+        store: store, cacheHome: cacheHome, common: Report.commonSearchText,
+        rare: Report.rareSearchText, rounds: Report.searchRounds)
     for (label, keys) in [("common text", search.common), ("rare text", search.rare), ("n / N", search.steps)] {
         let percentiles = Percentiles(keys)
-        print(String(format: "search, %@: p50 %.1f, p99 %.1f, max %.1f ms (%d keys)", label, percentiles.p50,
-                     percentiles.p99, keys.max() ?? .nan, keys.count))
+        print(
+            String(
+                format: "search, %@: p50 %.1f, p99 %.1f, max %.1f ms (%d keys)", label, percentiles.p50,
+                percentiles.p99, keys.max() ?? .nan, keys.count))
     }
     print("search session peak memory: \(search.peakKilobytes / 1024) MB")
     let latency = try ControllerLatency(storePath: store, iterations: iterations).run()
-    print(String(format: "per change p50: bare %.3f, ours %.3f, ValueObservation+diff %.3f, refetch %.3f ms",
-                 latency.bare.p50, latency.ours.p50, latency.valueObservation.p50, latency.refetch.p50))
-    print(String(format: "load behind the first frame %.0f ms (steps: longest %.1f ms); plain performFetch() %.0f ms",
-                 (uncached.allLoadedMilliseconds ?? uncached.firstFrameMilliseconds) - uncached.firstFrameMilliseconds,
-                 uncached.loadStepMilliseconds.max() ?? 0, latency.fetchSeconds * 1000))
-    report.rows.append(Report.Row(teams: size, generated: generated, imported: imported, shellImported: shellImported, uncached: uncached, cached: cached, search: search, latency: latency))
+    print(
+        String(
+            format: "per change p50: bare %.3f, ours %.3f, ValueObservation+diff %.3f, refetch %.3f ms",
+            latency.bare.p50, latency.ours.p50, latency.valueObservation.p50, latency.refetch.p50))
+    print(
+        String(
+            format: "load behind the first frame %.0f ms (steps: longest %.1f ms); plain performFetch() %.0f ms",
+            (uncached.allLoadedMilliseconds ?? uncached.firstFrameMilliseconds) - uncached.firstFrameMilliseconds,
+            uncached.loadStepMilliseconds.max() ?? 0, latency.fetchSeconds * 1000))
+    report.rows.append(
+        Report.Row(
+            teams: size, generated: generated, imported: imported, shellImported: shellImported, uncached: uncached,
+            cached: cached, search: search, latency: latency))
     if report.idle == nil {
-        report.idle = (size, idleSeconds, try app.idleCPUMilliseconds(store: store, cacheHome: cacheHome, seconds: idleSeconds))
+        report.idle = (
+            size, idleSeconds, try app.idleCPUMilliseconds(store: store, cacheHome: cacheHome, seconds: idleSeconds)
+        )
         print(String(format: "idle: %.0f ms of CPU in %d s", report.idle!.milliseconds, idleSeconds))
     }
 }
@@ -75,10 +93,14 @@ for size in sizes where stores.contains("sqlite") {
 let cluster = try TemporaryCluster()
 for size in sizes where stores.contains("postgresql") {
     let result = try PostgreSQLLatency(cluster: cluster, teams: size, iterations: iterations, folder: folder).run()
-    print(String(format: "PostgreSQL %d teams: first fetch %.3f s (peak %d MB), cached %.3f s (peak %d MB), first 1,000 rows %.1f ms, the rest %.3f s (longest step %.1f ms); per change p50: bare %.3f, ours %.3f, refetch + diff %.3f ms",
-                 size, result.firstFetchSeconds, result.firstFetchPeakMegabytes, result.cachedFetchSeconds, result.cachedFetchPeakMegabytes,
-                 result.firstRowsSeconds * 1000, result.loadRestSeconds, result.longestLoadStepMilliseconds,
-                 result.bare.p50, result.ours.p50, result.refetch.p50))
+    print(
+        String(
+            format:
+                "PostgreSQL %d teams: first fetch %.3f s (peak %d MB), cached %.3f s (peak %d MB), first 1,000 rows %.1f ms, the rest %.3f s (longest step %.1f ms); per change p50: bare %.3f, ours %.3f, refetch + diff %.3f ms",
+            size, result.firstFetchSeconds, result.firstFetchPeakMegabytes, result.cachedFetchSeconds,
+            result.cachedFetchPeakMegabytes,
+            result.firstRowsSeconds * 1000, result.loadRestSeconds, result.longestLoadStepMilliseconds,
+            result.bare.p50, result.ours.p50, result.refetch.p50))
     report.postgreSQL.append(result)
 }
 cluster.stop()
@@ -86,9 +108,12 @@ cluster.stop()
 // The shared scoreboard across hosts, at the smallest and the largest size.
 for size in Set([sizes.min()!, sizes.max()!]).sorted() where stores.contains("shared") {
     let result = try SharedScoreboardRuns(app: app, teams: size, wins: keys).run()
-    print(String(format: "shared scoreboard %d teams: first frame %.1f ms (cached %.1f ms); win → other screen p50 %.2f, p99 %.2f ms",
-                 size, result.uncachedFirstFrameMilliseconds, result.cachedFirstFrameMilliseconds,
-                 result.winToOtherScreen.p50, result.winToOtherScreen.p99))
+    print(
+        String(
+            format:
+                "shared scoreboard %d teams: first frame %.1f ms (cached %.1f ms); win → other screen p50 %.2f, p99 %.2f ms",
+            size, result.uncachedFirstFrameMilliseconds, result.cachedFirstFrameMilliseconds,
+            result.winToOtherScreen.p50, result.winToOtherScreen.p99))
     report.sharedScoreboard.append(result)
 }
 
@@ -101,15 +126,18 @@ for size in Set([sizes.min()!, sizes.max()!]).sorted() where stores.contains("se
         _ = try app.importTeams(from: json, into: store)
     }
     let result = try ServeRuns(worldcup: worldcup, store: store, teams: size, wins: keys, folder: folder).run()
-    print(String(format: "serve %d teams: first paint p50 %.1f ms (all loaded %.0f ms); commit → DOM p50 %.2f, p99 %.2f ms; "
-                 + "tap → DOM p50 %.2f, p99 %.2f ms", size, result.firstPaint.p50, result.allLoaded.p50,
-                 result.commitToDOM.p50, result.commitToDOM.p99, result.tapToDOM.p50, result.tapToDOM.p99))
+    print(
+        String(
+            format: "serve %d teams: first paint p50 %.1f ms (all loaded %.0f ms); commit → DOM p50 %.2f, p99 %.2f ms; "
+                + "tap → DOM p50 %.2f, p99 %.2f ms", size, result.firstPaint.p50, result.allLoaded.p50,
+            result.commitToDOM.p50, result.commitToDOM.p99, result.tapToDOM.p50, result.tapToDOM.p99))
     report.serve.append(result)
 }
 
 let output = options["output"] ?? "BENCHMARKS.md"
 let plot = options["plot"] ?? "docs/per-change-cost.svg"
-try FileManager.default.createDirectory(atPath: (plot as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+try FileManager.default.createDirectory(
+    atPath: (plot as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
 try report.markdown(plotPath: plot).write(toFile: output, atomically: true, encoding: .utf8)
 try report.svg().write(toFile: plot, atomically: true, encoding: .utf8)
 print("wrote \(output) and \(plot)")

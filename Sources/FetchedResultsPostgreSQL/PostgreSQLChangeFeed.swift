@@ -27,22 +27,26 @@ public enum PostgreSQLChangeFeed {
     /// (a bigint primary key) identifies rows. Idempotent.
     public static func install(on table: String, keyColumn: String, in connection: PostgreSQLConnection) throws {
         let history = quoted(historyTable), tableName = quoted(table)
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TABLE IF NOT EXISTS \(history) (
                 sequence bigserial PRIMARY KEY,
                 transaction xid8 NOT NULL DEFAULT pg_current_xact_id(),
                 table_name text NOT NULL,
                 row_id bigint)
             """)
-        try connection.execute("CREATE INDEX IF NOT EXISTS \(quoted(historyTable + "_transaction")) ON \(history) (transaction)")
+        try connection.execute(
+            "CREATE INDEX IF NOT EXISTS \(quoted(historyTable + "_transaction")) ON \(history) (transaction)")
         // One row: the oldest transaction whose history is still complete.
         try connection.execute("CREATE TABLE IF NOT EXISTS \(quoted(historyTable + "_pruned")) (before xid8 NOT NULL)")
-        try connection.execute("""
+        try connection.execute(
+            """
             INSERT INTO \(quoted(historyTable + "_pruned")) (before)
             SELECT '0'::xid8 WHERE NOT EXISTS (SELECT 1 FROM \(quoted(historyTable + "_pruned")))
             """)
         // A row's id before and after the change; an id that changes leaves both.
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE OR REPLACE FUNCTION fetched_results_record_row() RETURNS trigger LANGUAGE plpgsql AS $$
             DECLARE old_id bigint; new_id bigint;
             BEGIN
@@ -58,14 +62,16 @@ public enum PostgreSQLChangeFeed {
             END $$
             """)
         // TRUNCATE names no rows: a NULL row id tells readers to refetch.
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE OR REPLACE FUNCTION fetched_results_record_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
                 INSERT INTO \(history) (table_name, row_id) VALUES (TG_TABLE_NAME, NULL);
                 RETURN NULL;
             END $$
             """)
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE OR REPLACE FUNCTION fetched_results_notify() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
                 PERFORM pg_notify('\(channel)', TG_TABLE_NAME);
@@ -76,15 +82,18 @@ public enum PostgreSQLChangeFeed {
         try connection.execute("DROP TRIGGER IF EXISTS \(quoted(prefix + "_rows")) ON \(tableName)")
         try connection.execute("DROP TRIGGER IF EXISTS \(quoted(prefix + "_truncate")) ON \(tableName)")
         try connection.execute("DROP TRIGGER IF EXISTS \(quoted(prefix + "_notify")) ON \(tableName)")
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TRIGGER \(quoted(prefix + "_rows")) AFTER INSERT OR UPDATE OR DELETE ON \(tableName)
             FOR EACH ROW EXECUTE FUNCTION fetched_results_record_row(\(literal(keyColumn)))
             """)
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TRIGGER \(quoted(prefix + "_truncate")) AFTER TRUNCATE ON \(tableName)
             FOR EACH STATEMENT EXECUTE FUNCTION fetched_results_record_truncate()
             """)
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TRIGGER \(quoted(prefix + "_notify")) AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(tableName)
             FOR EACH STATEMENT EXECUTE FUNCTION fetched_results_notify()
             """)
@@ -127,7 +136,8 @@ public enum PostgreSQLChangeFeed {
     /// transaction: the new position is that transaction's snapshot, so rows the caller reads
     /// in the same transaction are exactly as of the new position.
     public static func read(since position: Position, in connection: PostgreSQLConnection) throws -> Read {
-        let result = try connection.execute("""
+        let result = try connection.execute(
+            """
             \(changesCTE(positionParameter: "$1"))
             SELECT fetched_results_snapshot, fetched_results_pruned, fetched_results_table, fetched_results_row
             FROM feed_state LEFT JOIN feed_changes ON true
@@ -136,10 +146,15 @@ public enum PostgreSQLChangeFeed {
         var truncated: Set<String> = []
         for row in result.rows {
             guard let table = row[2] else { continue }
-            if let id = row[3].flatMap(Int64.init) { rowIDs[table, default: []].insert(id) } else { truncated.insert(table) }
+            if let id = row[3].flatMap(Int64.init) {
+                rowIDs[table, default: []].insert(id)
+            } else {
+                truncated.insert(table)
+            }
         }
-        return Read(position: Position(snapshot: result.rows.first?[0] ?? ""), rowIDs: rowIDs, truncatedTables: truncated,
-                    isBehindPruning: result.rows.first?[1] == "t")
+        return Read(
+            position: Position(snapshot: result.rows.first?[0] ?? ""), rowIDs: rowIDs, truncatedTables: truncated,
+            isBehindPruning: result.rows.first?[1] == "t")
     }
 
     /// A `WITH` clause for reading the changes since the position in parameter
@@ -170,11 +185,13 @@ public enum PostgreSQLChangeFeed {
     /// told to refetch.
     public static func prune(before position: Position, in connection: PostgreSQLConnection) throws {
         try connection.transaction {
-            try connection.execute("UPDATE \(quoted(historyTable + "_pruned"))"
-                                   + " SET before = greatest(before, pg_snapshot_xmin($1::pg_snapshot))",
-                                   [position.snapshot])
-            try connection.execute("DELETE FROM \(quoted(historyTable)) WHERE transaction < pg_snapshot_xmin($1::pg_snapshot)",
-                                   [position.snapshot])
+            try connection.execute(
+                "UPDATE \(quoted(historyTable + "_pruned"))"
+                    + " SET before = greatest(before, pg_snapshot_xmin($1::pg_snapshot))",
+                [position.snapshot])
+            try connection.execute(
+                "DELETE FROM \(quoted(historyTable)) WHERE transaction < pg_snapshot_xmin($1::pg_snapshot)",
+                [position.snapshot])
         }
     }
 

@@ -1,7 +1,8 @@
 import CLibpq
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One connection to a PostgreSQL server through libpq, the reference client that `psql` uses:
@@ -74,8 +75,10 @@ public final class PostgreSQLConnection {
 
     /// The `PG*` variable that sets a connection parameter, as libpq documents them.
     static func environmentVariable(for keyword: String) -> String? {
-        let known = ["connect_timeout": "PGCONNECT_TIMEOUT", "sslmode": "PGSSLMODE", "sslrootcert": "PGSSLROOTCERT",
-                     "application_name": "PGAPPNAME", "target_session_attrs": "PGTARGETSESSIONATTRS"]
+        let known = [
+            "connect_timeout": "PGCONNECT_TIMEOUT", "sslmode": "PGSSLMODE", "sslrootcert": "PGSSLROOTCERT",
+            "application_name": "PGAPPNAME", "target_session_attrs": "PGTARGETSESSIONATTRS",
+        ]
         return known[keyword]
     }
 
@@ -90,9 +93,13 @@ public final class PostgreSQLConnection {
     /// `values` as a PostgreSQL array literal (`{"a","b",NULL}`), for one array parameter
     /// (`$1::text[]`) instead of one parameter per value.
     public static func arrayLiteral(_ values: [String?]) -> String {
-        "{" + values.map { value in
-            value.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" } ?? "NULL"
-        }.joined(separator: ",") + "}"
+        "{"
+            + values.map { value in
+                value.map {
+                    "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                        + "\""
+                } ?? "NULL"
+            }.joined(separator: ",") + "}"
     }
 
     /// The parameters `conninfo` sets itself (not the `PG*` variables), as libpq parses it; nil
@@ -142,7 +149,8 @@ public final class PostgreSQLConnection {
     /// the rows to `body` one by one as the server's bytes (no Swift string per value), so that
     /// memory holds one batch of rows however many the query returns.
     public func forEachRow(
-        throughCursor sql: String, _ parameters: [String?] = [], fetchSize: Int = 10_000, _ body: (PostgreSQLRawRow) throws -> Void
+        throughCursor sql: String, _ parameters: [String?] = [], fetchSize: Int = 10_000,
+        _ body: (PostgreSQLRawRow) throws -> Void
     ) throws {
         try execute("DECLARE fetched_results_rows NO SCROLL CURSOR FOR " + sql, parameters)
         var fetched = fetchSize
@@ -158,13 +166,16 @@ public final class PostgreSQLConnection {
     /// Runs a query in one round trip and hands its rows to `body` one by one as the server's
     /// bytes; the whole result is in memory meanwhile, so this is for results known to be small
     /// (a `LIMIT`). Bigger ones go through ``forEachRow(throughCursor:_:fetchSize:_:)``.
-    public func forEachRow(of sql: String, _ parameters: [String?] = [], _ body: (PostgreSQLRawRow) throws -> Void) throws {
+    public func forEachRow(
+        of sql: String, _ parameters: [String?] = [], _ body: (PostgreSQLRawRow) throws -> Void
+    ) throws {
         try withResult(sql, parameters) { result in
             for row in 0..<PQntuples(result) { try body(PostgreSQLRawRow(result: result, row: row)) }
         }
     }
 
-    private func withResult<T>(_ sql: String, _ parameters: [String?], _ body: (OpaquePointer) throws -> T) throws -> T {
+    private func withResult<T>(_ sql: String, _ parameters: [String?], _ body: (OpaquePointer) throws -> T) throws -> T
+    {
         let values = parameters.map { $0.map { strdup($0) } ?? nil }
         defer { values.forEach { free($0) } }
         let result = values.withUnsafeBufferPointer { buffer in
@@ -193,7 +204,9 @@ public final class PostgreSQLConnection {
     ///   - isolation: the transaction's isolation level.
     ///   - readOnly: whether the transaction may only read (the server refuses its writes).
     ///   - body: the transaction's work; its value is returned.
-    public func transaction<T>(isolation: IsolationLevel = .readCommitted, readOnly: Bool = false, _ body: () throws -> T) throws -> T {
+    public func transaction<T>(
+        isolation: IsolationLevel = .readCommitted, readOnly: Bool = false, _ body: () throws -> T
+    ) throws -> T {
         try execute("BEGIN ISOLATION LEVEL " + isolation.sql + (readOnly ? " READ ONLY" : ""))
         do {
             let value = try body()
@@ -216,9 +229,10 @@ public final class PostgreSQLConnection {
         }
         var received: [PostgreSQLNotification] = []
         while let notify = PQnotifies(connection) {
-            received.append(PostgreSQLNotification(
-                channel: Self.text(notify.pointee.relname), payload: Self.text(notify.pointee.extra),
-                processID: notify.pointee.be_pid))
+            received.append(
+                PostgreSQLNotification(
+                    channel: Self.text(notify.pointee.relname), payload: Self.text(notify.pointee.extra),
+                    processID: notify.pointee.be_pid))
             PQfreemem(notify)
         }
         return received

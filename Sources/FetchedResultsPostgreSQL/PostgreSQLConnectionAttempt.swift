@@ -1,6 +1,7 @@
 import CLibpq
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A connection being made without blocking (libpq's `PQconnectStartParams` and
@@ -40,7 +41,9 @@ public final class PostgreSQLConnectionAttempt {
         defer { PQconninfoFree(options) }
         var option = options
         while let keyword = option.pointee.keyword {
-            if String(cString: keyword) == "connect_timeout", let value = option.pointee.val, let seconds = Int(String(cString: value)), seconds > 0 {
+            if String(cString: keyword) == "connect_timeout", let value = option.pointee.val,
+                let seconds = Int(String(cString: value)), seconds > 0
+            {
                 return max(2, seconds)
             }
             option += 1

@@ -51,7 +51,8 @@ struct PostgreSQLQuery {
 
     /// The select list of full rows: every column, then each related value under its key path.
     var fullRowSQL: String {
-        ([Self.rowAlias + ".*"] + related.map { $0.selectExpression + " AS " + PostgreSQLChangeFeed.quotedName($0.keyPath) })
+        ([Self.rowAlias + ".*"]
+            + related.map { $0.selectExpression + " AS " + PostgreSQLChangeFeed.quotedName($0.keyPath) })
             .joined(separator: ", ")
     }
 

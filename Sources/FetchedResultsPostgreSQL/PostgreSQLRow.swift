@@ -36,7 +36,9 @@ public struct PostgreSQLRow: Sendable, Equatable {
     ///
     /// - Throws: ``PostgreSQLDecodingError`` when the row has no such column, when the value is
     ///   NULL and `Value` is not optional, or when its text is not a `Value`.
-    public func decode<Value: PostgreSQLValue>(_ type: Value.Type = Value.self, forColumn column: String) throws -> Value {
+    public func decode<Value: PostgreSQLValue>(
+        _ type: Value.Type = Value.self, forColumn column: String
+    ) throws -> Value {
         guard let index = columns.index(of: column) else { throw PostgreSQLDecodingError.noSuchColumn(column) }
         guard let text = values[index] else {
             guard let null = Value.nullValue else { throw PostgreSQLDecodingError.unexpectedNull(column: column) }
@@ -84,7 +86,8 @@ public enum PostgreSQLDecodingError: Error, Equatable, CustomStringConvertible {
         switch self {
         case let .noSuchColumn(column): return "the row has no column \"\(column)\""
         case let .unexpectedNull(column): return "column \"\(column)\" is NULL: decode it as an optional"
-        case let .notConvertible(column, text, type): return "column \"\(column)\" holds \"\(text)\", which is not a \(type)"
+        case let .notConvertible(column, text, type):
+            return "column \"\(column)\" holds \"\(text)\", which is not a \(type)"
         }
     }
 }
@@ -163,7 +166,8 @@ extension Data: PostgreSQLValue {
     /// `bytea` in the server's hex form (`\x0aff…`).
     public init?(postgreSQLText text: String) {
         let digits = Array(text.utf8)
-        guard digits.count >= 2, digits[0] == UInt8(ascii: "\\"), digits[1] == UInt8(ascii: "x"), digits.count % 2 == 0 else {
+        guard digits.count >= 2, digits[0] == UInt8(ascii: "\\"), digits[1] == UInt8(ascii: "x"), digits.count % 2 == 0
+        else {
             return nil
         }
         func value(_ digit: UInt8) -> UInt8? {
@@ -223,7 +227,8 @@ enum PostgreSQLTimestamp {
         guard let year = number(4), skip("-"), let month = number(2), skip("-"), let day = number(2) else { return nil }
         var seconds = Double(days(year: year, month: month, day: day) * 86_400)
         guard index < scanner.count else { return seconds }
-        guard skip(" ") || skip("T"), let hour = number(2), skip(":"), let minute = number(2), skip(":"), let second = number(2)
+        guard skip(" ") || skip("T"), let hour = number(2), skip(":"), let minute = number(2), skip(":"),
+            let second = number(2)
         else { return nil }
         seconds += Double(hour * 3600 + minute * 60 + second)
         if skip(".") {
@@ -247,7 +252,8 @@ enum PostgreSQLTimestamp {
     static func text(secondsSince1970 value: Double) -> String {
         let microseconds = Int64((value * 1_000_000).rounded())
         let (daysSinceEpoch, remainder) = microseconds.quotientAndRemainder(dividingBy: 86_400_000_000)
-        let (dayNumber, dayMicroseconds) = remainder < 0
+        let (dayNumber, dayMicroseconds) =
+            remainder < 0
             ? (daysSinceEpoch - 1, remainder + 86_400_000_000) : (daysSinceEpoch, remainder)
         let (year, month, day) = civil(fromDays: Int(dayNumber))
         let secondsOfDay = Int(dayMicroseconds / 1_000_000), fraction = Int(dayMicroseconds % 1_000_000)

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FetchedResults
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One sort key of a request on PostgreSQL, with its column's type: ordered on the server
 /// exactly as the core's byte keys order it, so that the in-memory order equals the server's
@@ -35,10 +36,11 @@ struct PostgreSQLSortKey {
 
     /// This key as an `ORDER BY` term on an SQL expression for its value.
     func orderingSQL(on expression: String) -> String {
-        let ordered = switch type {
-        case .text: descriptor.foldsCase ? "lower(\(expression) COLLATE \"C\")" : "\(expression) COLLATE \"C\""
-        case .integer, .real, .bytea, .boolean: expression
-        }
+        let ordered =
+            switch type {
+            case .text: descriptor.foldsCase ? "lower(\(expression) COLLATE \"C\")" : "\(expression) COLLATE \"C\""
+            case .integer, .real, .bytea, .boolean: expression
+            }
         return ordered + (descriptor.ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST")
     }
 
@@ -69,7 +71,8 @@ struct PostgreSQLSortKey {
                 SortKey.appendNumber(integer: text.pointee == CChar(UInt8(ascii: "t")) ? 1 : 0, to: &buffer)
             case .text:
                 text.withMemoryRebound(to: UInt8.self, capacity: length) {
-                    SortKey.appendText(UnsafeBufferPointer(start: $0, count: length), foldingCase: descriptor.foldsCase, to: &buffer)
+                    SortKey.appendText(
+                        UnsafeBufferPointer(start: $0, count: length), foldingCase: descriptor.foldsCase, to: &buffer)
                 }
             case .bytea:
                 Self.hexBytes(String(cString: text)).withUnsafeBufferPointer { SortKey.appendBlob($0, to: &buffer) }

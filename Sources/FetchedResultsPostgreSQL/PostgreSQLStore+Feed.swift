@@ -14,9 +14,11 @@ extension PostgreSQLStore {
         since position: PostgreSQLChangeFeed.Position, in connection: PostgreSQLConnection
     ) throws -> FeedRead<PostgreSQLRow, PostgreSQLChangeFeed.Position> {
         let query = prepared, alias = PostgreSQLQuery.rowAlias, tables = observedTables
-        let positionParameter = "$\(query.arguments.count + 1)", tablesParameter = "$\(query.arguments.count + 2)::text[]"
+        let positionParameter = "$\(query.arguments.count + 1)",
+            tablesParameter = "$\(query.arguments.count + 2)::text[]"
         var foreignKeysDone: Set<String> = []
-        let referring = query.related.map(\.relationship).filter { foreignKeysDone.insert($0.foreignKey).inserted }.map { relationship in
+        let referring = query.related.map(\.relationship).filter { foreignKeysDone.insert($0.foreignKey).inserted }.map
+        { relationship in
             let destination = (tables.firstIndex(of: relationship.destinationTable) ?? 0) + 1
             return """
                 UNION SELECT referring.\(query.quotedKey) FROM \(query.quotedTable) AS referring
@@ -26,7 +28,8 @@ extension PostgreSQLStore {
                 """
         }.joined(separator: "\n")
         let predicate = query.predicate.map { " AND (\($0.sql))" } ?? ""
-        let result = try connection.execute("""
+        let result = try connection.execute(
+            """
             \(PostgreSQLChangeFeed.changesCTE(positionParameter: positionParameter)),
             touched AS (
                 SELECT fetched_results_row AS fetched_results_touched FROM feed_changes
@@ -52,9 +55,13 @@ extension PostgreSQLStore {
         var rows: [Int64: PostgreSQLRow] = [:]
         for values in result.rows {
             guard let text = values[3] else { continue }
-            guard let id = Int64(text) else { throw FetchedResultsError.rowIDUnreadable(table: query.table, column: query.keyColumn) }
+            guard let id = Int64(text) else {
+                throw FetchedResultsError.rowIDUnreadable(table: query.table, column: query.keyColumn)
+            }
             touched.insert(id)
-            if values[keyIndex] != nil { rows[id] = PostgreSQLRow(columns: columns, values: Array(values.dropFirst(4))) }
+            if values[keyIndex] != nil {
+                rows[id] = PostgreSQLRow(columns: columns, values: Array(values.dropFirst(4)))
+            }
         }
         return .changed(touched: touched, rows: rows, position: newPosition)
     }
@@ -65,14 +72,20 @@ extension PostgreSQLStore {
     /// database's identity (the cluster's system identifier and the database's oid).
     public func cacheValidity(in connection: PostgreSQLConnection) throws -> CacheValidity? {
         let query = prepared
-        let identity = try connection.execute("""
-            SELECT (SELECT system_identifier FROM pg_control_system())::text || '/'
-                   || (SELECT oid FROM pg_database WHERE datname = current_database())::text
-            """).scalar ?? ""
-        let columns = try connection.execute("""
-            SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
-            FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped
-            """, [query.quotedTable]).scalar ?? ""
+        let identity =
+            try connection.execute(
+                """
+                SELECT (SELECT system_identifier FROM pg_control_system())::text || '/'
+                       || (SELECT oid FROM pg_database WHERE datname = current_database())::text
+                """
+            ).scalar ?? ""
+        let columns =
+            try connection.execute(
+                """
+                SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
+                FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped
+                """, [query.quotedTable]
+            ).scalar ?? ""
         let fingerprint = [
             "key=\(query.keyColumn)",
             "predicate=\(query.predicate?.sql ?? "")",
@@ -90,7 +103,8 @@ extension PostgreSQLStore {
     public func position(fromGeneration text: String) -> PostgreSQLChangeFeed.Position? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty,
-              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ",") } }) else { return nil }
+            parts.allSatisfy({ $0.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ",") } })
+        else { return nil }
         return PostgreSQLChangeFeed.Position(snapshot: text)
     }
 }

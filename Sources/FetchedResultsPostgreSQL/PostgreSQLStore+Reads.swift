@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FetchedResults
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension PostgreSQLStore {
     /// The request's SQL, made by ``prepare(_:sectionNameKeyPath:)``.
@@ -17,7 +18,8 @@ extension PostgreSQLStore {
     /// Inside the caller's transaction: one query per keyset part; the whole order through a
     /// cursor (memory holds the keys and one batch of rows), a step's rows in one round trip.
     public func readOrdered(
-        limit: Int?, after boundary: LoadBoundary<[String?]>?, skipping held: (Int64) -> Bool, in connection: PostgreSQLConnection
+        limit: Int?, after boundary: LoadBoundary<[String?]>?, skipping held: (Int64) -> Bool,
+        in connection: PostgreSQLConnection
     ) throws -> OrderedRead<PostgreSQLRow, [String?]> {
         let query = prepared
         let batching = query.request.fetchBatchSize > 0
@@ -33,7 +35,9 @@ extension PostgreSQLStore {
         for part in parts {
             let remaining = limit.map { $0 - read.count }
             if let remaining, remaining <= 0 { break }
-            let conditions = [query.predicate.map { "(\($0.sql))" }, part.sql.isEmpty ? nil : part.sql].compactMap { $0 }
+            let conditions = [query.predicate.map { "(\($0.sql))" }, part.sql.isEmpty ? nil : part.sql].compactMap {
+                $0
+            }
             let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
             let sql = "SELECT \(columns) FROM \(query.fromSQL)\(whereSQL) ORDER BY \(query.orderBySQL)"
             let take: (PostgreSQLRawRow) throws -> Void = { row in
@@ -69,14 +73,18 @@ extension PostgreSQLStore {
     /// follow the request's own.
     func keysetParts(after boundary: LoadBoundary<[String?]>) -> [(sql: String, parameters: [String?])] {
         let query = prepared
-        return KeysetPlan.sql(ascending: query.sortKeys.map(\.descriptor.ascending), boundaryIsNull: boundary.values.map { $0 == nil }) {
+        return KeysetPlan.sql(
+            ascending: query.sortKeys.map(\.descriptor.ascending), boundaryIsNull: boundary.values.map { $0 == nil }
+        ) {
             PostgreSQLKeyset(query: query, boundary: boundary)
         }.map { ($0.sql, $0.dialect.parameters) }
     }
 
     // MARK: - Rows
 
-    public func rows(_ rowIDs: [Int64], matching: Bool, in connection: PostgreSQLConnection) throws -> [Int64: PostgreSQLRow] {
+    public func rows(
+        _ rowIDs: [Int64], matching: Bool, in connection: PostgreSQLConnection
+    ) throws -> [Int64: PostgreSQLRow] {
         guard !rowIDs.isEmpty else { return [:] }
         let query = prepared
         let result = try connection.execute(
@@ -89,7 +97,9 @@ extension PostgreSQLStore {
         let query = prepared
         var loaded: [Int64: PostgreSQLRow] = [:]
         var reader: RowReader?
-        try connection.forEachRow(throughCursor: "SELECT \(query.fullRowSQL) FROM \(query.fromSQL)\(query.whereSQL)", query.arguments) { row in
+        try connection.forEachRow(
+            throughCursor: "SELECT \(query.fullRowSQL) FROM \(query.fromSQL)\(query.whereSQL)", query.arguments
+        ) { row in
             let rowReader = reader ?? RowReader(columns: row.columns, query: query)
             reader = rowReader
             loaded[try rowReader.rowID(row)] = row.fullRow(columns: rowReader.columns)
@@ -118,7 +128,8 @@ extension PostgreSQLStore {
         let column = query.request.sortDescriptors[0].key
         return try connection.execute(
             "SELECT \(query.expression(column)) FROM \(query.fromSQL)\(query.rowsAmongSQL(matching: false))",
-            query.argumentsAmong([rowID], matching: false)).scalar ?? ""
+            query.argumentsAmong([rowID], matching: false)
+        ).scalar ?? ""
     }
 
     public func sectionName(of row: PostgreSQLRow) -> String {
@@ -139,9 +150,11 @@ extension PostgreSQLStore {
 
     public func allColumns(in connection: PostgreSQLConnection) throws -> Set<String> {
         let query = prepared
-        let names = try connection.execute("""
+        let names = try connection.execute(
+            """
             SELECT attname FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped
-            """, [query.quotedTable]).rows.compactMap { $0[0] }
+            """, [query.quotedTable]
+        ).rows.compactMap { $0[0] }
         return Set(names + query.related.map(\.keyPath))
     }
 }

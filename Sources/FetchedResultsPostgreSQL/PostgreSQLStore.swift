@@ -1,4 +1,5 @@
 import FetchedResults
+
 import struct Foundation.URL
 
 /// A fetched results controller's store on PostgreSQL, through libpq: the controller's reads,
@@ -68,7 +69,9 @@ public final class PostgreSQLStore: ResultsStore {
         switch request.predicate {
         case nil: predicate = nil
         case let given as PostgreSQLPredicate: predicate = given
-        case let other?: throw FetchedResultsError.predicateForAnotherStore(predicate: "\(type(of: other))", expected: "PostgreSQLPredicate")
+        case let other?:
+            throw FetchedResultsError.predicateForAnotherStore(
+                predicate: "\(type(of: other))", expected: "PostgreSQLPredicate")
         }
         let related = try RelatedKeyPath.resolve(request, sectionNameKeyPath: sectionNameKeyPath)
         let connection = try connect()
@@ -82,7 +85,8 @@ public final class PostgreSQLStore: ResultsStore {
             if let keyPath = related.first(where: { $0.keyPath == descriptor.key }) {
                 typeName = try columnTypes(of: keyPath.relationship.destinationTable, connection)[keyPath.column]
                 guard typeName != nil else {
-                    throw FetchedResultsError.unknownRelatedColumn(keyPath: descriptor.key, table: keyPath.relationship.destinationTable)
+                    throw FetchedResultsError.unknownRelatedColumn(
+                        keyPath: descriptor.key, table: keyPath.relationship.destinationTable)
                 }
             } else {
                 typeName = columns[descriptor.key]
@@ -92,13 +96,15 @@ public final class PostgreSQLStore: ResultsStore {
             }
             return PostgreSQLSortKey(descriptor: descriptor, type: type)
         }
-        query = PostgreSQLQuery(request: request, keyColumn: keyColumn, predicate: predicate, related: related, sortKeys: sortKeys)
+        query = PostgreSQLQuery(
+            request: request, keyColumn: keyColumn, predicate: predicate, related: related, sortKeys: sortKeys)
         self.sectionNameKeyPath = sectionNameKeyPath
     }
 
     /// Each column's type name (`pg_type.typname`) by column name.
     private func columnTypes(of table: String, _ connection: PostgreSQLConnection) throws -> [String: String] {
-        let rows = try connection.execute("""
+        let rows = try connection.execute(
+            """
             SELECT a.attname, t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
             WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped
             """, [PostgreSQLChangeFeed.quotedName(table)])
@@ -115,10 +121,12 @@ public final class PostgreSQLStore: ResultsStore {
         for table in observedTables {
             let found = try connection.execute(
                 "SELECT count(*) FROM pg_trigger WHERE tgname = $1 AND tgrelid = to_regclass($2)",
-                ["fetched_results_" + table + "_rows", PostgreSQLChangeFeed.quotedName(table)]).scalar
+                ["fetched_results_" + table + "_rows", PostgreSQLChangeFeed.quotedName(table)]
+            ).scalar
             guard found == "1" else {
                 throw FetchedResultsError.changeFeedMissing(
-                    table: table, installation: "PostgreSQLChangeFeed.install(on: \"\(table)\", keyColumn: …, in: connection)")
+                    table: table,
+                    installation: "PostgreSQLChangeFeed.install(on: \"\(table)\", keyColumn: …, in: connection)")
             }
         }
         tracking = true
@@ -137,7 +145,9 @@ public final class PostgreSQLStore: ResultsStore {
     var observedTables: [String] {
         guard let query else { return [] }
         var tables = [query.table]
-        for table in query.related.map(\.relationship.destinationTable) where !tables.contains(table) { tables.append(table) }
+        for table in query.related.map(\.relationship.destinationTable) where !tables.contains(table) {
+            tables.append(table)
+        }
         return tables
     }
 
@@ -164,7 +174,9 @@ public final class PostgreSQLStore: ResultsStore {
     /// When the connection breaks while the commit is on its way, the server may or may not
     /// have committed: the error says the connection was lost, and only the data can tell
     /// (an idempotency key stored with the write, say).
-    public func write<T>(_ body: (PostgreSQLConnection) throws -> T, then follow: (PostgreSQLConnection) throws -> Void) throws -> T {
+    public func write<T>(
+        _ body: (PostgreSQLConnection) throws -> T, then follow: (PostgreSQLConnection) throws -> Void
+    ) throws -> T {
         let connection = try connect()
         do {
             let value = try connection.transaction { try body(connection) }
@@ -301,11 +313,15 @@ extension FetchedResultsController where Store == PostgreSQLStore, Record: Postg
         recordType: Record.Type = Record.self, sectionNameKeyPath: String? = nil, cacheName: String? = nil,
         cacheDirectory: URL? = nil
     ) {
-        self.init(fetchRequest: fetchRequest, store: PostgreSQLStore(conninfo: conninfo, connectionDefaults: connectionDefaults),
-                  sectionNameKeyPath: sectionNameKeyPath, cacheName: cacheName, cacheDirectory: cacheDirectory,
-                  decode: { try Record(row: $0) })
+        self.init(
+            fetchRequest: fetchRequest,
+            store: PostgreSQLStore(conninfo: conninfo, connectionDefaults: connectionDefaults),
+            sectionNameKeyPath: sectionNameKeyPath, cacheName: cacheName, cacheDirectory: cacheDirectory,
+            decode: { try Record(row: $0) })
     }
 }
 
 /// A results controller on PostgreSQL (see ``PostgreSQLStore``).
-public typealias PostgreSQLResultsController<Record: PostgreSQLRecord> = FetchedResultsController<Record, PostgreSQLStore>
+public typealias PostgreSQLResultsController<Record: PostgreSQLRecord> = FetchedResultsController<
+    Record, PostgreSQLStore
+>

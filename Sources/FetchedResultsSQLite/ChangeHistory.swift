@@ -18,26 +18,31 @@ public enum ChangeHistory {
     /// (which SQLite's own hooks do not report). Install it after creating the table's unique
     /// indexes; installing again adds what is missing and leaves the rest.
     public static func install(on table: String, in db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS \(tableName) (
-                seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                tableName TEXT NOT NULL,
-                changedRowID INTEGER NOT NULL)
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS \(tableName) (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    tableName TEXT NOT NULL,
+                    changedRowID INTEGER NOT NULL)
+                """)
         // A random identity, so that a cache file made for another store is never trusted.
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS \(identityTableName) (identity TEXT NOT NULL);
-            INSERT INTO \(identityTableName) SELECT lower(hex(randomblob(16)))
-                WHERE NOT EXISTS (SELECT 1 FROM \(identityTableName));
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS \(identityTableName) (identity TEXT NOT NULL);
+                INSERT INTO \(identityTableName) SELECT lower(hex(randomblob(16)))
+                    WHERE NOT EXISTS (SELECT 1 FROM \(identityTableName));
+                """)
         let quoted = table.quotedDatabaseIdentifier
         let name = "'" + table.replacingOccurrences(of: "'", with: "''") + "'"
         for (event, rows) in [("INSERT", ["NEW"]), ("UPDATE", ["OLD", "NEW"]), ("DELETE", ["OLD"])] {
-            let inserts = rows.map { "INSERT INTO \(tableName) (tableName, changedRowID) VALUES (\(name), \($0).rowid);" }
-            try db.execute(sql: """
-                CREATE TRIGGER IF NOT EXISTS \(triggerName(table, event.lowercased()).quotedDatabaseIdentifier)
-                AFTER \(event) ON \(quoted) BEGIN \(inserts.joined(separator: " ")) END
-                """)
+            let inserts = rows.map {
+                "INSERT INTO \(tableName) (tableName, changedRowID) VALUES (\(name), \($0).rowid);"
+            }
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER IF NOT EXISTS \(triggerName(table, event.lowercased()).quotedDatabaseIdentifier)
+                    AFTER \(event) ON \(quoted) BEGIN \(inserts.joined(separator: " ")) END
+                    """)
         }
         let replaceTriggers = try UndetectedChanges.replaceTriggers(
             on: table, named: replaceTriggerPrefix(table), temporary: false,
@@ -66,7 +71,9 @@ public enum ChangeHistory {
     public static func stopRecording(on table: String, in db: Database) throws {
         guard try db.tableExists(tableName) else { return }
         let replace = UndetectedChanges.replaceTriggerSuffixes
-        for name in ["insert", "update", "delete"].map({ triggerName(table, $0) }) + [replace.insert, replace.update].map({ replaceTriggerPrefix(table) + $0 }) {
+        for name in ["insert", "update", "delete"].map({ triggerName(table, $0) })
+            + [replace.insert, replace.update].map({ replaceTriggerPrefix(table) + $0 })
+        {
             try db.execute(sql: "DROP TRIGGER IF EXISTS \(name.quotedDatabaseIdentifier)")
         }
     }
@@ -80,7 +87,8 @@ public enum ChangeHistory {
         let latest = try latestSequence(db)
         try db.execute(sql: "DELETE FROM \(tableName)")
         try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name = ?", arguments: [tableName])
-        try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", arguments: [tableName, latest + 2])
+        try db.execute(
+            sql: "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", arguments: [tableName, latest + 2])
     }
 
     private static func triggerName(_ table: String, _ event: String) -> String {
@@ -96,7 +104,8 @@ public enum ChangeHistory {
     /// the deleted rows notices and refetches.
     public static func prune(keeping: Int, in db: Database) throws {
         guard try db.tableExists(tableName) else { return }
-        try db.execute(sql: "DELETE FROM \(tableName) WHERE seq <= (SELECT max(seq) FROM \(tableName)) - ?", arguments: [keeping])
+        try db.execute(
+            sql: "DELETE FROM \(tableName) WHERE seq <= (SELECT max(seq) FROM \(tableName)) - ?", arguments: [keeping])
     }
 
     static func isInstalled(_ db: Database) throws -> Bool {
@@ -121,7 +130,9 @@ public enum ChangeHistory {
     /// The row ids changed after `sequence` in each of `tables` (by lowercased name), the newest
     /// sequence read, and whether history after `sequence` was pruned away (then the ids are
     /// incomplete).
-    static func changes(to tables: Set<String>, after sequence: Int64, _ db: Database) throws
+    static func changes(
+        to tables: Set<String>, after sequence: Int64, _ db: Database
+    ) throws
         -> (rowIDs: [String: Set<Int64>], latest: Int64, pruned: Bool)
     {
         let latest = try latestSequence(db)
@@ -135,7 +146,8 @@ public enum ChangeHistory {
             sql: "SELECT lower(tableName), changedRowID FROM \(tableName)"
                 + " WHERE seq > ? AND lower(tableName) IN (\(placeholders))")
         var rowIDs: [String: Set<Int64>] = [:]
-        let rows = try Row.fetchCursor(statement, arguments: StatementArguments(values: [sequence.databaseValue] + names.map(\.databaseValue)))
+        let rows = try Row.fetchCursor(
+            statement, arguments: StatementArguments(values: [sequence.databaseValue] + names.map(\.databaseValue)))
         while let row = try rows.next() {
             rowIDs[row[0] as String, default: []].insert(row[1])
         }

@@ -27,7 +27,9 @@ struct RelationshipKeyPath: Hashable {
     /// Resolves key paths the request uses (see `TableFetchRequest.keyPathsAcrossRelationships(sectionNameKeyPath:)`);
     /// throws a descriptive error for one that names no relationship, more than one, or a
     /// column the related table lacks.
-    static func resolve(_ keyPaths: Set<String>, of request: TableFetchRequest, _ db: Database) throws -> [RelationshipKeyPath] {
+    static func resolve(
+        _ keyPaths: Set<String>, of request: TableFetchRequest, _ db: Database
+    ) throws -> [RelationshipKeyPath] {
         var foreignKeys: [ForeignKeyInfo]?
         return try keyPaths.sorted().map { keyPath in
             let parts = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
@@ -55,7 +57,9 @@ struct RelationshipKeyPath: Hashable {
     /// A one-column foreign key to a row id, whose destination table or column is named after
     /// the relationship: `bucket` matches table `bucket` or a column `bucket`, `bucketId` or
     /// `bucket_id`.
-    private static func inferred(_ name: String, from foreignKeys: [ForeignKeyInfo], _ db: Database) throws -> ToOneRelationship? {
+    private static func inferred(
+        _ name: String, from foreignKeys: [ForeignKeyInfo], _ db: Database
+    ) throws -> ToOneRelationship? {
         let name = name.lowercased()
         let columnNames = [name, name + "id", name + "_id"]
         let candidates = try foreignKeys.filter { foreignKey in
@@ -64,8 +68,11 @@ struct RelationshipKeyPath: Hashable {
             let rowID = try db.primaryKey(foreignKey.destinationTable).rowIDColumn
             return rowID?.lowercased() == foreignKey.mapping[0].destination.lowercased()
         }
-        let match = candidates.first { columnNames.contains($0.mapping[0].origin.lowercased()) }
+        let match =
+            candidates.first { columnNames.contains($0.mapping[0].origin.lowercased()) }
             ?? candidates.first { $0.destinationTable.lowercased() == name }
-        return match.map { ToOneRelationship(name, foreignKey: $0.mapping[0].origin, destinationTable: $0.destinationTable) }
+        return match.map {
+            ToOneRelationship(name, foreignKey: $0.mapping[0].origin, destinationTable: $0.destinationTable)
+        }
     }
 }

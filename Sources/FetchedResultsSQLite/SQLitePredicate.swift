@@ -85,7 +85,8 @@ struct BuiltPredicate {
     init(_ predicate: (any FetchPredicate)?, _ db: Database) throws {
         guard let predicate else { return }
         guard let sqlite = predicate as? SQLitePredicate else {
-            throw FetchedResultsError.predicateForAnotherStore(predicate: "\(type(of: predicate))", expected: "SQLitePredicate")
+            throw FetchedResultsError.predicateForAnotherStore(
+                predicate: "\(type(of: predicate))", expected: "SQLitePredicate")
         }
         (sql, arguments) = try sqlite.sql.build(db)
     }
@@ -101,24 +102,30 @@ extension TableFetchRequest {
     /// A request whose predicate is GRDB's SQL: an interpolated literal (`"wins > \(minimum)"`)
     /// or an expression (`SQL(Column("wins") > 0)`).
     public init(
-        table: String, predicate: SQL, sortDescriptors: [ColumnSortDescriptor] = [], fetchLimit: Int = 0, fetchOffset: Int = 0,
-        fetchBatchSize: Int = 0, relationships: [ToOneRelationship] = [], relationshipKeyPathsForRefreshing: Set<String> = []
+        table: String, predicate: SQL, sortDescriptors: [ColumnSortDescriptor] = [], fetchLimit: Int = 0,
+        fetchOffset: Int = 0,
+        fetchBatchSize: Int = 0, relationships: [ToOneRelationship] = [],
+        relationshipKeyPathsForRefreshing: Set<String> = []
     ) {
         self.init(
-            table: table, predicate: SQLitePredicate(predicate), sortDescriptors: sortDescriptors, fetchLimit: fetchLimit,
+            table: table, predicate: SQLitePredicate(predicate), sortDescriptors: sortDescriptors,
+            fetchLimit: fetchLimit,
             fetchOffset: fetchOffset, fetchBatchSize: fetchBatchSize, relationships: relationships,
             relationshipKeyPathsForRefreshing: relationshipKeyPathsForRefreshing)
     }
 
     /// A request whose predicate is raw SQLite SQL with `?` placeholders for `arguments`.
     public init(
-        table: String, predicate: String, arguments: StatementArguments = [], sortDescriptors: [ColumnSortDescriptor] = [],
+        table: String, predicate: String, arguments: StatementArguments = [],
+        sortDescriptors: [ColumnSortDescriptor] = [],
         fetchLimit: Int = 0, fetchOffset: Int = 0, fetchBatchSize: Int = 0, relationships: [ToOneRelationship] = [],
         relationshipKeyPathsForRefreshing: Set<String> = []
     ) {
         self.init(
-            table: table, predicate: SQLitePredicate(sql: predicate, arguments: arguments), sortDescriptors: sortDescriptors,
-            fetchLimit: fetchLimit, fetchOffset: fetchOffset, fetchBatchSize: fetchBatchSize, relationships: relationships,
+            table: table, predicate: SQLitePredicate(sql: predicate, arguments: arguments),
+            sortDescriptors: sortDescriptors,
+            fetchLimit: fetchLimit, fetchOffset: fetchOffset, fetchBatchSize: fetchBatchSize,
+            relationships: relationships,
             relationshipKeyPathsForRefreshing: relationshipKeyPathsForRefreshing)
     }
 }

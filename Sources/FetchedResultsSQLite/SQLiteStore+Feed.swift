@@ -26,7 +26,8 @@ extension SQLiteStore {
         var newPosition = position
         let written = noted.compactMap(\.historyWritten)
         if let lastSeen = position.sequence, writerInUse != nil, let last = written.map(\.last).max(),
-           Self.history(written, covers: lastSeen + 1...last) {
+            Self.history(written, covers: lastSeen + 1...last)
+        {
             // Right after a write through the controller: what this writer noted follows the
             // position directly. A commit another process made since leaves its history for the
             // next look, which its write to the WAL file wakes.
@@ -76,7 +77,8 @@ extension SQLiteStore {
         for keyPath in relationshipKeyPaths {
             let relationship = keyPath.relationship
             guard let ids = related[relationship.destinationTable.lowercased()], !ids.isEmpty,
-                  foreignKeysDone.insert(relationship.foreignKey.lowercased()).inserted else { continue }
+                foreignKeysDone.insert(relationship.foreignKey.lowercased()).inserted
+            else { continue }
             let sortedIDs = ids.sorted()
             for start in stride(from: 0, to: sortedIDs.count, by: Self.parametersPerStatement) {
                 let chunk = sortedIDs[start..<min(start + Self.parametersPerStatement, sortedIDs.count)]
@@ -110,7 +112,8 @@ extension SQLiteStore {
             "\($0.keyPath) \($0.relationship.foreignKey) \($0.relationship.destinationTable)"
         }
         let fingerprint = "predicate=\(predicate.sql); arguments=\(predicate.arguments); relationships=\(relationships)"
-        return CacheValidity(fingerprint: fingerprint, schema: String(checksum.value, radix: 16), storeIdentity: identity)
+        return CacheValidity(
+            fingerprint: fingerprint, schema: String(checksum.value, radix: 16), storeIdentity: identity)
     }
 
     public func generation(of position: SQLitePosition) -> String? {

@@ -23,14 +23,17 @@ extension SQLiteStore {
         let sectioned = sectionNameKeyPath != nil
         let ascending = request.sortDescriptors.first?.ascending ?? true
         var previousFirst: [UInt8]? = boundary.map { SortKey.firstComponent(of: $0.key, ascending: ascending) }
-        let select = batching
-            ? "SELECT rowid, " + request.sortDescriptors.map { columnSQL($0.key) }.joined(separator: ", ") + " FROM \(quotedTable)"
+        let select =
+            batching
+            ? "SELECT rowid, " + request.sortDescriptors.map { columnSQL($0.key) }.joined(separator: ", ")
+                + " FROM \(quotedTable)"
             : selectSQL
         let parts = boundary.map(keysetParts(after:)) ?? [("", StatementArguments())]
         for part in parts {
             let remaining = limit.map { $0 - read.count }
             if let remaining, remaining <= 0 { break }
-            let conditions: [String] = (predicate.sql.isEmpty ? [] : ["(\(predicate.sql))"]) + (part.sql.isEmpty ? [] : [part.sql])
+            let conditions: [String] =
+                (predicate.sql.isEmpty ? [] : ["(\(predicate.sql))"]) + (part.sql.isEmpty ? [] : [part.sql])
             let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
             let statement = try db.cachedStatement(
                 sql: select + whereSQL + " ORDER BY \(request.sqliteOrderBySQL)" + (remaining == nil ? "" : " LIMIT ?"))
@@ -109,7 +112,8 @@ extension SQLiteStore {
 
     public func sectionName(ofRow rowID: Int64, in db: Database) throws -> String {
         let column = columnSQL(request.sortDescriptors[0].key)
-        let value = try DatabaseValue.fetchOne(db, sql: "SELECT \(column) FROM \(quotedTable) WHERE rowid = ?", arguments: [rowID])
+        let value = try DatabaseValue.fetchOne(
+            db, sql: "SELECT \(column) FROM \(quotedTable) WHERE rowid = ?", arguments: [rowID])
         return value.map(Self.sectionName(of:)) ?? ""
     }
 
@@ -150,10 +154,12 @@ extension SQLiteStore {
 
     /// The sort values of a row selected by `selectSQL`.
     func sortValues(of row: Row) -> [DatabaseValue] {
-        let indexes = sortKeyIndexes ?? {
-            let names = Array(row.columnNames).map { $0.lowercased() }
-            return request.sortDescriptors.map { names.firstIndex(of: $0.key.lowercased()) ?? -1 }
-        }()
+        let indexes =
+            sortKeyIndexes
+            ?? {
+                let names = Array(row.columnNames).map { $0.lowercased() }
+                return request.sortDescriptors.map { names.firstIndex(of: $0.key.lowercased()) ?? -1 }
+            }()
         sortKeyIndexes = indexes
         return indexes.map { $0 >= 0 ? row[$0] as DatabaseValue : .null }
     }

@@ -77,7 +77,8 @@ public final class SQLiteStore: ResultsStore {
                 throw FetchedResultsError.tableWithoutRowID(table: request.table)
             }
             if let column = request.rowIDColumn {
-                let names = ["rowid", "oid", "_rowid_"] + [try db.primaryKey(request.table).rowIDColumn].compactMap { $0 }
+                let names =
+                    ["rowid", "oid", "_rowid_"] + [try db.primaryKey(request.table).rowIDColumn].compactMap { $0 }
                 guard names.contains(where: { $0.lowercased() == column.lowercased() }) else {
                     throw FetchedResultsError.tableWithoutRowID(table: request.table)
                 }
@@ -179,7 +180,9 @@ public final class SQLiteStore: ResultsStore {
     /// A select-list entry for a key: the column, or for a key path across a relationship the
     /// related value named after the key path (which `ORDER BY` then refers to).
     func columnSQL(_ key: String) -> String {
-        guard let keyPath = relationshipKeyPaths.first(where: { $0.keyPath == key }) else { return key.quotedDatabaseIdentifier }
+        guard let keyPath = relationshipKeyPaths.first(where: { $0.keyPath == key }) else {
+            return key.quotedDatabaseIdentifier
+        }
         return keyPath.selectExpression(from: request.table) + " AS " + key.quotedDatabaseIdentifier
     }
 
@@ -230,8 +233,9 @@ extension FetchedResultsController where Store == SQLiteStore, Record: Fetchable
         fetchRequest: TableFetchRequest, database: any DatabaseWriter, recordType: Record.Type = Record.self,
         sectionNameKeyPath: String? = nil, cacheName: String? = nil, cacheDirectory: URL? = nil
     ) {
-        self.init(fetchRequest: fetchRequest, store: SQLiteStore(database: database), sectionNameKeyPath: sectionNameKeyPath,
-                  cacheName: cacheName, cacheDirectory: cacheDirectory, decode: { try Record(row: $0) })
+        self.init(
+            fetchRequest: fetchRequest, store: SQLiteStore(database: database), sectionNameKeyPath: sectionNameKeyPath,
+            cacheName: cacheName, cacheDirectory: cacheDirectory, decode: { try Record(row: $0) })
     }
 }
 

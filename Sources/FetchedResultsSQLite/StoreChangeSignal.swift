@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A file descriptor that becomes readable when a store may have new commits, so that an event
@@ -34,15 +35,15 @@ public final class StoreChangeSignal {
     /// WAL file (a store not in WAL mode, or with no connection open).
     public init?(databasePath: String) {
         #if canImport(Glibc)
-        let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard descriptor >= 0 else { return nil }
-        guard inotify_add_watch(descriptor, databasePath + "-wal", UInt32(IN_MODIFY)) >= 0 else {
-            close(descriptor)
-            return nil
-        }
-        fileDescriptor = descriptor
+            let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+            guard descriptor >= 0 else { return nil }
+            guard inotify_add_watch(descriptor, databasePath + "-wal", UInt32(IN_MODIFY)) >= 0 else {
+                close(descriptor)
+                return nil
+            }
+            fileDescriptor = descriptor
         #else
-        return nil
+            return nil
         #endif
     }
 

@@ -18,7 +18,8 @@ enum UndetectedChanges {
         var alternatives: [String] = []
         var columns: [String] = []
         let quotedTable = table.quotedDatabaseIdentifier
-        for index in try Row.fetchAll(db, sql: "SELECT name, \"unique\" FROM pragma_index_list(?)", arguments: [table]) {
+        for index in try Row.fetchAll(db, sql: "SELECT name, \"unique\" FROM pragma_index_list(?)", arguments: [table])
+        {
             guard (index["unique"] as Int) == 1, let name = index["name"] as String? else { continue }
             let keyColumns = try Row.fetchAll(
                 db, sql: "SELECT cid, name, coll FROM pragma_index_xinfo(?) WHERE key = 1", arguments: [name])
@@ -115,15 +116,18 @@ struct LocalChangeTriggers {
             // only into the updates that name one of them (it matches the SET clause by name),
             // and an update of other columns compiles and runs as if the trigger were not there.
             let rowIDNames = ["rowid", "oid", "_rowid_"] + [try db.primaryKey(table).rowIDColumn].compactMap { $0 }
-            try db.execute(sql: """
-                CREATE TEMP TRIGGER IF NOT EXISTS \((prefix(table) + "_rowid").quotedDatabaseIdentifier)
-                AFTER UPDATE OF \(rowIDNames.map(\.quotedDatabaseIdentifier).joined(separator: ", "))
-                ON main.\(table.quotedDatabaseIdentifier) WHEN OLD.rowid IS NOT NEW.rowid
-                BEGIN SELECT \(name)(\(literal), OLD.rowid); END
-                """)
-            let triggers = try UndetectedChanges.replaceTriggers(on: table, named: prefix(table), temporary: true, action: { whereSQL in
-                "SELECT \(name)(\(literal), rowid) FROM main.\(table.quotedDatabaseIdentifier) WHERE \(whereSQL)"
-            }, db)
+            try db.execute(
+                sql: """
+                    CREATE TEMP TRIGGER IF NOT EXISTS \((prefix(table) + "_rowid").quotedDatabaseIdentifier)
+                    AFTER UPDATE OF \(rowIDNames.map(\.quotedDatabaseIdentifier).joined(separator: ", "))
+                    ON main.\(table.quotedDatabaseIdentifier) WHEN OLD.rowid IS NOT NEW.rowid
+                    BEGIN SELECT \(name)(\(literal), OLD.rowid); END
+                    """)
+            let triggers = try UndetectedChanges.replaceTriggers(
+                on: table, named: prefix(table), temporary: true,
+                action: { whereSQL in
+                    "SELECT \(name)(\(literal), rowid) FROM main.\(table.quotedDatabaseIdentifier) WHERE \(whereSQL)"
+                }, db)
             for trigger in triggers { try db.execute(sql: trigger) }
         }
     }

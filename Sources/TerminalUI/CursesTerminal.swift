@@ -1,6 +1,7 @@
 import CNcursesw
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Why the terminal could not be used, in words a user can act on.
@@ -49,18 +50,22 @@ public final class CursesTerminal: Surface {
         // newterm already sees UTF-8 (the other order would undo the fallback when LANG is unset).
         setlocale(LC_ALL, "")
         TextWidth.prepareLocale()
-        guard let term = getenv("TERM").map({ String(cString: $0) }), !term.isEmpty else { throw TerminalError.termUnset }
+        guard let term = getenv("TERM").map({ String(cString: $0) }), !term.isEmpty else {
+            throw TerminalError.termUnset
+        }
         // Asked before curses owns the input, so the replies cannot reach it as keys.
         var reply = BackgroundReply([])
         if colors && term != "dumb" {
-            reply = BackgroundReply.ask(input: STDIN_FILENO, output: STDOUT_FILENO,
-                                        timeoutMilliseconds: backgroundQueryMilliseconds)
+            reply = BackgroundReply.ask(
+                input: STDIN_FILENO, output: STDOUT_FILENO,
+                timeoutMilliseconds: backgroundQueryMilliseconds)
         }
         let background = colors ? Self.background(reply: reply, term: term) : nil
         TerminalRestore.saveModes()
         // Own FILE streams on descriptors 1 and 0: the C globals stdout/stdin are not concurrency-safe in Swift 6.
         guard term != "dumb", let output = fdopen(STDOUT_FILENO, "w"), let input = fdopen(STDIN_FILENO, "r"),
-              let screen = newterm(nil, output, input) else { throw TerminalError.unsupportedTerminal(term) }
+            let screen = newterm(nil, output, input)
+        else { throw TerminalError.unsupportedTerminal(term) }
         set_term(screen)
         guard let cup = tigetstr("cup"), Int(bitPattern: cup) != -1 else {
             endwin()
@@ -72,8 +77,9 @@ public final class CursesTerminal: Surface {
         TerminalRestore.installSignalHandlers()
         // Keys typed while the terminal was asked are keys all the same.
         for byte in reply.otherBytes.reversed() { ungetch(Int32(byte)) }
-        return CursesTerminal(screen: screen, colors: colors, background: background,
-                              awaitsLateReply: colors && term != "dumb" && !reply.isComplete)
+        return CursesTerminal(
+            screen: screen, colors: colors, background: background,
+            awaitsLateReply: colors && term != "dumb" && !reply.isComplete)
     }
 
     /// The terminal's background: its answer to OSC 11, else `COLORFGBG`, else dark for the
@@ -98,8 +104,9 @@ public final class CursesTerminal: Surface {
         if colors && has_colors() {
             start_color()
             use_default_colors()
-            let palette = Palette(background: background, colors: Int(worldcup_colors()),
-                                  erasesInColor: tigetflag("bce") > 0)
+            let palette = Palette(
+                background: background, colors: Int(worldcup_colors()),
+                erasesInColor: tigetflag("bce") > 0)
             init_pair(Self.accentPair, palette.accent, -1)
             init_pair(Self.subduedPair, palette.subdued ?? -1, -1)
             if let bar = palette.bar { init_pair(Self.barPair, bar.foreground, bar.background) }
@@ -117,7 +124,8 @@ public final class CursesTerminal: Surface {
 
     /// Clicks and the wheel.
     private static var mouseEvents: mmask_t {
-        worldcup_button1_pressed() | worldcup_button1_clicked() | worldcup_button4_pressed() | worldcup_button5_pressed()
+        worldcup_button1_pressed() | worldcup_button1_clicked() | worldcup_button4_pressed()
+            | worldcup_button5_pressed()
     }
 
     /// The terminal's own strings for leaving full-screen mode, showing the cursor, resetting
@@ -250,9 +258,11 @@ public final class CursesTerminal: Surface {
         if let signal = TerminalRestore.receivedStopSignal() { return .stopSignal(signal) }
         // Keys curses has already read (the rest of a burst) are not in the kernel's buffer.
         if let key = readKey(timeoutMilliseconds: 0) { return .key(key) }
-        var descriptors = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: TerminalRestore.stopSignalDescriptor, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: descriptor ?? -1, events: Int16(POLLIN), revents: 0)]
+        var descriptors = [
+            pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: TerminalRestore.stopSignalDescriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: descriptor ?? -1, events: Int16(POLLIN), revents: 0),
+        ]
         let ready = poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds)
         if ready != 0, let signal = TerminalRestore.receivedStopSignal() { return .stopSignal(signal) }
         // Also after an interruption: a resize signal makes curses report KEY_RESIZE.

@@ -32,7 +32,9 @@ public final class GridSurface: Surface, TerminalControl {
         cells[row] = Array(repeating: " ", count: columns)
         styles[row] = Array(repeating: [], count: columns)
         let fitted = TextWidth.truncate(TerminalText.sanitized(text), toColumns: columns)
-        draw(row: row, column: 0, fitted + String(repeating: " ", count: columns - TextWidth.columns(of: fitted)), style: [])
+        draw(
+            row: row, column: 0, fitted + String(repeating: " ", count: columns - TextWidth.columns(of: fitted)),
+            style: [])
         draw(row: row, column: 0, fitted, style: style)
     }
 

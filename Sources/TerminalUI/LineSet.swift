@@ -9,7 +9,9 @@ struct LineSet {
     private var countsBefore: [Int] = []
 
     init(lines: [Int], sections: [Range<Int>] = []) {
-        let all = (lines.map { $0..<($0 + 1) } + sections.filter { !$0.isEmpty }).sorted { $0.lowerBound < $1.lowerBound }
+        let all = (lines.map { $0..<($0 + 1) } + sections.filter { !$0.isEmpty }).sorted {
+            $0.lowerBound < $1.lowerBound
+        }
         for range in all {
             if let last = ranges.last, range.lowerBound <= last.upperBound {
                 ranges[ranges.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)

@@ -55,14 +55,17 @@ public struct OverlayBox {
         for (offset, line) in lines.enumerated() {
             let row = place.row + 1 + offset
             put(row, place.column, "│ ")
-            put(row, place.column + 2, TextWidth.fit(line, toColumns: place.innerWidth), style: offset == 0 ? [.bold] : [])
+            put(
+                row, place.column + 2, TextWidth.fit(line, toColumns: place.innerWidth),
+                style: offset == 0 ? [.bold] : [])
             put(row, place.column + 2 + place.innerWidth, " │")
         }
         put(place.row + lines.count + 1, place.column, "└" + rule + "┘")
     }
 
     /// The screen position of a column inside the box's `line`-th line.
-    public func position(ofLine line: Int, column: Int, top: Int, height: Int, columns: Int) -> (row: Int, column: Int) {
+    public func position(ofLine line: Int, column: Int, top: Int, height: Int, columns: Int) -> (row: Int, column: Int)
+    {
         let place = placement(top: top, height: height, columns: columns)
         return (place.row + 1 + line, place.column + 2 + column)
     }

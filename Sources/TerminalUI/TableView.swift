@@ -202,7 +202,9 @@ public final class TableView {
 
     /// Puts the cursor on the first row of `section` and its header at the band's top.
     public func showSection(_ section: Int) {
-        guard sectionStarts.indices.contains(section), let first = firstRow(from: sectionStarts[section]) else { return }
+        guard sectionStarts.indices.contains(section), let first = firstRow(from: sectionStarts[section]) else {
+            return
+        }
         setScrollTop(sectionStarts[section])
         setCursor(first)
     }
@@ -266,12 +268,14 @@ public final class TableView {
         }
         rebuildLayout()
 
-        let removed = LineSet(lines: updates.deletedRows.map(oldLine) + updates.movedRows.map { oldLine($0.from) },
-                              sections: updates.deletedSections.map(oldSectionLines))
-        let inserted = LineSet(lines: updates.insertedRows.map(line(of:)) + updates.movedRows.map { line(of: $0.to) },
-                               sections: updates.insertedSections.map { section in
-                                   sectionStarts[section]..<(section + 1 < sectionStarts.count ? sectionStarts[section + 1] : lineCount)
-                               })
+        let removed = LineSet(
+            lines: updates.deletedRows.map(oldLine) + updates.movedRows.map { oldLine($0.from) },
+            sections: updates.deletedSections.map(oldSectionLines))
+        let inserted = LineSet(
+            lines: updates.insertedRows.map(line(of:)) + updates.movedRows.map { line(of: $0.to) },
+            sections: updates.insertedSections.map { section in
+                sectionStarts[section]..<(section + 1 < sectionStarts.count ? sectionStarts[section + 1] : lineCount)
+            })
         let reloaded = Set(updates.reloadedRows.map { line(of: $0.to) })
 
         // Keep the content at the top of the band where it was: lines removed or inserted above
@@ -295,7 +299,9 @@ public final class TableView {
                 let source = oldLineShown(atNewLine: newLine, removed: removed, inserted: inserted)
                 if source != oldTop + row || reloaded.contains(newLine) {
                     dirtyRows.insert(row)
-                } else if let source, let index = index(atLine: newLine), oldRow(atLine: source, starts: oldStarts) != index.row {
+                } else if let source, let index = index(atLine: newLine),
+                    oldRow(atLine: source, starts: oldStarts) != index.row
+                {
                     // Same line, another place in its section: a row that shows its rank changed.
                     dirtyRows.insert(row)
                 }
@@ -383,8 +389,9 @@ public final class TableView {
                 surface.drawLine(top + row, text, style: style)
                 if !isDimmed {
                     for columns in dataSource.rowMarks(at: index, width: width) {
-                        surface.draw(row: top + row, column: columns.lowerBound, Self.text(text, in: columns),
-                                     style: style.union([.bold, .underline]))
+                        surface.draw(
+                            row: top + row, column: columns.lowerBound, Self.text(text, in: columns),
+                            style: style.union([.bold, .underline]))
                     }
                 }
                 drawnHeaders[row] = nil

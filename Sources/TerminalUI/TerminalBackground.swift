@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Whether the terminal draws on a dark or a light background, so that colours can be chosen

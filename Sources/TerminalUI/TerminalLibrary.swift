@@ -1,6 +1,7 @@
 import CNcursesw
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Facts about the terminal library this program is linked against.

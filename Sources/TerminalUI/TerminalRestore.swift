@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Puts the terminal back the way it was on every way out, including signals and crashes.

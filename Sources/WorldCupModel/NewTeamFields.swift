@@ -11,8 +11,12 @@ package struct NewTeamFields {
         guard !name.isEmpty else { throw WorldCupError.emptyField(field: "team name") }
         guard !zone.isEmpty else { throw WorldCupError.emptyField(field: "qualifying zone") }
         let limit = SeedEntry.maximumTextLength
-        guard name.count <= limit else { throw WorldCupError.fieldTooLong(field: "team name", length: name.count, limit: limit) }
-        guard zone.count <= limit else { throw WorldCupError.fieldTooLong(field: "qualifying zone", length: zone.count, limit: limit) }
+        guard name.count <= limit else {
+            throw WorldCupError.fieldTooLong(field: "team name", length: name.count, limit: limit)
+        }
+        guard zone.count <= limit else {
+            throw WorldCupError.fieldTooLong(field: "qualifying zone", length: zone.count, limit: limit)
+        }
         self.name = name
         self.zone = zone
     }

@@ -8,9 +8,13 @@ public enum StandingsJSON {
     /// newline.
     public static func encode(_ standings: [ZoneStanding]) throws -> String {
         let sections = standings.map { standing in
-            Section(zone: standing.zone, teams: standing.teams.map {
-                Entry(teamName: $0.teamName, qualifyingZone: $0.qualifyingZone, imageName: $0.imageName, wins: $0.wins)
-            })
+            Section(
+                zone: standing.zone,
+                teams: standing.teams.map {
+                    Entry(
+                        teamName: $0.teamName, qualifyingZone: $0.qualifyingZone, imageName: $0.imageName, wins: $0.wins
+                    )
+                })
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

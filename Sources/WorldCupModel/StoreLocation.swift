@@ -11,7 +11,9 @@ public enum StoreLocation {
     /// Where the scoreboard keeps its result caches: `$XDG_CACHE_HOME/worldcup`, falling back
     /// to `~/.cache/worldcup`; nil when neither can be known (the scoreboard then runs without).
     public static func defaultCacheDirectory(environment: [String: String]) -> String? {
-        (try? baseDirectory(variable: "XDG_CACHE_HOME", fallback: ".cache", environment: environment)).map { $0 + "/worldcup" }
+        (try? baseDirectory(variable: "XDG_CACHE_HOME", fallback: ".cache", environment: environment)).map {
+            $0 + "/worldcup"
+        }
     }
 
     /// Where `serve` keeps the scorer tokens it made (the store keeps only their digests), so

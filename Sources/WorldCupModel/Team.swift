@@ -40,7 +40,8 @@ public struct Team: Codable, Equatable, Sendable {
     /// sectioned by zone, read a screenful at a time, so that a store of a million teams costs
     /// only their order in memory. On the tutorial's attribute names: a store whose columns are
     /// named otherwise renames them (``TableFetchRequest/renamingAttributes(_:)``).
-    public static let standingsRequest = TableFetchRequest(table: "team", sortDescriptors: standingsOrder, fetchBatchSize: 100)
+    public static let standingsRequest = TableFetchRequest(
+        table: "team", sortDescriptors: standingsOrder, fetchBatchSize: 100)
 }
 
 /// Case folding exactly as SQLite's `NOCASE` collation does it: ASCII letters only.
@@ -59,7 +60,9 @@ extension TableFetchRequest {
     /// whose columns are not named after the tutorial's attributes.
     public func renamingAttributes(_ column: (String) -> String) -> TableFetchRequest {
         var request = self
-        request.sortDescriptors = sortDescriptors.map { ColumnSortDescriptor(key: column($0.key), ascending: $0.ascending, collation: $0.collation) }
+        request.sortDescriptors = sortDescriptors.map {
+            ColumnSortDescriptor(key: column($0.key), ascending: $0.ascending, collation: $0.collation)
+        }
         return request
     }
 }

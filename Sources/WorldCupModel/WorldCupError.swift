@@ -60,7 +60,8 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
         case let .seedInvalid(problem):
             return problem.description
         case let .unknownTeam(name, suggestions):
-            let hint = suggestions.isEmpty
+            let hint =
+                suggestions.isEmpty
                 ? "Run 'worldcup list' to see every team."
                 : "Did you mean " + suggestions.map { "\"\($0)\"" }.joined(separator: ", ") + "?"
             return "no team named \"\(name)\". \(hint)"

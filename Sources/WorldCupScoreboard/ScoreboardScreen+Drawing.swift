@@ -43,7 +43,8 @@ extension ScoreboardScreen {
     private func drawTitle(_ row: Int) {
         let teams = (0..<controller.numberOfSections).reduce(0) { $0 + controller.numberOfObjects(inSection: $1) }
         let zones = controller.numberOfSections
-        let title = controller.hasRowsToLoad
+        let title =
+            controller.hasRowsToLoad
             ? "World Cup — loading the standings: \(Thousands.grouped(teams)) teams so far"
             : "World Cup — \(Thousands.grouped(teams)) team\(teams == 1 ? "" : "s") in "
                 + "\(Thousands.grouped(zones)) zone\(zones == 1 ? "" : "s")"
@@ -70,7 +71,8 @@ extension ScoreboardScreen {
         case .list where store.isReadOnly:
             return "Read-only store · ↑↓ move · / search · ] zone · ? help · q quit"
         case .list:
-            return "↑↓ move · Enter +1 win · / search · ] zone · u undo" + (isShaken ? " · + add team" : "") + " · ? help · q quit"
+            return "↑↓ move · Enter +1 win · / search · ] zone · u undo" + (isShaken ? " · + add team" : "")
+                + " · ? help · q quit"
         }
     }
 
@@ -110,8 +112,10 @@ extension ScoreboardScreen {
         let room = showsPosition ? surface.columns - positionColumns - 1 : surface.columns
         let mostRows = min(4, max(1, (surface.rows - rowsAboveList - 1) / 2))
         guard wraps, mostRows > 1, TextWidth.columns(of: text) > room else {
-            return ([showsPosition ? TextWidth.fit(text, toColumns: room) + " " + position : text], style,
-                    showsPosition ? position : nil)
+            return (
+                [showsPosition ? TextWidth.fit(text, toColumns: room) + " " + position : text], style,
+                showsPosition ? position : nil
+            )
         }
         var lines = TextWidth.wrap(text, toColumns: surface.columns)
         if lines.count > mostRows {
@@ -148,21 +152,25 @@ extension ScoreboardScreen {
     }
 
     private var helpLines: [String] {
-        ["Keys", "",
-         "↑ k  ↓ j            move between teams",
-         "PgUp PgDn  ^B ^F    page up / down",
-         "^U ^D               half a page up / down",
-         "Home g  End G       first / last team",
-         "] [  Tab Shift-Tab  next / previous zone",
-         "' and a letter      the zone starting with it (again: the next)",
-         "/ and text          search names; n N next / previous",
-         "Enter Space         add a win",
-         "click               select a team; on the selected one, add a win",
-         "u                   undo this scoreboard's last change"]
+        [
+            "Keys", "",
+            "↑ k  ↓ j            move between teams",
+            "PgUp PgDn  ^B ^F    page up / down",
+            "^U ^D               half a page up / down",
+            "Home g  End G       first / last team",
+            "] [  Tab Shift-Tab  next / previous zone",
+            "' and a letter      the zone starting with it (again: the next)",
+            "/ and text          search names; n N next / previous",
+            "Enter Space         add a win",
+            "click               select a team; on the selected one, add a win",
+            "u                   undo this scoreboard's last change",
+        ]
             + (isShaken ? ["+                   add a team"] : [])
-            + ["^L  ^Z              repaint / suspend (fg comes back)",
-               "?                   this help",
-               "q Esc ^C            quit"]
+            + [
+                "^L  ^Z              repaint / suspend (fg comes back)",
+                "?                   this help",
+                "q Esc ^C            quit",
+            ]
     }
 
     static let dialogWidth = 60
@@ -172,13 +180,14 @@ extension ScoreboardScreen {
         let inner = min(Self.dialogWidth, max(1, surface.columns - 4))
         let fieldWidth = max(1, inner - Self.labelColumns)
         let problem = dialog.problem.map { TextWidth.wrap($0, toColumns: inner) } ?? []
-        let lines = [
-            "Secret Team — add a new team".padding(toLength: inner, withPad: " ", startingAt: 0),
-            "",
-            "Team Name:       " + dialog.name.visible(width: fieldWidth).text,
-            "Qualifying Zone: " + dialog.zone.visible(width: fieldWidth).text,
-            "",
-        ] + problem
+        let lines =
+            [
+                "Secret Team — add a new team".padding(toLength: inner, withPad: " ", startingAt: 0),
+                "",
+                "Team Name:       " + dialog.name.visible(width: fieldWidth).text,
+                "Qualifying Zone: " + dialog.zone.visible(width: fieldWidth).text,
+                "",
+            ] + problem
         return OverlayBox(lines: lines, maximumWidth: inner)
     }
 
@@ -190,11 +199,14 @@ extension ScoreboardScreen {
             let editor = dialog.focus == .name ? dialog.name : dialog.zone
             let visible = editor.visible(width: fieldWidth)
             let line = dialog.focus == .name ? 2 : 3
-            let place = box.position(ofLine: line, column: Self.labelColumns + visible.cursorColumn,
-                                     top: tableView.top, height: tableView.height, columns: surface.columns)
+            let place = box.position(
+                ofLine: line, column: Self.labelColumns + visible.cursorColumn,
+                top: tableView.top, height: tableView.height, columns: surface.columns)
             if dialog.focus == .zone, let completion = dialog.zoneCompletion, editor.cursor == editor.characters.count {
                 let room = fieldWidth - visible.cursorColumn
-                surface.draw(row: place.row, column: place.column, TextWidth.truncate(completion, toColumns: room), style: [.dim])
+                surface.draw(
+                    row: place.row, column: place.column, TextWidth.truncate(completion, toColumns: room), style: [.dim]
+                )
             }
             surface.setCursorVisible(true)
             surface.placeCursor(row: place.row, column: place.column)

@@ -60,7 +60,8 @@ extension ScoreboardScreen {
             return
         }
         // Typing on narrows the search: what the last count found nothing in is not read again.
-        var results = controller.search(sortDescriptorAt: Team.nameSortDescriptorIndex, containing: text, narrowing: prompt.search?.results)
+        var results = controller.search(
+            sortDescriptorAt: Team.nameSortDescriptorIndex, containing: text, narrowing: prompt.search?.results)
         let origin = prompt.originRowID.flatMap(controller.indexPath(forRowID:))
         let hit = controller.indexPath(matching: results, from: origin, forward: true, includingStart: true)
         controller.countMatches(&results, for: searchCountPerKey)
@@ -123,11 +124,12 @@ extension ScoreboardScreen {
             .flatMap { controller.matchOrdinal(of: $0, in: search.results) }
         let place = ordinal.map(Thousands.grouped) ?? (count.isComplete ? "–" : "?")
         let total = Thousands.grouped(count.matches) + (count.isComplete ? "" : "+ (counting…)")
-        let note = switch search.wrapped {
-        case .toTop?: " · search hit BOTTOM, continuing at TOP"
-        case .toBottom?: " · search hit TOP, continuing at BOTTOM"
-        case nil: ""
-        }
+        let note =
+            switch search.wrapped {
+            case .toTop?: " · search hit BOTTOM, continuing at TOP"
+            case .toBottom?: " · search hit TOP, continuing at BOTTOM"
+            case nil: ""
+            }
         return "\(query) — \(place) of \(total)\(loaded)\(note)"
     }
 
@@ -179,9 +181,11 @@ extension ScoreboardScreen {
     /// The columns of a team's row that show the marked text in its name.
     func searchMarks(at index: TableIndex, width: Int) -> [Range<Int>] {
         guard let text = markedSearchText,
-              let team = try? controller.objectIfPresent(at: indexPath(index)) else { return [] }
-        return renderer.nameColumns(ofBytes: TeamSearch.matches(of: text, in: team.teamName), for: team,
-                                    rank: index.row + 1, rankColumns: rankColumns, width: width)
+            let team = try? controller.objectIfPresent(at: indexPath(index))
+        else { return [] }
+        return renderer.nameColumns(
+            ofBytes: TeamSearch.matches(of: text, in: team.teamName), for: team,
+            rank: index.row + 1, rankColumns: rankColumns, width: width)
     }
 }
 

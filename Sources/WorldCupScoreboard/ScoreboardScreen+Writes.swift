@@ -39,7 +39,8 @@ extension ScoreboardScreen {
                     message = "Took back a win from \(score.name)."
                     didCommit(CommittedChange(.undo, teamID: score.teamID, teamName: score.name, key: score.key))
                 case .teamGone: message = "\(score.name) is no longer in the store; nothing to undo."
-                case .changedByOthers: message = "Not undone: \(score.name) has no win left to take back (changed elsewhere)."
+                case .changedByOthers:
+                    message = "Not undone: \(score.name) has no win left to take back (changed elsewhere)."
                 }
             } else if let team = try store.addWin(teamID: score.teamID, key: score.key) {
                 undoStack.append(.win(teamID: score.teamID, name: team.teamName))
@@ -47,7 +48,8 @@ extension ScoreboardScreen {
             }
         } catch WorldCupError.scoreInDoubt {
             scoresInDoubt.append(score)
-            message = "\(score.isUndo ? "Undo" : "Win") for \(score.name) in doubt: the connection broke during its commit."
+            message =
+                "\(score.isUndo ? "Undo" : "Win") for \(score.name) in doubt: the connection broke during its commit."
                 + " It will be checked, and counted once, when the server is back."
         }
     }
@@ -169,7 +171,8 @@ extension ScoreboardScreen {
         } catch let WorldCupError.notPermitted(_, role, action) {
             // The command line's wording without the server's address (the user chose it to
             // open this scoreboard), so the advice fits a narrow status line.
-            message = "Read-only: the PostgreSQL role \"\(role)\" may not \(action); "
+            message =
+                "Read-only: the PostgreSQL role \"\(role)\" may not \(action); "
                 + "ask the database's owner for the grant (README, Shared scoreboard: roles)."
         } catch {
             message = Self.sentence("\(error)")

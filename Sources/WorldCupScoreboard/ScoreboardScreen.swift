@@ -86,7 +86,9 @@ public final class ScoreboardScreen: TableViewDataSource {
     }
 
     /// - Parameter cacheDirectory: where the standings' cache lives between launches, or nil.
-    public init(store: any ScoreStore, surface: any Surface, renderer: TeamRowRenderer, cacheDirectory: String? = nil) throws {
+    public init(
+        store: any ScoreStore, surface: any Surface, renderer: TeamRowRenderer, cacheDirectory: String? = nil
+    ) throws {
         self.store = store
         self.surface = surface
         self.renderer = renderer
@@ -123,8 +125,9 @@ public final class ScoreboardScreen: TableViewDataSource {
     /// Gives the list the rows between the headings and the status line, which takes
     /// `statusRows` rows.
     func fitList() {
-        tableView.setFrame(top: rowsAboveList, height: max(0, surface.rows - rowsAboveList - statusRows),
-                           width: surface.columns)
+        tableView.setFrame(
+            top: rowsAboveList, height: max(0, surface.rows - rowsAboveList - statusRows),
+            width: surface.columns)
     }
 
     private var currentRankColumns: Int {
@@ -248,7 +251,8 @@ public final class ScoreboardScreen: TableViewDataSource {
     /// round the end: the same letter again goes on to the next such zone (Africa, Asia, …).
     private func jumpToZone(indexTitle: String) {
         guard controller.sectionIndexTitles.contains(indexTitle) else {
-            message = "No zone starts with \(indexTitle) "
+            message =
+                "No zone starts with \(indexTitle) "
                 + "(zones start with \(controller.sectionIndexTitles.joined(separator: " ")))."
             return
         }

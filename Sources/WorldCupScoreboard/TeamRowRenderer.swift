@@ -19,15 +19,20 @@ public struct TeamRowRenderer: Sendable {
 
     /// `team` as the row at `rank` (1 for a zone's leader), `width` columns wide.
     public func text(for team: Team, rank: Int, rankColumns: Int, width: Int) -> String {
-        let badge = showsFlags ? TeamBadge.flag(imageName: team.imageName, teamName: team.teamName)
-                               : TeamBadge.code(imageName: team.imageName, teamName: team.teamName)
-        return columns(rank: String(rank), badge: TextWidth.fit(badge, toColumns: 4), name: TerminalText.sanitized(team.teamName),
-                       wins: Thousands.grouped(team.wins), rankColumns: rankColumns, width: width)
+        let badge =
+            showsFlags
+            ? TeamBadge.flag(imageName: team.imageName, teamName: team.teamName)
+            : TeamBadge.code(imageName: team.imageName, teamName: team.teamName)
+        return columns(
+            rank: String(rank), badge: TextWidth.fit(badge, toColumns: 4), name: TerminalText.sanitized(team.teamName),
+            wins: Thousands.grouped(team.wins), rankColumns: rankColumns, width: width)
     }
 
     /// The column headings, aligned with ``text(for:rank:rankColumns:width:)``.
     public func heading(rankColumns: Int, width: Int) -> String {
-        columns(rank: "#", badge: showsFlags ? "Flag" : "Code", name: "Team", wins: "Wins", rankColumns: rankColumns, width: width)
+        columns(
+            rank: "#", badge: showsFlags ? "Flag" : "Code", name: "Team", wins: "Wins", rankColumns: rankColumns,
+            width: width)
     }
 
     /// The columns of `team`'s row (as ``text(for:rank:rankColumns:width:)`` draws it) that show
@@ -65,14 +70,19 @@ public struct TeamRowRenderer: Sendable {
         return columns
     }
 
-    private func columns(rank: String, badge: String, name: String, wins: String, rankColumns: Int, width: Int) -> String {
+    private func columns(
+        rank: String, badge: String, name: String, wins: String, rankColumns: Int, width: Int
+    ) -> String {
         let layout = layout(rank: rank, badge: badge, wins: wins, rankColumns: rankColumns, width: width)
         return layout.prefix + TextWidth.fit(name, toColumns: layout.nameWidth) + layout.winsField
     }
 
     /// The text before the name, the name's width, and the wins at the end.
-    private func layout(rank: String, badge: String = "", wins: String, rankColumns: Int, width: Int)
-        -> (prefix: String, nameWidth: Int, winsField: String) {
+    private func layout(
+        rank: String, badge: String = "", wins: String, rankColumns: Int, width: Int
+    )
+        -> (prefix: String, nameWidth: Int, winsField: String)
+    {
         let rankField = String(repeating: " ", count: max(0, rankColumns - rank.count)) + rank
         let prefix = "  " + rankField + "  " + TextWidth.fit(badge, toColumns: 4) + " "
         let winsWidth = max(Self.winsColumns, wins.count + 1)
@@ -110,6 +120,7 @@ enum TeamBadge {
             return imageName == Team.addedTeamImageName ? "🏳" : code(imageName: imageName, teamName: teamName)
         }
         guard let region = entry.region else { return "🏴" }
-        return String(String.UnicodeScalarView(region.unicodeScalars.compactMap { Unicode.Scalar(0x1F1E6 + $0.value - 65) }))
+        return String(
+            String.UnicodeScalarView(region.unicodeScalars.compactMap { Unicode.Scalar(0x1F1E6 + $0.value - 65) }))
     }
 }

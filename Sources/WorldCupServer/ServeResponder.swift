@@ -1,6 +1,6 @@
 import Foundation
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import ServiceLifecycle
 import WorldCupModel
 
@@ -105,13 +105,15 @@ struct ServeResponder: HTTPResponder {
         let stream = await follower.subscribe(lastEventID: lastEventID)
         var headers = Self.headers(type: "text/event-stream; charset=utf-8")
         headers[.cacheControl] = "no-store"
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            // A browser that lost the stream asks again after a second.
-            try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
-            // A stopping server ends every stream, so that it does not wait for viewers to leave.
-            for await buffer in stream.cancelOnGracefulShutdown() { try await writer.write(buffer) }
-            try await writer.finish(nil)
-        })
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                // A browser that lost the stream asks again after a second.
+                try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
+                // A stopping server ends every stream, so that it does not wait for viewers to leave.
+                for await buffer in stream.cancelOnGracefulShutdown() { try await writer.write(buffer) }
+                try await writer.finish(nil)
+            })
     }
 
     /// Checks `Authorization: Bearer TOKEN` against the scorer token.
@@ -123,8 +125,9 @@ struct ServeResponder: HTTPResponder {
         guard let value = request.headers[.authorization], value.count > 7,
             value.prefix(7).lowercased() == "bearer "
         else {
-            throw Refusal(.unauthorized, "Scoring needs the scorer link (Authorization: Bearer TOKEN).",
-                          authenticate: true)
+            throw Refusal(
+                .unauthorized, "Scoring needs the scorer link (Authorization: Bearer TOKEN).",
+                authenticate: true)
         }
         guard token.accepts(value.dropFirst(7)) else {
             throw Refusal(
@@ -183,7 +186,8 @@ struct ServeResponder: HTTPResponder {
     static func headers(type: String?) -> HTTPFields {
         var headers = HTTPFields()
         if let type { headers[.contentType] = type }
-        headers[.contentSecurityPolicy] = "default-src 'none'; script-src 'self'; style-src 'self'; "
+        headers[.contentSecurityPolicy] =
+            "default-src 'none'; script-src 'self'; style-src 'self'; "
             + "img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
@@ -197,9 +201,11 @@ struct ServeResponder: HTTPResponder {
 
     /// A user's text in a message, control characters made visible.
     static func visible(_ text: Substring) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map {
-            $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? "\u{FFFD}" : $0
-        }))
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map {
+                    $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? "\u{FFFD}" : $0
+                }))
     }
 }
 

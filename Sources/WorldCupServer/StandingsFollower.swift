@@ -5,7 +5,7 @@ import Synchronization
 import WorldCupModel
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The one results controller `serve` follows the store with, on a thread of its own (the
@@ -125,24 +125,29 @@ final class StandingsFollower: Sendable {
                 version += 1
                 let previousID = ids.current
                 let id = ids.next(position: controller.feedPosition)
-                let event = ByteBuffer(bytes: StandingsEvents.change(
-                    version: version, id: id, sections: sections, objects: objects,
-                    sectionRows: { Self.rows(ofSection: $0, in: controller) },
-                    team: { try? controller.objectIfPresent(at: $0) }))
+                let event = ByteBuffer(
+                    bytes: StandingsEvents.change(
+                        version: version, id: id, sections: sections, objects: objects,
+                        sectionRows: { Self.rows(ofSection: $0, in: controller) },
+                        team: { try? controller.objectIfPresent(at: $0) }))
                 log.append(after: previousID, event: event)
                 hub.publish(event)
             }
         }
         while true {
-            for request in requests.withLock({ pending in defer { pending = [] }; return pending }) {
+            for request in requests.withLock({ pending in
+                defer { pending = [] }; return pending
+            }) {
                 switch request {
                 case let .firstRows(count, reply):
                     reply.resume(returning: Self.firstRows(count, version: version, in: controller))
                 case let .subscribe(lastEventID, reply):
                     let missed = lastEventID.flatMap { $0 == ids.current ? [] : log.events(after: $0) }
-                    let first = missed ?? Self.snapshot(version: version, id: ids.current, of: controller).map {
-                        ByteBuffer(bytes: $0)
-                    }
+                    let first =
+                        missed
+                        ?? Self.snapshot(version: version, id: ids.current, of: controller).map {
+                            ByteBuffer(bytes: $0)
+                        }
                     let viewer = hub.makeStream(snapshotParts: first.count)
                     for event in first { viewer.continuation.yield(event) }
                     hub.admit(viewer.id, viewer.continuation)
@@ -214,8 +219,9 @@ final class StandingsFollower: Sendable {
         var pending: [StandingsEvents.SnapshotSection] = []
         var pendingRows = 0
         func flush(last: Bool) {
-            parts.append(StandingsEvents.snapshotPart(
-                version: version, id: id, sections: pending, first: parts.isEmpty, last: last))
+            parts.append(
+                StandingsEvents.snapshotPart(
+                    version: version, id: id, sections: pending, first: parts.isEmpty, last: last))
             pending = []
             pendingRows = 0
         }

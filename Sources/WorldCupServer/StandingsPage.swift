@@ -28,16 +28,20 @@ enum StandingsPage {
             """
         html += tvMode ? "<body class=\"tv\">\n" : "<body>\n"
         let zones = rows.sections.count
-        html += "<header><h1>World Cup</h1><p id=\"summary\">\(teams(rows.teamCount)) in \(zones) zone"
+        html +=
+            "<header><h1>World Cup</h1><p id=\"summary\">\(teams(rows.teamCount)) in \(zones) zone"
             + (zones == 1 ? "" : "s") + "</p><p id=\"status\" role=\"status\"></p></header>\n"
-        html += "<div id=\"scoring\" hidden><p id=\"scoring-note\"></p>"
+        html +=
+            "<div id=\"scoring\" hidden><p id=\"scoring-note\"></p>"
             + "<button id=\"undo\" type=\"button\" hidden></button></div>\n"
         html += "<main id=\"standings\" data-version=\"\(rows.version)\">\n"
         for section in rows.sections {
-            html += "<section class=\"zone\"><h2><span class=\"zone-name\">" + escaped(section.name)
+            html +=
+                "<section class=\"zone\"><h2><span class=\"zone-name\">" + escaped(section.name)
                 + "</span> <span class=\"zone-count\">" + teams(section.count) + "</span></h2>\n<ol class=\"teams\">\n"
             for team in section.teams {
-                html += "<li class=\"team\" data-id=\"\(team.id ?? 0)\"><span class=\"name\">" + escaped(team.teamName)
+                html +=
+                    "<li class=\"team\" data-id=\"\(team.id ?? 0)\"><span class=\"name\">" + escaped(team.teamName)
                     + "</span><span class=\"wins\">\(team.wins)</span></li>\n"
             }
             html += "</ol></section>\n"

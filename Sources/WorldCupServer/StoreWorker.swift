@@ -19,10 +19,11 @@ final class StoreWorker: @unchecked Sendable {
     func run<T: Sendable>(_ body: @escaping @Sendable (any ScoreStore) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { reply in
             queue.async { [self] in
-                reply.resume(with: Result {
-                    if store == nil { store = try open() }
-                    return try body(store!)
-                })
+                reply.resume(
+                    with: Result {
+                        if store == nil { store = try open() }
+                        return try body(store!)
+                    })
             }
         }
     }

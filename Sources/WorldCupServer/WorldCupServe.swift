@@ -104,8 +104,9 @@ public enum WorldCupServe {
             return lines
         }
         guard let secret = token.token else {
-            lines.append("Scorers: use the scorer link printed when its token was made "
-                + "(this machine does not keep it), or start with --rotate-tokens for a new one.")
+            lines.append(
+                "Scorers: use the scorer link printed when its token was made "
+                    + "(this machine does not keep it), or start with --rotate-tokens for a new one.")
             return lines
         }
         let link = base + "#scorer=" + secret

@@ -23,8 +23,9 @@ extension WorldCup {
             if let file { try OutputFile.check(file, kind: .export, replacing: true) }
             let teams = try store.openSeededStore().teamsInStandingsOrder()
             let entries = teams.map {
-                SeedEntry(teamName: $0.teamName, qualifyingZone: $0.qualifyingZone, imageName: $0.imageName,
-                          wins: $0.wins)
+                SeedEntry(
+                    teamName: $0.teamName, qualifyingZone: $0.qualifyingZone, imageName: $0.imageName,
+                    wins: $0.wins)
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -6,7 +6,8 @@ import WorldCupStores
 extension WorldCup {
     struct Generate: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write a seed-shaped JSON file of made-up teams, for trying big stores (then: worldcup import FILE).",
+            abstract:
+                "Write a seed-shaped JSON file of made-up teams, for trying big stores (then: worldcup import FILE).",
             discussion: """
                 Names are unique, some accented and some in CJK script; wins are random. The same --random-seed \
                 gives the same file. A file that exists is replaced only with --force.

@@ -30,7 +30,8 @@ extension WorldCup {
             // A new store takes the file as its first content, in place of the seed, so
             // that a backup (worldcup export) restores to exactly what it held.
             let seeded = try teamStore.seedIfNeeded(progress: progress) { source }
-            let result = seeded > 0
+            let result =
+                seeded > 0
                 ? (imported: seeded, skipped: 0)
                 : try teamStore.importTeams(from: source, skippingExisting: skipExisting, progress: progress)
             let skipped = result.skipped > 0 ? "; skipped \(result.skipped) already in the store" : ""

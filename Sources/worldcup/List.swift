@@ -24,7 +24,8 @@ extension WorldCup {
             // On a terminal long names are cut to keep the wins in view; into a pipe or a file
             // every name goes whole.
             let nameColumns = isatty(STDOUT_FILENO) == 1 ? StandingsFormatter.maximumNameColumns : nil
-            let output = json
+            let output =
+                json
                 ? try StandingsJSON.encode(standings)
                 : StandingsFormatter.text(standings, maximumNameColumns: nameColumns)
             FileHandle.standardOutput.write(Data(output.utf8))

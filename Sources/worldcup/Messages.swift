@@ -73,7 +73,8 @@ enum Messages {
     private static func commandSuggestion(for message: String, arguments: [String]) -> String? {
         let commands = WorldCup.configuration.subcommands.map { $0._commandName } + ["help"]
         guard !arguments.contains(where: commands.contains),
-              let typed = arguments.first(where: { !$0.hasPrefix("-") && message.contains("'\($0)'") }) else {
+            let typed = arguments.first(where: { !$0.hasPrefix("-") && message.contains("'\($0)'") })
+        else {
             return nil
         }
         return NameSuggestions.closest(to: typed, in: commands, limit: 1).first

@@ -15,9 +15,10 @@ extension WorldCup {
 
         @OptionGroup var store: StoreOptions
 
-        @Option(help: ArgumentHelp(
-            "The address and port to listen on (default 127.0.0.1:8080; 0.0.0.0:8080 for every network).",
-            valueName: "host:port"))
+        @Option(
+            help: ArgumentHelp(
+                "The address and port to listen on (default 127.0.0.1:8080; 0.0.0.0:8080 for every network).",
+                valueName: "host:port"))
         var listen = "127.0.0.1:8080"
 
         @Flag(help: "Serve viewers only: no scorer link, every score refused.")
@@ -26,8 +27,9 @@ extension WorldCup {
         @Flag(help: "Make a new scorer token: links given out before stop scoring.")
         var rotateTokens = false
 
-        @Option(help: ArgumentHelp(
-            "A PEM certificate (chain) to serve HTTPS with (needs --tls-key).", valueName: "file"))
+        @Option(
+            help: ArgumentHelp(
+                "A PEM certificate (chain) to serve HTTPS with (needs --tls-key).", valueName: "file"))
         var tlsCert: String?
 
         @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))

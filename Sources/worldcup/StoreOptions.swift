@@ -6,23 +6,29 @@ import WorldCupStores
 
 /// `--db`, `--seed` and `--lock-wait`, which every command accepts, and opening the store they name.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "The store: an SQLite file, or a shared PostgreSQL database as a libpq URI "
-            + "(postgresql://user@host/db?sslmode=verify-full). "
-            + "PG* variables and ~/.pgpass work as in psql; never put a password in the URI (ps shows it): "
-            + "use PGPASSWORD or ~/.pgpass.",
-        valueName: "path|uri"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The store: an SQLite file, or a shared PostgreSQL database as a libpq URI "
+                + "(postgresql://user@host/db?sslmode=verify-full). "
+                + "PG* variables and ~/.pgpass work as in psql; never put a password in the URI (ps shows it): "
+                + "use PGPASSWORD or ~/.pgpass.",
+            valueName: "path|uri"))
     var db: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "The seed imported when a store is first opened "
-            + "(default: $WORLDCUP_SEED, then the copy beside the program).",
-        valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The seed imported when a store is first opened "
+                + "(default: $WORLDCUP_SEED, then the copy beside the program).",
+            valueName: "path"))
     var seed: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "How long to wait for another program that holds an SQLite store before giving up (default: 10).",
-        valueName: "seconds"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How long to wait for another program that holds an SQLite store before giving up (default: 10).",
+            valueName: "seconds"))
     var lockWait: Double?
 
     mutating func validate() throws {
@@ -48,7 +54,8 @@ struct StoreOptions: ParsableArguments {
         if let db, PostgreSQLTeamStore.isConnectionURI(db) { return try PostgreSQLTeamStore.open(conninfo: db) }
         return try TeamStore.open(
             path: try db ?? StoreLocation.defaultDatabasePath(environment: ProcessInfo.processInfo.environment),
-            createDirectory: db == nil, lockWait: lockWait.map { .milliseconds(Int($0 * 1000)) } ?? TeamStore.defaultLockWait)
+            createDirectory: db == nil,
+            lockWait: lockWait.map { .milliseconds(Int($0 * 1000)) } ?? TeamStore.defaultLockWait)
     }
 }
 

@@ -8,9 +8,10 @@ extension WorldCup {
 
         @OptionGroup var store: StoreOptions
 
-        @Argument(help: ArgumentHelp(
-            "The team's name, any case; several words need no quotes (worldcup win Costa Rica).",
-            valueName: "team"))
+        @Argument(
+            help: ArgumentHelp(
+                "The team's name, any case; several words need no quotes (worldcup win Costa Rica).",
+                valueName: "team"))
         var team: [String]
 
         // Unconditional, so that "--count -1" is read as a number (and refused as one), the

@@ -23,7 +23,8 @@ struct WorldCup: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "worldcup",
-        abstract: "The World Cup scoreboard: teams grouped by qualifying zone, wins kept in SQLite or shared on PostgreSQL.",
+        abstract:
+            "The World Cup scoreboard: teams grouped by qualifying zone, wins kept in SQLite or shared on PostgreSQL.",
         discussion: """
             With no subcommand, opens the scoreboard in the terminal: arrow keys (or j/k) move, \
             Enter, Space or a click adds a win, u undoes, ? shows the keys, q quits. The store lives in \
@@ -43,23 +44,26 @@ struct WorldCup: ParsableCommand {
     @Flag(help: "No colours (also when the NO_COLOR environment variable is set).")
     var noColor = false
 
-    @Option(help: ArgumentHelp(
-        "When quitting, write timing figures (first frame, each key until the screen was updated, peak memory) "
-            + "to this file.",
-        valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "When quitting, write timing figures (first frame, each key until the screen was updated, peak memory) "
+                + "to this file.",
+            valueName: "file"))
     var stats: String?
 
-    @Option(help: ArgumentHelp(
-        "Add one line per win, undo and added team to this file as each is committed: "
-            + "time, action, score key, team id, name (README: the audit log).",
-        valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Add one line per win, undo and added team to this file as each is committed: "
+                + "time, action, score key, team id, name (README: the audit log).",
+            valueName: "file"))
     var log: String?
 
     func run() throws {
         let sessionStats = stats.map(SessionStats.init(path:))
         guard TerminalLibrary.hasInteractiveTerminal else {
-            throw NoUsableTerminal(description: "the scoreboard needs a terminal, and stdin or stdout is not one. "
-                + "To print the standings, use: worldcup list")
+            throw NoUsableTerminal(
+                description: "the scoreboard needs a terminal, and stdin or stdout is not one. "
+                    + "To print the standings, use: worldcup list")
         }
         let environment = ProcessInfo.processInfo.environment
         let colors = !noColor && (environment["NO_COLOR"] ?? "").isEmpty

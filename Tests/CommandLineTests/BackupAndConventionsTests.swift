@@ -1,5 +1,5 @@
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
 
 /// What people who script the command line expect: one error style, backups that restore, whole
@@ -60,7 +60,9 @@ import Testing
         #expect(skipping.stdout == "Imported 1 team from \(extra); skipped 1 already in the store\n")
         let listed = try WorldCupProcess.run(["list"] + restored).stdout
         #expect(listed.contains("Wenderland") && listed.contains("Ghana"))
-        #expect(try WorldCupProcess.run(["win", "Ghana"] + restored).stdout == "5\n", "the existing team was left as it was")
+        #expect(
+            try WorldCupProcess.run(["win", "Ghana"] + restored).stdout == "5\n", "the existing team was left as it was"
+        )
     }
 
     @Test func listIntoAPipeKeepsWholeNames() throws {
@@ -79,17 +81,26 @@ import Testing
     @Test func installedBinaryWorksFromAnyFolder() throws {
         let prefix = TemporaryDirectory(), elsewhere = TemporaryDirectory()
         let make = try WorldCupProcess.runProgram(
-            "/usr/bin/make", ["-C", WorldCupProcess.packageRoot.path, "install-files", "PREFIX=\(prefix.path)", "INSTALL_BIN=\(WorldCupProcess.binary)"])
+            "/usr/bin/make",
+            [
+                "-C", WorldCupProcess.packageRoot.path, "install-files", "PREFIX=\(prefix.path)",
+                "INSTALL_BIN=\(WorldCupProcess.binary)",
+            ])
         try #require(make.status == 0, "\(make.stdout)\(make.stderr)")
-        for file in ["bin/worldcup", "share/worldcup/seed.json", "share/bash-completion/completions/worldcup",
-                     "share/zsh/site-functions/_worldcup", "share/fish/vendor_completions.d/worldcup.fish"] {
+        for file in [
+            "bin/worldcup", "share/worldcup/seed.json", "share/bash-completion/completions/worldcup",
+            "share/zsh/site-functions/_worldcup", "share/fish/vendor_completions.d/worldcup.fish",
+        ] {
             #expect(FileManager.default.fileExists(atPath: prefix.path + "/" + file), "\(file)")
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: prefix.path + "/bin/worldcup")
         process.arguments = ["list"]
         process.currentDirectoryURL = URL(fileURLWithPath: elsewhere.path)
-        process.environment = ["HOME": elsewhere.path, "XDG_DATA_HOME": elsewhere.path + "/data", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"]
+        process.environment = [
+            "HOME": elsewhere.path, "XDG_DATA_HOME": elsewhere.path + "/data", "LANG": "C.UTF-8",
+            "PATH": "/usr/bin:/bin",
+        ]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -98,7 +109,8 @@ import Testing
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         #expect(listed.hasPrefix("Africa (5 teams)"), "the installed seed was found: \(listed.prefix(200))")
-        let completion = try String(contentsOfFile: prefix.path + "/share/bash-completion/completions/worldcup", encoding: .utf8)
+        let completion = try String(
+            contentsOfFile: prefix.path + "/share/bash-completion/completions/worldcup", encoding: .utf8)
         #expect(completion.contains("export") && completion.contains("--skip-existing"))
     }
 }

@@ -1,6 +1,6 @@
-import TestSupport
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 /// Stores and input a user (or another program) can get wrong: a clear message, a non-zero
@@ -8,7 +8,9 @@ import Testing
 @Suite struct BadStoreAndInputTests {
     /// A seeded store whose WAL has been folded into the main file (so the file alone is the store).
     func seededStore(_ directory: TemporaryDirectory) throws -> Data {
-        let result = try WorldCupProcess.run(["win", "Brazil", "--count", "2", "--db", directory.store, "--seed", WorldCupProcess.seedPath])
+        let result = try WorldCupProcess.run([
+            "win", "Brazil", "--count", "2", "--db", directory.store, "--seed", WorldCupProcess.seedPath,
+        ])
         try #require(result.status == 0, "\(result.stderr)")
         return try Data(contentsOf: URL(fileURLWithPath: directory.store))
     }
@@ -17,8 +19,9 @@ import Testing
 
     /// Runs worldcup as the unprivileged user "nobody" (the tests run as root, who may write anywhere).
     func runAsNobody(_ arguments: [String]) throws -> WorldCupProcess.Result {
-        try WorldCupProcess.runProgram("/usr/bin/setpriv",
-                                       ["--reuid=65534", "--regid=65534", "--clear-groups", WorldCupProcess.binary] + arguments)
+        try WorldCupProcess.runProgram(
+            "/usr/bin/setpriv",
+            ["--reuid=65534", "--regid=65534", "--clear-groups", WorldCupProcess.binary] + arguments)
     }
 
     @Test func readOnlyStoreFileIsRefusedAndUnchanged() throws {
@@ -66,7 +69,8 @@ import Testing
         let patient = try WorldCupProcess.run(["win", "Brazil", "--db", directory.store])
         #expect(patient.status == 0, "\(patient.stderr)")
         released.wait()
-        let wins = try holder.read { db in try Int.fetchOne(db, sql: "SELECT wins FROM team WHERE teamName = 'Brazil'") }
+        let wins = try holder.read { db in try Int.fetchOne(db, sql: "SELECT wins FROM team WHERE teamName = 'Brazil'")
+        }
         #expect(wins == 3, "the refused win changed nothing, the patient one counted once")
     }
 
@@ -79,7 +83,8 @@ import Testing
         try truncated.write(to: URL(fileURLWithPath: directory.store))
         let result = try WorldCupProcess.run(["list", "--db", directory.store, "--seed", WorldCupProcess.seedPath])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("damaged") || result.stderr.contains("not an SQLite database"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("damaged") || result.stderr.contains("not an SQLite database"), "\(result.stderr)")
         #expect(fileBytes(directory.store) == Data(truncated))
     }
 
@@ -101,7 +106,9 @@ import Testing
     @Test func hugeAndNegativeCountsAreRefused() throws {
         let directory = TemporaryDirectory()
         _ = try seededStore(directory)
-        let tooBig = try WorldCupProcess.run(["win", "Brazil", "--count", "99999999999999999999", "--db", directory.store])
+        let tooBig = try WorldCupProcess.run([
+            "win", "Brazil", "--count", "99999999999999999999", "--db", directory.store,
+        ])
         #expect(tooBig.status != 0)
         #expect(tooBig.stderr.contains("--count"), "\(tooBig.stderr)")
         let negative = try WorldCupProcess.run(["win", "Brazil", "--count=-3", "--db", directory.store])
@@ -124,10 +131,14 @@ import Testing
         let imported = try WorldCupProcess.run(["import", file, "--db", directory.store])
         #expect(imported.status == 1)
         #expect(imported.stderr.contains("entry 0, field \"teamName\": is too long (1048576 characters; at most 100)"))
-        let added = try WorldCupProcess.run(["add", "--name", String(repeating: "é", count: 50_000), "--zone", "Z", "--db", directory.store])
+        let added = try WorldCupProcess.run([
+            "add", "--name", String(repeating: "é", count: 50_000), "--zone", "Z", "--db", directory.store,
+        ])
         #expect(added.status == 1)
         #expect(added.stderr.contains("too long"))
-        let count = try DatabaseQueue(path: directory.store).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM team") }
+        let count = try DatabaseQueue(path: directory.store).read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM team")
+        }
         #expect(count == 32)
     }
 
@@ -135,7 +146,8 @@ import Testing
         let directory = TemporaryDirectory()
         _ = try seededStore(directory)
         let file = directory.path + "/hostile.json"
-        let hostile = #"[{"teamName": "Evil\u001b]0;PWNED\u0007Team", "qualifyingZone": "Zone\u001b[31m", "#
+        let hostile =
+            #"[{"teamName": "Evil\u001b]0;PWNED\u0007Team", "qualifyingZone": "Zone\u001b[31m", "#
             + #""imageName": null, "wins": 1}]"#
         try Data(hostile.utf8).write(to: URL(fileURLWithPath: file))
         #expect(try WorldCupProcess.run(["import", file, "--db", directory.store]).status == 0)
@@ -153,8 +165,12 @@ import Testing
     @Test func invalidUTF8WrittenByAnotherProgramIsShownNotFatal() throws {
         let directory = TemporaryDirectory()
         _ = try seededStore(directory)
-        let sqlite = try WorldCupProcess.runProgram("/usr/bin/sqlite3", [directory.store,
-            "INSERT INTO team (teamName, qualifyingZone, wins) VALUES (CAST(X'416C67C328' AS TEXT), 'Africa', 0)"])
+        let sqlite = try WorldCupProcess.runProgram(
+            "/usr/bin/sqlite3",
+            [
+                directory.store,
+                "INSERT INTO team (teamName, qualifyingZone, wins) VALUES (CAST(X'416C67C328' AS TEXT), 'Africa', 0)",
+            ])
         #expect(sqlite.status == 0, "\(sqlite.stderr)")
         let list = try WorldCupProcess.run(["list", "--db", directory.store])
         #expect(list.status == 0, "\(list.stderr)")

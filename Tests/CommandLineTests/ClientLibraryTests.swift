@@ -18,14 +18,18 @@ import Testing
 
     @Test func aCommandOnSQLiteNeverLoadsLibpq() throws {
         let directory = TemporaryDirectory()
-        let (result, libraries) = try Self.loadedLibraries(["list", "--db", directory.store, "--seed", WorldCupProcess.seedPath])
+        let (result, libraries) = try Self.loadedLibraries([
+            "list", "--db", directory.store, "--seed", WorldCupProcess.seedPath,
+        ])
         #expect(result.status == 0, "\(result.stderr.suffix(500))")
         #expect(libraries.contains { $0.hasPrefix("libsqlite3") }, "the loader's log names what it opens: \(libraries)")
         #expect(!libraries.contains { $0.hasPrefix("libpq") }, "\(libraries)")
     }
 
     @Test func aCommandOnPostgreSQLLoadsLibpqWhenItConnects() throws {
-        let (result, libraries) = try Self.loadedLibraries(["list", "--db", "postgresql://nobody@/worldcup?host=/nonexistent&port=5999"])
+        let (result, libraries) = try Self.loadedLibraries([
+            "list", "--db", "postgresql://nobody@/worldcup?host=/nonexistent&port=5999",
+        ])
         #expect(result.status == 1)
         #expect(libraries.contains { $0.hasPrefix("libpq.so.5") }, "\(libraries)")
     }
@@ -37,15 +41,19 @@ import Testing
         let directory = TemporaryDirectory()
         let empty = directory.file("empty.so", contents: "")
         func hidden(_ arguments: [String]) throws -> WorldCupProcess.Result {
-            let command = "mount --bind '\(empty)' '\(library)' && exec '\(WorldCupProcess.binary)' "
+            let command =
+                "mount --bind '\(empty)' '\(library)' && exec '\(WorldCupProcess.binary)' "
                 + arguments.map { "'\($0)'" }.joined(separator: " ")
-            return try WorldCupProcess.runProgram("/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c", command])
+            return try WorldCupProcess.runProgram(
+                "/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c", command])
         }
         let postgresql = try hidden(["list", "--db", "postgresql://nobody@localhost/worldcup"])
         #expect(postgresql.status == 1)
-        #expect(postgresql.stderr.hasPrefix("worldcup: --db names a PostgreSQL database, "
-                                            + "but PostgreSQL's client library (libpq) could not be loaded: "),
-                "\(postgresql.stderr)")
+        #expect(
+            postgresql.stderr.hasPrefix(
+                "worldcup: --db names a PostgreSQL database, "
+                    + "but PostgreSQL's client library (libpq) could not be loaded: "),
+            "\(postgresql.stderr)")
         #expect(postgresql.stderr.contains("apt-get install libpq5"), "\(postgresql.stderr)")
         let sqlite = try hidden(["list", "--db", directory.store, "--seed", WorldCupProcess.seedPath])
         #expect(sqlite.status == 0, "\(sqlite.stderr)")

@@ -11,8 +11,9 @@ import Testing
         let file = directory.file("teams.json", contents: "my only copy\n")
         let refused = try WorldCupProcess.run(["generate", "--teams", "5", "--output", file])
         #expect(refused.status == 1)
-        #expect(refused.stderr == "worldcup: the output file \(file) already exists. Nothing was written; "
-            + "pass --force to replace it, or choose another --output.\n", "\(refused.stderr)")
+        #expect(
+            refused.stderr == "worldcup: the output file \(file) already exists. Nothing was written; "
+                + "pass --force to replace it, or choose another --output.\n", "\(refused.stderr)")
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "my only copy\n")
         let forced = try WorldCupProcess.run(["generate", "--teams", "5", "--output", file, "--force"])
         #expect(forced.status == 0, "\(forced.stderr)")
@@ -42,9 +43,10 @@ import Testing
         #expect(try WorldCupProcess.run(["list"] + store).status == 0)
         let again = try WorldCupProcess.run(["import", WorldCupProcess.seedPath] + store)
         #expect(again.status == 1)
-        #expect(again.stderr == "worldcup: \(WorldCupProcess.seedPath), entry 0, field \"teamName\": "
-            + "a team named \"Costa Rica\" is already in the store. "
-            + "Nothing was imported; pass --skip-existing to import only the teams not in the store.\n",
+        #expect(
+            again.stderr == "worldcup: \(WorldCupProcess.seedPath), entry 0, field \"teamName\": "
+                + "a team named \"Costa Rica\" is already in the store. "
+                + "Nothing was imported; pass --skip-existing to import only the teams not in the store.\n",
             "\(again.stderr)")
     }
 
@@ -52,8 +54,9 @@ import Testing
         for (typed, meant) in [("lsit", "list"), ("expotr", "export"), ("wni", "win"), ("improt", "import")] {
             let result = try WorldCupProcess.run([typed])
             #expect(result.status == 64)
-            #expect(result.stderr.hasPrefix("worldcup: unexpected argument '\(typed)'. Did you mean '\(meant)'?\n"),
-                    "\(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix("worldcup: unexpected argument '\(typed)'. Did you mean '\(meant)'?\n"),
+                "\(result.stderr)")
             #expect(result.stderr.contains("Usage: worldcup"))
         }
         let far = try WorldCupProcess.run(["frobnicate"])

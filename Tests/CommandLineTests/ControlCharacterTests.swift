@@ -30,8 +30,9 @@ import Testing
             }
             let raw = text.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) }
             let codes = raw.map { String($0.value, radix: 16) }
-            #expect(raw.isEmpty, "\(step): \(stream) holds \(codes): \(text.debugDescription)",
-                    sourceLocation: sourceLocation)
+            #expect(
+                raw.isEmpty, "\(step): \(stream) holds \(codes): \(text.debugDescription)",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -50,37 +51,59 @@ import Testing
         // (arguments, a text the output must hold: the user's text, shown)
         let steps: [([String], String?)] = [
             (["add", "--name", name, "--zone", "Internets"] + store, "Added \(shown) to Internets\n"),
-            (["add", "--name", name.uppercased(), "--zone", "Internets"] + store,
-             "a team named \"\(shown)\" already exists"),
+            (
+                ["add", "--name", name.uppercased(), "--zone", "Internets"] + store,
+                "a team named \"\(shown)\" already exists"
+            ),
             (["add", "--name", "Zoned", "--zone", "Zone" + controls] + store, "Added Zoned to Zone\(visible)\n"),
             (["win", name] + store, nil),
-            (["win", "Evil" + controls + "Rex"] + store,
-             "no team named \"Evil\(visible)Rex\". Did you mean \"\(shown)\"?"),
+            (
+                ["win", "Evil" + controls + "Rex"] + store,
+                "no team named \"Evil\(visible)Rex\". Did you mean \"\(shown)\"?"
+            ),
             (["list"] + store, shown),
             (["list", "--json"] + store, nil),
             (["export"] + store, nil),
             (["import", fresh] + store, "Imported 1 team from \(shownFolder)/fresh.json\n"),
-            (["import", fresh] + store,
-             "\(shownFolder)/fresh.json, entry 0, field \"teamName\": a team named \"\(freshName)\" is already"),
-            (["import", duplicate, "--db", directory.path + "/other.sqlite"],
-             "\"\(freshName)\" is already the name of entry 0"),
-            (["import", controlled + "/nope.json"] + store,
-             "cannot read the import file \(shownFolder)/nope.json: no such file."),
+            (
+                ["import", fresh] + store,
+                "\(shownFolder)/fresh.json, entry 0, field \"teamName\": a team named \"\(freshName)\" is already"
+            ),
+            (
+                ["import", duplicate, "--db", directory.path + "/other.sqlite"],
+                "\"\(freshName)\" is already the name of entry 0"
+            ),
+            (
+                ["import", controlled + "/nope.json"] + store,
+                "cannot read the import file \(shownFolder)/nope.json: no such file."
+            ),
             (["export", controlled + "/backup.json"] + store, "Exported 35 teams to \(shownFolder)/backup.json\n"),
-            (["export", controlled + "/missing/backup.json"] + store,
-             "the export file \(shownFolder)/missing/backup.json: its folder"),
-            (["generate", "--teams", "3", "--output", controlled + "/teams.json"],
-             "Wrote 3 teams in 36 zones to \(shownFolder)/teams.json\n"),
-            (["generate", "--teams", "3", "--output", controlled + "/teams.json"],
-             "the output file \(shownFolder)/teams.json already"),
-            (["list", "--db", controlled + "/missing/store.sqlite"],
-             "the folder for the store \(shownFolder)/missing/store.sqlite"),
-            (["list", "--db", directory.path + "/new.sqlite", "--seed", controlled + "/seed.json"],
-             "the seed file \(shownFolder)/seed.json"),
+            (
+                ["export", controlled + "/missing/backup.json"] + store,
+                "the export file \(shownFolder)/missing/backup.json: its folder"
+            ),
+            (
+                ["generate", "--teams", "3", "--output", controlled + "/teams.json"],
+                "Wrote 3 teams in 36 zones to \(shownFolder)/teams.json\n"
+            ),
+            (
+                ["generate", "--teams", "3", "--output", controlled + "/teams.json"],
+                "the output file \(shownFolder)/teams.json already"
+            ),
+            (
+                ["list", "--db", controlled + "/missing/store.sqlite"],
+                "the folder for the store \(shownFolder)/missing/store.sqlite"
+            ),
+            (
+                ["list", "--db", directory.path + "/new.sqlite", "--seed", controlled + "/seed.json"],
+                "the seed file \(shownFolder)/seed.json"
+            ),
             (["list", "--frob" + controls] + store, "unknown option '--frob\(visible)'\n"),
             (["lsit" + controls] + store, "unexpected argument 'lsit\(visible)'\n"),
-            (["win", "brazil", "--count", "1" + controls] + store,
-             "the value '1\(visible)' is invalid for '--count <count>'\n"),
+            (
+                ["win", "brazil", "--count", "1" + controls] + store,
+                "the value '1\(visible)' is invalid for '--count <count>'\n"
+            ),
             (["list", "--db", unreachable], "worldcup: "),
         ]
         for (arguments, expected) in steps {

@@ -56,8 +56,14 @@ import Testing
             (["generate", "--teams", "-5", "--output", "x.json"], "worldcup: --teams must be at least 1, not -5"),
             (["generate", "--teams=-5", "--output", "x.json"], "worldcup: --teams must be at least 1, not -5"),
             (["generate", "--teams", "0", "--output", "x.json"], "worldcup: --teams must be at least 1, not 0"),
-            (["generate", "--zones", "37", "--output", "x.json"], "worldcup: --zones must be between 1 and 36, not 37"),
-            (["generate", "--zones", "-1", "--output", "x.json"], "worldcup: --zones must be between 1 and 36, not -1"),
+            (
+                ["generate", "--zones", "37", "--output", "x.json"],
+                "worldcup: --zones must be between 1 and 36, not 37"
+            ),
+            (
+                ["generate", "--zones", "-1", "--output", "x.json"],
+                "worldcup: --zones must be between 1 and 36, not -1"
+            ),
             (["win", "brazil", "--count", "-1"], "worldcup: --count must be a whole number of at least 1, not -1"),
             (["win", "brazil", "--count", "0"], "worldcup: --count must be a whole number of at least 1, not 0"),
         ]

@@ -10,10 +10,14 @@ import Testing
         (["win", "brazil", "--db", "FOLDER"], "the store FOLDER is a folder; --db needs the path of a store file"),
         (["export", "FOLDER"], "the export file FOLDER is a folder; give the path of a file to write"),
         (["import", "FOLDER"], "the import file FOLDER is a folder; give the path of a file"),
-        (["generate", "--teams", "10", "--output", "FOLDER"],
-         "the output file FOLDER is a folder; --output needs the path of a file"),
-        (["list", "--db", "new.sqlite", "--seed", "FOLDER"],
-         "the seed file FOLDER is a folder; --seed needs the path of a seed file"),
+        (
+            ["generate", "--teams", "10", "--output", "FOLDER"],
+            "the output file FOLDER is a folder; --output needs the path of a file"
+        ),
+        (
+            ["list", "--db", "new.sqlite", "--seed", "FOLDER"],
+            "the seed file FOLDER is a folder; --seed needs the path of a seed file"
+        ),
     ]
 
     @Test func aFolderWhereAFileIsWantedIsNamedAsOne() throws {
@@ -25,8 +29,9 @@ import Testing
             let arguments = given.map { $0 == "FOLDER" ? folder : $0 }
             let result = try WorldCupProcess.run(arguments, environment: environment, in: directory.path)
             #expect(result.status == 1, "\(arguments): \(result.stderr)")
-            #expect(result.stderr.hasPrefix("worldcup: " + says.replacingOccurrences(of: "FOLDER", with: folder)),
-                    "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix("worldcup: " + says.replacingOccurrences(of: "FOLDER", with: folder)),
+                "\(arguments): \(result.stderr)")
             let written = try FileManager.default.contentsOfDirectory(atPath: folder)
             #expect(written.isEmpty, "nothing written in the folder: \(written)")
         }

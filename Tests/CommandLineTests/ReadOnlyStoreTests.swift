@@ -19,15 +19,18 @@ import Testing
     /// A seeded store with Brazil on 2 wins, closed (its WAL folded into the file and removed);
     /// the file readable by all, writable by its owner (root) only. Returns each team's wins.
     static func closedStore(_ directory: TemporaryDirectory) throws -> [String: Int] {
-        let made = try WorldCupProcess.run(["win", "Brazil", "--count", "2", "--db", directory.store,
-                                            "--seed", WorldCupProcess.seedPath])
+        let made = try WorldCupProcess.run([
+            "win", "Brazil", "--count", "2", "--db", directory.store,
+            "--seed", WorldCupProcess.seedPath,
+        ])
         try #require(made.status == 0, "\(made.stderr)")
         // Closing the last connection folds the WAL into the file and removes it.
         let queue = try DatabaseQueue(path: directory.store)
         let wins = try queue.read { db in
-            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT teamName, wins FROM team").map {
-                ($0[0] as String, $0[1] as Int)
-            })
+            Dictionary(
+                uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT teamName, wins FROM team").map {
+                    ($0[0] as String, $0[1] as Int)
+                })
         }
         try queue.close()
         try #require(wins.count == 32 && wins["Brazil"] == 2)
@@ -72,8 +75,9 @@ import Testing
         for write in [["win", "Brazil"], ["add", "--name", "Wenderland", "--zone", "Internets"], ["import", file]] {
             let result = try asNobody(write + ["--db", directory.store])
             #expect(result.status == 1, "\(write): \(result.stderr)")
-            #expect(result.stderr.hasPrefix("worldcup: the store \(directory.store) is read-only"),
-                    "\(write): \(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix("worldcup: the store \(directory.store) is read-only"),
+                "\(write): \(result.stderr)")
         }
         #expect(try folderContents(directory) == before, "nothing in the folder changed, no file was added")
     }
@@ -114,16 +118,20 @@ import Testing
     @Test func aStoreWhoseWriterDiedIsReadWithTheWALItLeft() throws {
         let directory = TemporaryDirectory()
         var expected = try Self.closedStore(directory)
-        let killed = try WorldCupProcess.runProgram("/usr/bin/sqlite3", [
-            directory.store, "PRAGMA wal_autocheckpoint = 0", "UPDATE team SET wins = 7 WHERE teamName = 'Japan'",
-            ".system kill -9 $PPID",
-        ])
+        let killed = try WorldCupProcess.runProgram(
+            "/usr/bin/sqlite3",
+            [
+                directory.store, "PRAGMA wal_autocheckpoint = 0", "UPDATE team SET wins = 7 WHERE teamName = 'Japan'",
+                ".system kill -9 $PPID",
+            ])
         #expect(killed.status == 9, "killed: \(killed.stderr)")
         try #require(FileManager.default.fileExists(atPath: directory.store + "-wal"))
         try #require(FileManager.default.fileExists(atPath: directory.store + "-shm"))
-        let oracle = try WorldCupProcess.runProgram("/usr/bin/setpriv", Self.nobody + [
-            "/usr/bin/sqlite3", "-readonly", directory.store, "SELECT wins FROM team WHERE teamName = 'Japan'",
-        ])
+        let oracle = try WorldCupProcess.runProgram(
+            "/usr/bin/setpriv",
+            Self.nobody + [
+                "/usr/bin/sqlite3", "-readonly", directory.store, "SELECT wins FROM team WHERE teamName = 'Japan'",
+            ])
         #expect(oracle.stdout == "7\n", "sqlite3 -readonly reads the WAL: \(oracle.stderr)")
         expected["Japan"] = 7
         try Self.readsAndRefusesWrites(directory, expected: expected)

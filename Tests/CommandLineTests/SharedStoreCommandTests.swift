@@ -7,17 +7,24 @@ import Testing
 /// store: the two stores must print exactly the same.
 @Suite(.serialized) struct SharedStoreCommandTests {
     /// Runs `arguments` against both stores; returns both results.
-    static func both(_ arguments: [String], sqlite: String, postgresql: String) throws
-        -> (sqlite: WorldCupProcess.Result, postgresql: WorldCupProcess.Result) {
+    static func both(
+        _ arguments: [String], sqlite: String, postgresql: String
+    ) throws
+        -> (sqlite: WorldCupProcess.Result, postgresql: WorldCupProcess.Result)
+    {
         let seed = ["--seed", WorldCupProcess.seedPath]
-        return (try WorldCupProcess.run(arguments + ["--db", sqlite] + seed),
-                try WorldCupProcess.run(arguments + ["--db", postgresql] + seed))
+        return (
+            try WorldCupProcess.run(arguments + ["--db", sqlite] + seed),
+            try WorldCupProcess.run(arguments + ["--db", postgresql] + seed)
+        )
     }
 
     @Test func everyCommandPrintsWhatItPrintsOnSQLite() throws {
         let directory = TemporaryDirectory()
         let database = try SharedDatabase()
-        let tricky = ["Robert'); DROP TABLE team;--", "\u{1B}[31mRed\u{1B}[0m", "Ünïcödé 漢字", "100% _wild_ \\ \"quoted\""]
+        let tricky = [
+            "Robert'); DROP TABLE team;--", "\u{1B}[31mRed\u{1B}[0m", "Ünïcödé 漢字", "100% _wild_ \\ \"quoted\"",
+        ]
         var steps: [[String]] = [
             ["list"], ["win", "brazil"], ["win", "Costa", "Rica", "--count", "3"], ["win", "brasil"],
             ["add", "--name", "Wenderland", "--zone", "Internets"], ["add", "--name", "wENDERLAND", "--zone", "x"],
@@ -40,7 +47,10 @@ import Testing
     @Test func importAndExportRoundTripThroughPostgreSQL() throws {
         let directory = TemporaryDirectory()
         let source = try SharedDatabase(), target = try SharedDatabase()
-        #expect(try WorldCupProcess.run(["win", "japan", "--count", "4", "--db", source.uri(), "--seed", WorldCupProcess.seedPath]).status == 0)
+        #expect(
+            try WorldCupProcess.run([
+                "win", "japan", "--count", "4", "--db", source.uri(), "--seed", WorldCupProcess.seedPath,
+            ]).status == 0)
         let backup = directory.path + "/backup.json"
         let exported = try WorldCupProcess.run(["export", backup, "--db", source.uri()])
         try #require(exported.status == 0, "\(exported.stderr)")
@@ -53,7 +63,9 @@ import Testing
         #expect(again.status == 1)
         #expect(again.stderr.contains("entry 0, field \"teamName\": a team named"), "\(again.stderr)")
         let skipping = try WorldCupProcess.run(["import", backup, "--skip-existing", "--db", target.uri()])
-        #expect(skipping.stdout.contains("Imported 0 teams") && skipping.stdout.contains("skipped 32"), "\(skipping.stdout)")
+        #expect(
+            skipping.stdout.contains("Imported 0 teams") && skipping.stdout.contains("skipped 32"), "\(skipping.stdout)"
+        )
         #expect(try target.wins().count == 32)
     }
 
@@ -63,8 +75,12 @@ import Testing
         let database = try SharedDatabase()
         let results = Mutex<[WorldCupProcess.Result]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
-            let result = try? WorldCupProcess.run(["list", "--json", "--db", database.uri(), "--seed", WorldCupProcess.seedPath])
-            results.withLock { $0.append(result ?? WorldCupProcess.Result(status: -1, stdout: "", stderr: "did not run")) }
+            let result = try? WorldCupProcess.run([
+                "list", "--json", "--db", database.uri(), "--seed", WorldCupProcess.seedPath,
+            ])
+            results.withLock {
+                $0.append(result ?? WorldCupProcess.Result(status: -1, stdout: "", stderr: "did not run"))
+            }
         }
         let all = results.withLock { $0 }
         #expect(all.allSatisfy { $0.status == 0 }, "\(all.map(\.stderr))")
@@ -73,7 +89,8 @@ import Testing
         #expect(try connection.execute("SELECT count(*) FROM team").scalar == "32")
         #expect(try connection.execute("SELECT count(*) FROM seed_marker").scalar == "1")
         // Each migration once: one row per version, 1 to the latest.
-        let versions = "SELECT count(*) = count(DISTINCT version) AND count(*) = max(version) FROM worldcup_schema_version"
+        let versions =
+            "SELECT count(*) = count(DISTINCT version) AND count(*) = max(version) FROM worldcup_schema_version"
         #expect(try connection.execute(versions).scalar == "t")
     }
 
@@ -85,9 +102,13 @@ import Testing
     }
 
     @Test func anUnreachableServerIsNamedWithLibpqsReason() throws {
-        let result = try WorldCupProcess.run(["win", "brazil", "--db", "postgresql://nobody@/worldcup?host=/nonexistent&port=5999"])
+        let result = try WorldCupProcess.run([
+            "win", "brazil", "--db", "postgresql://nobody@/worldcup?host=/nonexistent&port=5999",
+        ])
         #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("worldcup: cannot reach the PostgreSQL server nobody@/nonexistent:5999/worldcup: "), "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("worldcup: cannot reach the PostgreSQL server nobody@/nonexistent:5999/worldcup: "),
+            "\(result.stderr)")
         #expect(result.stderr.contains("/nonexistent/.s.PGSQL.5999"), "libpq's own words: \(result.stderr)")
     }
 
@@ -104,8 +125,9 @@ import Testing
         let viewer = setup.logins["viewer"] ?? ""
         let viewerWin = try run("viewer", ["win", "brazil"])
         #expect(viewerWin.status == 1)
-        #expect(viewerWin.stderr.contains("read-only: the PostgreSQL role \"\(viewer)\" may not add wins"),
-                "\(viewerWin.stderr)")
+        #expect(
+            viewerWin.stderr.contains("read-only: the PostgreSQL role \"\(viewer)\" may not add wins"),
+            "\(viewerWin.stderr)")
         #expect(try run("scorer", ["win", "brazil", "--count", "2"]).stdout == "2\n")
         let scorerAdd = try run("scorer", ["add", "--name", "Wenderland", "--zone", "Internets"])
         #expect(scorerAdd.status == 1 && scorerAdd.stderr.contains("may not add teams"), "\(scorerAdd.stderr)")

@@ -27,15 +27,18 @@ import Testing
 
         /// A scoreboard in host `index`, in a real terminal.
         func scoreboard(inHost index: Int, extra: String = "") throws -> Tmux {
-            try Tmux(command: lab.shell(
-                "XDG_CACHE_HOME='\(directory.path)/cache\(index)' '\(WorldCupProcess.binary)' --db '\(uri)' "
-                    + "--seed '\(WorldCupProcess.seedPath)' \(extra)",
-                inHost: index))
+            try Tmux(
+                command: lab.shell(
+                    "XDG_CACHE_HOME='\(directory.path)/cache\(index)' '\(WorldCupProcess.binary)' --db '\(uri)' "
+                        + "--seed '\(WorldCupProcess.seedPath)' \(extra)",
+                    inHost: index))
         }
 
         /// Runs `worldcup` in host `index`.
         func worldcup(_ arguments: [String], inHost index: Int) throws -> ProgramRun {
-            try ProgramRun("/usr/sbin/ip", ["netns", "exec", lab.hosts[index], WorldCupProcess.binary] + arguments + ["--db", uri])
+            try ProgramRun(
+                "/usr/sbin/ip",
+                ["netns", "exec", lab.hosts[index], WorldCupProcess.binary] + arguments + ["--db", uri])
         }
     }
 
@@ -44,7 +47,8 @@ import Testing
         let first = try party.scoreboard(inHost: 0)
         let log = party.directory.path + "/second.log"
         let second = try party.scoreboard(inHost: 1, extra: "--log '\(log)'")
-        #expect(first.waitFor("World Cup — 32 teams", timeout: 15)
+        #expect(
+            first.waitFor("World Cup — 32 teams", timeout: 15)
                 && second.waitFor("World Cup — 32 teams", timeout: 15))
 
         // A win from a third host reaches both screens.
@@ -53,14 +57,18 @@ import Testing
             let won = try party.worldcup(["win", "Brazil"], inHost: 2)
             try #require(won.stdout == "\(total)\n", "\(won.stderr)")
             let committed = Date()
-            let shown = first.waitUntil(timeout: 5) { first.wins(of: "Brazil") == total }
+            let shown =
+                first.waitUntil(timeout: 5) { first.wins(of: "Brazil") == total }
                 && second.waitUntil(timeout: 5) { second.wins(of: "Brazil") == total }
             latencies.append(Date().timeIntervalSince(committed) * 1000)
             #expect(shown, "win \(total)")
         }
         latencies.sort()
-        print(String(format: "win on one host → both other hosts' screens (ms, debug build, tmux polling): p50 %.0f, max %.0f",
-                     latencies[latencies.count / 2], latencies.last!))
+        print(
+            String(
+                format:
+                    "win on one host → both other hosts' screens (ms, debug build, tmux polling): p50 %.0f, max %.0f",
+                latencies[latencies.count / 2], latencies.last!))
 
         // The first host's cable is pulled for 10 s while the others keep scoring.
         try party.lab.cutLink(ofHost: 0)
@@ -86,8 +94,9 @@ import Testing
             usleep(400_000)
         }
         try party.lab.restoreLink(ofHost: 0)
-        print("the cut host's screen said it was reconnecting after "
-              + "\(cutNoticedAfter.map { String(format: "%.1f s", $0) } ?? "never")")
+        print(
+            "the cut host's screen said it was reconnecting after "
+                + "\(cutNoticedAfter.map { String(format: "%.1f s", $0) } ?? "never")")
         #expect(cutNoticedAfter != nil, "a silent cut is noticed within 10 s (keepalives, tcp_user_timeout)")
         print(String(format: "slowest key while reconnecting: %.2f s", slowestKeyWhileCut))
         #expect(slowestKeyWhileCut < 1, "reconnecting never blocks keys")
@@ -124,20 +133,29 @@ import Testing
         let directory = TemporaryDirectory()
         let pki = try TestCertificates(in: directory.path, serverName: "db.worldcup.test")
         let lab = try NetworkLab(hosts: 1)
-        let cluster = try TemporaryCluster(namespace: lab.server, listenAddress: NetworkLab.serverAddress,
-                                           tls: (pki.serverCertificate, pki.serverKey))
+        let cluster = try TemporaryCluster(
+            namespace: lab.server, listenAddress: NetworkLab.serverAddress,
+            tls: (pki.serverCertificate, pki.serverKey))
         let database = try SharedDatabase(in: cluster)
         func list(host: String, rootCertificate: String) throws -> ProgramRun {
-            let uri = "postgresql://postgres@\(host):\(cluster.port)/\(database.name)"
+            let uri =
+                "postgresql://postgres@\(host):\(cluster.port)/\(database.name)"
                 + "?hostaddr=\(NetworkLab.serverAddress)&sslmode=verify-full&sslrootcert=\(rootCertificate)"
-            return try ProgramRun("/usr/sbin/ip", ["netns", "exec", lab.hosts[0], WorldCupProcess.binary, "list", "--db", uri, "--seed", WorldCupProcess.seedPath])
+            return try ProgramRun(
+                "/usr/sbin/ip",
+                [
+                    "netns", "exec", lab.hosts[0], WorldCupProcess.binary, "list", "--db", uri, "--seed",
+                    WorldCupProcess.seedPath,
+                ])
         }
         let trusted = try list(host: "db.worldcup.test", rootCertificate: pki.authority)
         #expect(trusted.status == 0 && trusted.stdout.contains("Brazil"), "\(trusted.stderr)")
         let wrongName = try list(host: "wrong.worldcup.test", rootCertificate: pki.authority)
         #expect(wrongName.status == 1)
-        #expect(wrongName.stderr.contains(#"server certificate for "db.worldcup.test" does not match host name "wrong.worldcup.test""#),
-                "\(wrongName.stderr)")
+        #expect(
+            wrongName.stderr.contains(
+                #"server certificate for "db.worldcup.test" does not match host name "wrong.worldcup.test""#),
+            "\(wrongName.stderr)")
         let untrusted = try list(host: "db.worldcup.test", rootCertificate: pki.otherAuthority)
         #expect(untrusted.status == 1)
         #expect(untrusted.stderr.contains("certificate verify failed"), "\(untrusted.stderr)")
@@ -161,13 +179,25 @@ struct TestCertificates {
         let extensions = folder + "/server.ext"
         try "subjectAltName=DNS:\(serverName)\n".write(toFile: extensions, atomically: true, encoding: .utf8)
         for step in [
-            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", folder + "/ca.key", "-out", authority, "-days", "2",
-             "-subj", "/CN=worldcup test authority"],
-            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", folder + "/other-ca.key", "-out", otherAuthority,
-             "-days", "2", "-subj", "/CN=another authority"],
-            ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", serverKey, "-out", folder + "/server.csr", "-subj", "/CN=\(serverName)"],
-            ["x509", "-req", "-in", folder + "/server.csr", "-CA", authority, "-CAkey", folder + "/ca.key", "-CAcreateserial",
-             "-out", serverCertificate, "-days", "2", "-extfile", extensions],
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", folder + "/ca.key", "-out", authority,
+                "-days", "2",
+                "-subj", "/CN=worldcup test authority",
+            ],
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", folder + "/other-ca.key", "-out",
+                otherAuthority,
+                "-days", "2", "-subj", "/CN=another authority",
+            ],
+            [
+                "req", "-newkey", "rsa:2048", "-nodes", "-keyout", serverKey, "-out", folder + "/server.csr", "-subj",
+                "/CN=\(serverName)",
+            ],
+            [
+                "x509", "-req", "-in", folder + "/server.csr", "-CA", authority, "-CAkey", folder + "/ca.key",
+                "-CAcreateserial",
+                "-out", serverCertificate, "-days", "2", "-extfile", extensions,
+            ],
         ] {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")

@@ -1,5 +1,5 @@
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
 
 /// What other programs do to the store while a scoreboard is open: it follows them at once,

@@ -17,7 +17,8 @@ struct ProgramRun {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         // Both pipes are read before waiting, so a large output cannot stall the child.
-        let out = output.fileHandleForReading.readDataToEndOfFile(), err = errors.fileHandleForReading.readDataToEndOfFile()
+        let out = output.fileHandleForReading.readDataToEndOfFile(),
+            err = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         status = process.terminationStatus
         stdout = String(decoding: out, as: UTF8.self)

@@ -9,7 +9,8 @@ import Testing
     @Test func theScoreboardOpensAReadOnlyStoreAndSaysWhyAWinIsRefused() throws {
         let directory = TemporaryDirectory()
         let made = try ProgramRun(
-            WorldCupProcess.binary, ["win", "Algeria", "--count", "2", "--db", directory.store, "--seed", WorldCupProcess.seedPath])
+            WorldCupProcess.binary,
+            ["win", "Algeria", "--count", "2", "--db", directory.store, "--seed", WorldCupProcess.seedPath])
         try #require(made.status == 0, "\(made.stderr)")
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory.store)
         let before = try Data(contentsOf: URL(fileURLWithPath: directory.store))
@@ -23,8 +24,9 @@ import Testing
         #expect(terminal.waitFor("Read-only store"), "\(terminal.statusLine)")
         #expect(terminal.wins(of: "Algeria") == 2)
         try terminal.press("Enter")  // the cursor starts on Algeria
-        #expect(terminal.waitFor("Read-only store: nothing changed (this user may not write it)."),
-                "\(terminal.statusLine)")
+        #expect(
+            terminal.waitFor("Read-only store: nothing changed (this user may not write it)."),
+            "\(terminal.statusLine)")
         try terminal.press("u")
         #expect(terminal.waitFor("Nothing to undo"), "\(terminal.statusLine)")
         #expect(terminal.wins(of: "Algeria") == 2)

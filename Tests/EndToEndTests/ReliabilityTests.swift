@@ -1,6 +1,6 @@
-import TestSupport
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 /// No win is ever lost: under concurrent writers, and when the scoreboard is killed mid-burst.
@@ -9,9 +9,11 @@ import Testing
         let queue = try DatabaseQueue(path: store)
         defer { try? queue.close() }
         return try queue.read { db in
-            (try Int.fetchOne(db, sql: "SELECT count(*) FROM team")!,
-             try Int.fetchOne(db, sql: "SELECT coalesce(sum(wins), 0) FROM team")!,
-             try String.fetchOne(db, sql: "PRAGMA integrity_check")!)
+            (
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM team")!,
+                try Int.fetchOne(db, sql: "SELECT coalesce(sum(wins), 0) FROM team")!,
+                try String.fetchOne(db, sql: "PRAGMA integrity_check")!
+            )
         }
     }
 
@@ -67,10 +69,14 @@ import Testing
             let loggedBefore = AuditLogFile(path: log).wins.count
             for _ in 0..<Int.random(in: 5...25, using: &random) { try terminal.press("Enter") }
             // The burst has begun (its first win is committed), then it is cut at a random moment.
-            #expect(terminal.waitUntil(timeout: 10) { AuditLogFile(path: log).wins.count > loggedBefore }, "round \(round): no key reached the program")
+            #expect(
+                terminal.waitUntil(timeout: 10) { AuditLogFile(path: log).wins.count > loggedBefore },
+                "round \(round): no key reached the program")
             usleep(UInt32.random(in: 0...150_000, using: &random))
-            _ = try Process.run(URL(fileURLWithPath: "/usr/bin/pkill"),
-                                arguments: ["-KILL", "-f", "^[^ ]*/worldcup --db \(directory.store)"]).waitUntilExit()
+            _ = try Process.run(
+                URL(fileURLWithPath: "/usr/bin/pkill"),
+                arguments: ["-KILL", "-f", "^[^ ]*/worldcup --db \(directory.store)"]
+            ).waitUntilExit()
             #expect(terminal.waitUntil(timeout: 10) { terminal.commandExited }, "round \(round): killed")
 
             let logged = AuditLogFile(path: log).wins.count
@@ -78,7 +84,9 @@ import Testing
             #expect(state.integrity == "ok", "round \(round)")
             #expect(state.teams == 32, "round \(round): the seed was never imported again")
             // Each win is logged right after its commit, so at most one commit can be missing from the log.
-            #expect(state.wins >= logged && state.wins <= logged + 1, "round \(round): \(state.wins) wins, \(logged) logged")
+            #expect(
+                state.wins >= logged && state.wins <= logged + 1, "round \(round): \(state.wins) wins, \(logged) logged"
+            )
             #expect(state.wins > previousWins, "round \(round): the round committed wins, and none disappeared")
             previousWins = state.wins
         }

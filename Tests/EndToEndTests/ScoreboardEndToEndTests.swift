@@ -1,6 +1,6 @@
-import TestSupport
 import Foundation
 import TerminalUI
+import TestSupport
 import Testing
 
 /// The real binary in a real terminal (tmux): keys in, screen out.
@@ -23,14 +23,18 @@ import Testing
         for _ in 0..<6 { try terminal.press("Enter") }
         #expect(terminal.wait { _ in terminal.wins(of: "Bosnia and Herzegovina") == 6 })
         let europe = terminal.lines.drop { !$0.hasPrefix("Europe") }.dropFirst().prefix(2).map { $0 }
-        #expect(europe.count == 2 && europe[0].contains("Bosnia and Herzegovina") && europe[1].contains("Switzerland"), "\(europe)")
+        #expect(
+            europe.count == 2 && europe[0].contains("Bosnia and Herzegovina") && europe[1].contains("Switzerland"),
+            "\(europe)")
 
         // The shake, then the secret team in a new zone.
         #expect(try terminal.addSecretTeam(name: "Wenderland", zone: "Internets"))
         #expect(terminal.waitFor("Internets (1 team)"))
         let headers = terminal.lines.filter { !$0.hasPrefix(" ") && $0.contains("(") && !$0.hasPrefix("World Cup") }
-        #expect(headers.map { $0.components(separatedBy: " (").first! } ==
-                ["Africa", "Asia", "Europe", "Internets", "North, Central America & Caribbean", "South America"])
+        #expect(
+            headers.map { $0.components(separatedBy: " (").first! } == [
+                "Africa", "Asia", "Europe", "Internets", "North, Central America & Caribbean", "South America",
+            ])
 
         try terminal.press("q")
         #expect(terminal.waitUntil(timeout: 5) { terminal.commandExited })
@@ -50,7 +54,8 @@ import Testing
         #expect(terminal.waitFor("World Cup"))
         try terminal.resize(width: 20, height: 5)
         try terminal.press("Down", "Enter", "PageDown", "End")
-        #expect(terminal.wait { $0.count >= 5 && $0.prefix(5).contains { $0.contains("Uruguay") || $0.contains("URU") } })
+        #expect(
+            terminal.wait { $0.count >= 5 && $0.prefix(5).contains { $0.contains("Uruguay") || $0.contains("URU") } })
         #expect(terminal.lines.prefix(5).allSatisfy { TextWidth.columns(of: $0) <= 20 })
         try terminal.resize(width: 100, height: 40)
         try terminal.press("Home")
@@ -71,8 +76,9 @@ import Testing
         }
         let rows = terminal.lines.filter { $0.hasPrefix("  ") && $0.hasSuffix(" 0") }
         #expect(rows.count == 35)
-        #expect(Set(rows.map { TextWidth.columns(of: $0) }).count == 1,
-                "every wins column ends at the same column: \(rows.map { "\(TextWidth.columns(of: $0)) \($0)" })")
+        #expect(
+            Set(rows.map { TextWidth.columns(of: $0) }).count == 1,
+            "every wins column ends at the same column: \(rows.map { "\(TextWidth.columns(of: $0)) \($0)" })")
         #expect(rows.contains { $0.contains("日本代表") })
     }
 
@@ -123,8 +129,9 @@ import Testing
         #expect(terminal.wait { !$0.contains { $0.contains("must not be empty") || $0.contains("already exists") } })
         usleep(300_000)
         let lines = terminal.lines
-        #expect(lines.filter { $0.contains("┌") }.count == 1 && lines.filter { $0.contains("└") }.count == 1,
-                "one box: \(lines.joined(separator: "\n"))")
+        #expect(
+            lines.filter { $0.contains("┌") }.count == 1 && lines.filter { $0.contains("└") }.count == 1,
+            "one box: \(lines.joined(separator: "\n"))")
     }
 
     /// Bytes the program writes to the terminal for one Enter, through tmux's pipe-pane, in a
@@ -181,8 +188,9 @@ import Testing
             #expect(terminal.wait { _ in !terminal.statusLine.contains("Took back") })
         }
         let medianStay = stay.sorted()[2], medianClimb = climb.sorted()[2]
-        print("bytes per win at \(width) columns, TERM=\(term): no move \(stay) median \(medianStay); "
-              + "moving up \(climb) median \(medianClimb)")
+        print(
+            "bytes per win at \(width) columns, TERM=\(term): no move \(stay) median \(medianStay); "
+                + "moving up \(climb) median \(medianClimb)")
         #expect(medianStay <= 64)
         if width <= 80 || term != "screen" { #expect(medianClimb <= 300) }
     }
@@ -194,14 +202,21 @@ import Testing
     func terminalIsRestoredAfterSignalsAndACrash(way: String, exitLine: String) throws {
         let directory = TemporaryDirectory()
         let before = directory.path + "/before", after = directory.path + "/after"
-        let terminal = try Tmux(command: "stty -g > '\(before)'; \(directory.scoreboard); echo \"exit $?\"; stty -g > '\(after)'; sleep 60")
+        let terminal = try Tmux(
+            command: "stty -g > '\(before)'; \(directory.scoreboard); echo \"exit $?\"; stty -g > '\(after)'; sleep 60")
         #expect(terminal.waitFor("World Cup"))
         // A crash is what a trapping bug raises (SIGILL), sent from outside like the others.
         let signal = way == "CRASH" ? "ILL" : way
         // Only the worldcup process: the wrapping shell's command line names the store too.
-        _ = try? Process.run(URL(fileURLWithPath: "/usr/bin/pkill"),
-                             arguments: ["-\(signal)", "-f", "^[^ ]*/worldcup --db \(directory.store)"]).waitUntilExit()
-        #expect(terminal.waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: after) && ((try? String(contentsOfFile: after, encoding: .utf8)) ?? "").count > 10 })
+        _ = try? Process.run(
+            URL(fileURLWithPath: "/usr/bin/pkill"),
+            arguments: ["-\(signal)", "-f", "^[^ ]*/worldcup --db \(directory.store)"]
+        ).waitUntilExit()
+        #expect(
+            terminal.waitUntil(timeout: 10) {
+                FileManager.default.fileExists(atPath: after)
+                    && ((try? String(contentsOfFile: after, encoding: .utf8)) ?? "").count > 10
+            })
         let saved = try String(contentsOfFile: before, encoding: .utf8)
         let restored = try String(contentsOfFile: after, encoding: .utf8)
         #expect(saved == restored, "stty -g before and after")
@@ -240,9 +255,13 @@ import Testing
         for terminal in [first, second] {
             if let seconds = seenWithin(terminal, { terminal.wins(of: "Japan") == 3 }) { latencies.append(seconds) }
         }
-        #expect(try WorldCupProcess.run(["add", "--name", "Wenderland", "--zone", "Internets", "--db", directory.store]).status == 0)
+        #expect(
+            try WorldCupProcess.run(["add", "--name", "Wenderland", "--zone", "Internets", "--db", directory.store])
+                .status == 0)
         for terminal in [first, second] {
-            if let seconds = seenWithin(terminal, { terminal.lines.contains("Internets (1 team)") }) { latencies.append(seconds) }
+            if let seconds = seenWithin(terminal, { terminal.lines.contains("Internets (1 team)") }) {
+                latencies.append(seconds)
+            }
         }
         #expect(latencies.count == 5, "every change reached every scoreboard")
         print("cross-process latency (s, including tmux polling): \(latencies.map { String(format: "%.3f", $0) })")
@@ -253,9 +272,14 @@ import Testing
     @Test func escapeSequencesInNamesNeverReachTheTerminal() throws {
         let directory = TemporaryDirectory()
         let file = directory.path + "/hostile.json"
-        try Data(#"[{"teamName": "Evil\u001b]0;PWNED\u0007Team", "qualifyingZone": "Africa", "imageName": null, "wins": 9}]"#.utf8)
-            .write(to: URL(fileURLWithPath: file))
-        let imported = try WorldCupProcess.run(["import", file, "--db", directory.store, "--seed", WorldCupProcess.seedPath])
+        try Data(
+            #"[{"teamName": "Evil\u001b]0;PWNED\u0007Team", "qualifyingZone": "Africa", "imageName": null, "wins": 9}]"#
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: file))
+        let imported = try WorldCupProcess.run([
+            "import", file, "--db", directory.store, "--seed", WorldCupProcess.seedPath,
+        ])
         try #require(imported.status == 0, "\(imported.stderr)")
         let log = directory.path + "/output.log"
         try #require(FileManager.default.createFile(atPath: log, contents: nil))
@@ -284,23 +308,29 @@ import Testing
         }
         func isColoured(_ line: String) -> Bool { line.contains(/\x{1B}\[(?:[0-9]*;)*(?:3[0-7]|38;5;[0-9]+)m/) }
         let colourfulHeader = try header(colourful), plainHeader = try header(plain)
-        #expect(isColoured(colourfulHeader), "section headers in the accent colour: \(colourfulHeader.debugDescription)")
+        #expect(
+            isColoured(colourfulHeader), "section headers in the accent colour: \(colourfulHeader.debugDescription)")
         #expect(!isColoured(plainHeader), "NO_COLOR: no colour: \(plainHeader.debugDescription)")
     }
 
     /// Issue 22, the look: colours chosen for the terminal's background, which tmux tells when
     /// its window has one (OSC 11), else `COLORFGBG` tells; else colours that read on both.
     /// Section headers in the accent, column headings in a grey (256 colours).
-    @Test(arguments: [("bg=#ffffff", "", "38;5;25", "38;5;242"), ("bg=#000000", "", "36", "38;5;245"),
-                      ("default", "", "38;5;31", "38;5;244"), ("default", "COLORFGBG='0;15'", "38;5;25", "38;5;242"),
-                      ("bg=#101010", "COLORFGBG='0;15'", "36", "38;5;245")])
-    func coloursFollowTheTerminalsBackground(windowStyle: String, environment: String, accent: String,
-                                              grey: String) throws {
+    @Test(arguments: [
+        ("bg=#ffffff", "", "38;5;25", "38;5;242"), ("bg=#000000", "", "36", "38;5;245"),
+        ("default", "", "38;5;31", "38;5;244"), ("default", "COLORFGBG='0;15'", "38;5;25", "38;5;242"),
+        ("bg=#101010", "COLORFGBG='0;15'", "36", "38;5;245"),
+    ])
+    func coloursFollowTheTerminalsBackground(
+        windowStyle: String, environment: String, accent: String,
+        grey: String
+    ) throws {
         let directory = TemporaryDirectory()
         let go = directory.path + "/go"
         // The program starts once the window has its background.
-        let terminal = try Tmux(command: "while [ ! -e '\(go)' ]; do sleep 0.05; done; unset NO_COLOR COLORFGBG; "
-                                + "\(environment) TERM=screen-256color \(directory.scoreboard)")
+        let terminal = try Tmux(
+            command: "while [ ! -e '\(go)' ]; do sleep 0.05; done; unset NO_COLOR COLORFGBG; "
+                + "\(environment) TERM=screen-256color \(directory.scoreboard)")
         try Tmux.tmux(["set-option", "-t", terminal.session, "window-style", windowStyle])
         try #require(FileManager.default.createFile(atPath: go, contents: nil))
         #expect(terminal.waitFor("Africa (5 teams)"))
@@ -316,8 +346,9 @@ import Testing
 
     @Test func dumbOrMissingTerminalTypeGetsAClearMessage() throws {
         let directory = TemporaryDirectory()
-        let terminal = try Tmux(command: "TERM=dumb \(directory.scoreboard); echo \"exit $?\"; "
-                                    + "env -u TERM \(directory.scoreboard); echo \"exit $?\"; sleep 60")
+        let terminal = try Tmux(
+            command: "TERM=dumb \(directory.scoreboard); echo \"exit $?\"; "
+                + "env -u TERM \(directory.scoreboard); echo \"exit $?\"; sleep 60")
         #expect(terminal.waitFor("cannot show a full-screen program"))
         #expect(terminal.waitFor("use: worldcup list"))
         #expect(terminal.waitFor("TERM is not set"))

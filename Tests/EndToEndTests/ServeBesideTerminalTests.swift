@@ -16,12 +16,13 @@ import Testing
             return !!(window.worldcup && window.worldcup.ready) && document.body.classList.contains('scoring');
             """
         try #require(try browser.wait { try browser.run(ready) as? Bool == true })
-        let japan = try #require(try browser.run(
-            """
-            return Array.from(document.querySelectorAll('li.team'))
-                .find((li) => li.textContent.startsWith('Japan')).dataset.id;
-            """)
-            as? String)
+        let japan = try #require(
+            try browser.run(
+                """
+                return Array.from(document.querySelectorAll('li.team'))
+                    .find((li) => li.textContent.startsWith('Japan')).dataset.id;
+                """)
+                as? String)
         try browser.click(browser.element("li.team[data-id='\(japan)']"))
         #expect(terminal.waitUntil(timeout: 20) { terminal.wins(of: "Japan") == 1 })
 

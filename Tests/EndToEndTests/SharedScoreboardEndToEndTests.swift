@@ -6,7 +6,9 @@ import Testing
 /// The scoreboard on a shared PostgreSQL store, in real terminals: it follows other programs'
 /// wins, keeps its standings while the server is away, and counts every win exactly once.
 @Suite(.serialized) struct SharedScoreboardEndToEndTests {
-    static func scoreboard(_ database: SharedDatabase, role: String = "postgres", in directory: TemporaryDirectory, extra: String = "") -> String {
+    static func scoreboard(
+        _ database: SharedDatabase, role: String = "postgres", in directory: TemporaryDirectory, extra: String = ""
+    ) -> String {
         "XDG_CACHE_HOME='\(directory.path)/cache' '\(WorldCupProcess.binary)' --db '\(database.uri(role: role))' "
             + "--seed '\(WorldCupProcess.seedPath)' \(extra)"
     }
@@ -70,10 +72,14 @@ import Testing
         try terminal.press("Enter")  // the cursor starts on Algeria
         #expect(terminal.waitFor("Win for Algeria in doubt", timeout: 15), "\(terminal.statusLine)")
         try database.stopCuttingCommits()
-        #expect(terminal.waitFor("in doubt while the server was away, is counted once", timeout: 5), "\(terminal.statusLine)")
+        #expect(
+            terminal.waitFor("in doubt while the server was away, is counted once", timeout: 5),
+            "\(terminal.statusLine)")
         #expect(try database.wins()["Algeria"] == 1)
         let logged = AuditLogFile(path: log).entries
-        #expect(logged.map(\.action) == ["win"] && logged.map(\.name) == ["Algeria"], "the win is logged once, when it counted")
+        #expect(
+            logged.map(\.action) == ["win"] && logged.map(\.name) == ["Algeria"],
+            "the win is logged once, when it counted")
         #expect(logged.first.map { UUID(uuidString: $0.key) != nil && $0.teamID != nil } == true, "with its score key")
     }
 
@@ -139,10 +145,13 @@ import Testing
         let faults: [(String, () throws -> Void)] = [
             ("restart -m fast", { try cluster.restart() }),
             ("SIGKILL on the postmaster", { try cluster.killAndStart() }),
-            ("pg_terminate_backend", {
-                try database.connect().execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'worldcup'")
-            }),
+            (
+                "pg_terminate_backend",
+                {
+                    try database.connect().execute(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'worldcup'")
+                }
+            ),
         ]
         for (name, fault) in faults {
             let presses = DispatchQueue(label: "presses")
@@ -159,8 +168,11 @@ import Testing
             done.wait()
             // Neither "Reconnecting…" nor a refusal ("Not counted: reconnecting…") nor a win still
             // "in doubt:" stays once the server is back.
-            #expect(terminal.wait(timeout: 20) { lines in !lines.contains { $0.contains("econnecting") || $0.contains("in doubt:") } },
-                    "\(name): \(terminal.statusLine)")
+            #expect(
+                terminal.wait(timeout: 20) { lines in
+                    !lines.contains { $0.contains("econnecting") || $0.contains("in doubt:") }
+                },
+                "\(name): \(terminal.statusLine)")
         }
         let reported = AuditLogFile(path: log).wins.count
         let counted = try database.wins()["Algeria"] ?? -1

@@ -1,6 +1,6 @@
-import TestSupport
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 /// The habits of htop, less and vim, in a real terminal (tmux).
@@ -106,11 +106,15 @@ import Testing
         #expect(terminal.wait { $0.first == "World Cup — 32 teams in 5 zones" }, "\(terminal.lines)")
         #expect(terminal.wait { _ in terminal.cursorLine?.contains(" Uruguay ") == true }, "\(terminal.lines)")
         try terminal.press("Enter")
-        let uruguay = { try DatabaseQueue(path: directory.store).read { db in
-            try Int.fetchOne(db, sql: "SELECT wins FROM team WHERE teamName = 'Uruguay'") } }
+        let uruguay = {
+            try DatabaseQueue(path: directory.store).read { db in
+                try Int.fetchOne(db, sql: "SELECT wins FROM team WHERE teamName = 'Uruguay'")
+            }
+        }
         #expect(terminal.waitUntil(timeout: 10) { (try? uruguay()) == 1 }, "Enter counted for the team on screen")
         let total = try DatabaseQueue(path: directory.store).read { db in
-            try Int.fetchOne(db, sql: "SELECT sum(wins) FROM team") }
+            try Int.fetchOne(db, sql: "SELECT sum(wins) FROM team")
+        }
         #expect(total == 1)
     }
 
@@ -125,8 +129,11 @@ import Testing
             let bytes = (report(0) + report(3)).map { String($0, radix: 16) }
             try Tmux.tmux(["send-keys", "-t", terminal.session, "-H"] + bytes)
         }
-        let wins = { try DatabaseQueue(path: directory.store).read { db in
-            try Int.fetchOne(db, sql: "SELECT wins FROM team WHERE teamName = 'Ghana'") } }
+        let wins = {
+            try DatabaseQueue(path: directory.store).read { db in
+                try Int.fetchOne(db, sql: "SELECT wins FROM team WHERE teamName = 'Ghana'")
+            }
+        }
         let ghana = try #require(terminal.lines.firstIndex { $0.contains(" Ghana ") })
         try click(row: ghana, column: 12)
         #expect(terminal.wait { _ in terminal.cursorLine?.contains(" Ghana ") == true }, "the click selects Ghana")
@@ -149,7 +156,9 @@ import Testing
         usleep(300_000)
         try terminal.resize(width: 100, height: 40)
         #expect(terminal.waitFor("Africa (5 teams)"))
-        let wins = try DatabaseQueue(path: directory.store).read { db in try Int.fetchOne(db, sql: "SELECT sum(wins) FROM team") }
+        let wins = try DatabaseQueue(path: directory.store).read { db in
+            try Int.fetchOne(db, sql: "SELECT sum(wins) FROM team")
+        }
         #expect(wins == 0, "no team won")
         #expect(!terminal.commandExited)
     }
@@ -165,7 +174,8 @@ import Testing
         let status = system("'\(script)' '\(WorldCupProcess.binary)' '\(output.path)' </dev/null >/dev/null 2>&1")
         try #require(status == 0)
         func shot(_ name: String) throws -> [String] {
-            try String(contentsOfFile: output.path + "/\(name).txt", encoding: .utf8).split(separator: "\n").map(String.init)
+            try String(contentsOfFile: output.path + "/\(name).txt", encoding: .utf8).split(separator: "\n").map(
+                String.init)
         }
         #expect(try shot("list").first == "World Cup — 32 teams in 5 zones")
         #expect(try shot("list").contains { $0.hasPrefix("   1  GER  Germany") && $0.hasSuffix(" 7") })
@@ -182,7 +192,8 @@ import Testing
         let output = TemporaryDirectory()
         let script = WorldCupProcess.packageRoot.appendingPathComponent("docs/pictures.sh").path
         // Through system(), as above: the script starts servers (Xvfb) of its own.
-        let status = system("'\(script)' '\(WorldCupProcess.binary)' '\(output.path)' </dev/null >'\(output.path)/log' 2>&1")
+        let status = system(
+            "'\(script)' '\(WorldCupProcess.binary)' '\(output.path)' </dev/null >'\(output.path)/log' 2>&1")
         let log = (try? String(contentsOfFile: output.path + "/log", encoding: .utf8)) ?? ""
         try #require(status == 0, "docs/pictures.sh failed (it needs Xvfb, xterm and ImageMagick: make deps): \(log)")
         var sizes = Set<String>()
@@ -195,11 +206,13 @@ import Testing
             let width = Double(fields[1]) ?? 0, height = Double(fields[2]) ?? 0
             let colours = Int(fields[3]) ?? 0, brightness = Double(fields[4]) ?? -1
             #expect(fields[0] == "PNG")
-            #expect(width >= 400 && height >= 200 && (1.3...2.3).contains(width / height),
-                    "\(name): \(width)×\(height)")
+            #expect(
+                width >= 400 && height >= 200 && (1.3...2.3).contains(width / height),
+                "\(name): \(width)×\(height)")
             #expect(colours >= 6, "\(name): \(colours) colours")
-            #expect(name.hasSuffix("dark") ? brightness < 0.3 : brightness > 0.7,
-                    "\(name): mean brightness \(brightness)")
+            #expect(
+                name.hasSuffix("dark") ? brightness < 0.3 : brightness > 0.7,
+                "\(name): mean brightness \(brightness)")
             sizes.insert("\(width)×\(height)")
         }
         #expect(sizes.count == 1, "every picture is the same window: \(sizes)")

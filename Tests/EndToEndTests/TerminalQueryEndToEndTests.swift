@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
-import TestSupport
 import TerminalUI
+import TestSupport
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The scoreboard's question about the terminal's background (issue 22, the look), asked of a
@@ -25,8 +26,10 @@ import Glibc
         posix_spawn_file_actions_addclose(&actions, controller)
         posix_spawn_file_actions_addclose(&actions, terminal)
         let words = [WorldCupProcess.binary, "--db", directory.store, "--seed", WorldCupProcess.seedPath]
-        let environment = ["TERM=xterm-256color", "LANG=C.UTF-8", "HOME=\(directory.path)",
-                           "XDG_CACHE_HOME=\(directory.path)/cache", "PATH=/usr/bin:/bin"]
+        let environment = [
+            "TERM=xterm-256color", "LANG=C.UTF-8", "HOME=\(directory.path)",
+            "XDG_CACHE_HOME=\(directory.path)/cache", "PATH=/usr/bin:/bin",
+        ]
         let argv = words.map { strdup($0) } + [nil], envp = environment.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
@@ -52,14 +55,18 @@ import Glibc
             }
             return false
         }
-        func send(_ text: String) { _ = Array(text.utf8).withUnsafeBytes { write(controller, $0.baseAddress, $0.count) } }
+        func send(_ text: String) {
+            _ = Array(text.utf8).withUnsafeBytes { write(controller, $0.baseAddress, $0.count) }
+        }
         var status: Int32 = 0, exited = false
         func hasExited() -> Bool {
             if !exited { exited = waitpid(pid, &status, WNOHANG) == pid }
             return exited
         }
         func wins() -> Int? {
-            try? DatabaseQueue(path: directory.store).read { db in try Int.fetchOne(db, sql: "SELECT sum(wins) FROM team") }
+            try? DatabaseQueue(path: directory.store).read { db in
+                try Int.fetchOne(db, sql: "SELECT sum(wins) FROM team")
+            }
         }
 
         #expect(waitForOutput(String(decoding: BackgroundReply.query, as: UTF8.self)), "the program asks")

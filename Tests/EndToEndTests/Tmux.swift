@@ -1,5 +1,5 @@
-import TestSupport
 import Foundation
+import TestSupport
 
 /// A real terminal for end-to-end tests: a detached tmux session on a private server, driven
 /// with send-keys and read with capture-pane.
@@ -13,8 +13,12 @@ final class Tmux: @unchecked Sendable {
         // When the previous test killed the server's last session, the server may still be
         // exiting and refuse the new one ("server exited unexpectedly"): try again.
         for _ in 0..<20 {
-            try Self.tmux(startingServer: true, ["new-session", "-d", "-s", session, "-x", String(width), "-y", String(height),
-                           "env", "LANG=C.UTF-8", "TERM=screen", "sh", "-c", command])
+            try Self.tmux(
+                startingServer: true,
+                [
+                    "new-session", "-d", "-s", session, "-x", String(width), "-y", String(height),
+                    "env", "LANG=C.UTF-8", "TERM=screen", "sh", "-c", command,
+                ])
             if Self.hasSession(session) { break }
             usleep(100_000)
         }
@@ -53,7 +57,8 @@ final class Tmux: @unchecked Sendable {
     }
 
     static func hasSession(_ name: String) -> Bool {
-        let quoted = ["/usr/bin/tmux", "-L", socket, "-f", "/dev/null", "has-session", "-t", name].map { "'\($0)'" }.joined(separator: " ")
+        let quoted = ["/usr/bin/tmux", "-L", socket, "-f", "/dev/null", "has-session", "-t", name].map { "'\($0)'" }
+            .joined(separator: " ")
         return system(quoted + " </dev/null >/dev/null 2>&1") == 0
     }
 
@@ -83,7 +88,9 @@ final class Tmux: @unchecked Sendable {
         guard let raw = try? Self.tmux(["capture-pane", "-p", "-e", "-t", session]) else { return nil }
         let lines = raw.split(separator: "\n", omittingEmptySubsequences: false)
         guard let row = lines.firstIndex(where: Self.isHighlighted) else { return nil }
-        return (row, String(lines[row]).replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression))
+        return (
+            row, String(lines[row]).replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
+        )
     }
 
     /// Whether a line of `capture-pane -e` turns on the highlight bar: reverse video (SGR 7),

@@ -32,7 +32,8 @@ struct StandingsItem: PostgreSQLRecord, Equatable, Sendable {
 
     init(row: PostgreSQLRow) throws {
         guard let id = row["id"].flatMap(Int64.init), let name = row["name"], let note = row["note"],
-              let visible = row["visible"].flatMap(Int.init) else { throw Undecodable(row: row) }
+            let visible = row["visible"].flatMap(Int.init)
+        else { throw Undecodable(row: row) }
         (self.id, self.name, self.note, self.visible) = (id, name, note, visible)
         grp = row["grp"]
         score = row["score"].flatMap(Int64.init)
@@ -44,7 +45,9 @@ typealias StandingsState = SectionedState<StandingsItem>
 
 /// The oracle: the server's own `SELECT … ORDER BY`, written out by hand (not through the
 /// library's sort descriptors), grouped as NOCASE groups.
-func serverState(_ connection: PostgreSQLConnection, orderBy: String, limit: Int = 0, offset: Int = 0, sectioned: Bool) throws -> StandingsState {
+func serverState(
+    _ connection: PostgreSQLConnection, orderBy: String, limit: Int = 0, offset: Int = 0, sectioned: Bool
+) throws -> StandingsState {
     let window = (limit > 0 ? " LIMIT \(limit)" : "") + (offset > 0 ? " OFFSET \(offset)" : "")
     let rows = try connection.execute("SELECT * FROM item WHERE visible = 1 ORDER BY \(orderBy)\(window)")
     let items = try rows.rows.map { try StandingsItem(row: PostgreSQLRow(columns: rows.columns, values: $0)) }
@@ -53,8 +56,9 @@ func serverState(_ connection: PostgreSQLConnection, orderBy: String, limit: Int
 
 /// What the controller holds, in the oracle's shape.
 func controllerState(_ controller: PostgreSQLResultsController<StandingsItem>) throws -> StandingsState {
-    StandingsState(sections: try controller.sections!.map { ($0.name, $0.objects.map(\.id)) },
-                   content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id, $0) }))
+    StandingsState(
+        sections: try controller.sections!.map { ($0.name, $0.objects.map(\.id)) },
+        content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id, $0) }))
 }
 
 /// Records a controller's callbacks and connection states.
@@ -70,12 +74,16 @@ enum PostgreSQLWorkload {
         var rollback: Bool
 
         /// The transaction as one `psql -c` script.
-        var script: String { (["BEGIN"] + statements + [rollback ? "ROLLBACK" : "COMMIT"]).joined(separator: ";\n") + ";" }
+        var script: String {
+            (["BEGIN"] + statements + [rollback ? "ROLLBACK" : "COMMIT"]).joined(separator: ";\n") + ";"
+        }
     }
 
     static func transaction(itemIDs: [Int64], random: inout SplitMix64) -> Transaction {
         let rollback = Int.random(in: 0..<10, using: &random) == 0
-        if Int.random(in: 0..<400, using: &random) == 0 { return Transaction(statements: ["TRUNCATE item"], rollback: rollback) }
+        if Int.random(in: 0..<400, using: &random) == 0 {
+            return Transaction(statements: ["TRUNCATE item"], rollback: rollback)
+        }
         var step = ItemWorkload(itemIDs: itemIDs)
         let literal = ItemWorkload.literal
         for _ in 0..<Int.random(in: 1...4, using: &random) {
@@ -96,10 +104,11 @@ enum PostgreSQLWorkload {
                 // The new row takes the code; the row that held it goes.
                 let code = literal(ItemWorkload.codes.randomElement(using: &random)!)
                 step.statements.append("DELETE FROM item WHERE code = \(code)")
-                step.statements.append("INSERT INTO item (id, grp, score, name, code) VALUES (\(step.nextID), "
-                                       + "\(literal(ItemWorkload.groups.randomElement(using: &random)!)), "
-                                       + "\(Int.random(in: 0...5, using: &random)), "
-                                       + "\(literal(ItemWorkload.names.randomElement(using: &random)!)), \(code))")
+                step.statements.append(
+                    "INSERT INTO item (id, grp, score, name, code) VALUES (\(step.nextID), "
+                        + "\(literal(ItemWorkload.groups.randomElement(using: &random)!)), "
+                        + "\(Int.random(in: 0...5, using: &random)), "
+                        + "\(literal(ItemWorkload.names.randomElement(using: &random)!)), \(code))")
                 step.takeNextID()
             case (_, let id?):
                 step.touch(id)

@@ -150,23 +150,30 @@ extension PostgreSQLServerTests {
         @Test func aPackageOutsideFollowsBothStoresWithTheSameCode() throws {
             let folder = TemporaryDirectory()
             let package = folder.path + "/follower"
-            try FileManager.default.createDirectory(atPath: package + "/Sources/follower", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: package + "/Sources/follower", withIntermediateDirectories: true)
             try Self.manifest.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
             try Self.program.write(toFile: package + "/Sources/follower/main.swift", atomically: true, encoding: .utf8)
             // Its own build folder under this repository's, so that a second run builds only what changed.
             let scratch = Self.repository + "/.build/external-package"
-            let build = try Self.run("/usr/bin/env", ["swift", "build", "--package-path", package, "--scratch-path", scratch])
+            let build = try Self.run(
+                "/usr/bin/env", ["swift", "build", "--package-path", package, "--scratch-path", scratch])
             try #require(build.status == 0, "the package builds:\n\(build.output.suffix(3000))")
             let dependencies = try Self.run(
-                "/usr/bin/env", ["swift", "package", "--package-path", package, "--scratch-path", scratch, "show-dependencies"])
-            #expect(!dependencies.output.contains("docc"), "a dependent resolves no documentation plugin:\n\(dependencies.output)")
+                "/usr/bin/env",
+                ["swift", "package", "--package-path", package, "--scratch-path", scratch, "show-dependencies"])
+            #expect(
+                !dependencies.output.contains("docc"),
+                "a dependent resolves no documentation plugin:\n\(dependencies.output)")
 
             let program = scratch + "/debug/follower"
             let sqlite = try Self.run(program, ["sqlite", folder.path + "/follower.sqlite"])
             let postgresql = try Self.run(program, ["postgresql", try freshDatabase()])
             #expect(sqlite.status == 0 && postgresql.status == 0, "\(sqlite.output)\n\(postgresql.output)")
             #expect(sqlite.output.trimmingCharacters(in: .newlines) == Self.expected, "SQLite:\n\(sqlite.output)")
-            #expect(postgresql.output.trimmingCharacters(in: .newlines) == Self.expected, "PostgreSQL:\n\(postgresql.output)")
+            #expect(
+                postgresql.output.trimmingCharacters(in: .newlines) == Self.expected,
+                "PostgreSQL:\n\(postgresql.output)")
         }
     }
 }

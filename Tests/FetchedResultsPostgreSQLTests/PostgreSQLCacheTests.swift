@@ -8,18 +8,23 @@ extension PostgreSQLServerTests {
     /// reads only what the feed names since; a file that cannot be trusted is never used.
     @Suite struct PostgreSQLCacheTests {
         static let request = pgRequest(
-            table: "item", sortDescriptors: PostgreSQLControllerOracleTests.standings, predicate: "visible = $1", arguments: ["1"])
+            table: "item", sortDescriptors: PostgreSQLControllerOracleTests.standings, predicate: "visible = $1",
+            arguments: ["1"])
 
         func fill(_ connection: PostgreSQLConnection, rows: Int) throws {
-            try connection.execute("""
+            try connection.execute(
+                """
                 INSERT INTO item (id, grp, score, name)
                 SELECT i, (ARRAY['Africa', 'Asia', 'Europe', NULL])[1 + i % 4], i % 7, 'team ' || i
                 FROM generate_series(1, $1::int) AS i
                 """, [String(rows)])
         }
 
-        func launch(_ conninfo: String, _ folder: TemporaryDirectory, request: TableFetchRequest = Self.request)
-            throws -> (PostgreSQLResultsController<StandingsItem>, PostgreSQLRecorder) {
+        func launch(
+            _ conninfo: String, _ folder: TemporaryDirectory, request: TableFetchRequest = Self.request
+        )
+            throws -> (PostgreSQLResultsController<StandingsItem>, PostgreSQLRecorder)
+        {
             let controller = PostgreSQLResultsController<StandingsItem>(
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp", cacheName: "standings",
                 cacheDirectory: URL(fileURLWithPath: folder.path))
@@ -42,22 +47,27 @@ extension PostgreSQLServerTests {
             #expect(first.cacheFile.map { FileManager.default.fileExists(atPath: $0.path) } == true)
 
             // While no scoreboard runs: inserts, deletes, moves, a section's first row renamed.
-            try writer.execute("INSERT INTO item (id, grp, score, name) VALUES (1000, 'Zone', 3, 'new'), "
-                               + "(1001, 'asia', 99, 'top of asia')")
+            try writer.execute(
+                "INSERT INTO item (id, grp, score, name) VALUES (1000, 'Zone', 3, 'new'), "
+                    + "(1001, 'asia', 99, 'top of asia')")
             try writer.execute("DELETE FROM item WHERE id IN (4, 8, 12)")
             try writer.execute("UPDATE item SET score = score + 10 WHERE id IN (5, 6, 7)")
             try writer.execute("UPDATE item SET visible = 0 WHERE id = 9")
 
             let (second, recorder) = try launch(conninfo, folder, request: request)
             #expect(second.lastFetchSource == .cache)
-            let expected = try serverState(writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)
+            let expected = try serverState(
+                writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)
             #expect(try controllerState(second) == expected)
             #expect(recorder.batches.isEmpty, "catching up is part of the fetch, not a change")
 
             // And it follows changes from there.
             try writer.execute("UPDATE item SET grp = 'Africa' WHERE id = 1000")
             try second.processPendingChanges()
-            #expect(try controllerState(second) == (try serverState(writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
+            #expect(
+                try controllerState(second)
+                    == (try serverState(
+                        writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
         }
 
         @Test func aCacheThatCannotBeTrustedIsNotUsed() throws {
@@ -72,7 +82,10 @@ extension PostgreSQLServerTests {
             try PostgreSQLChangeFeed.prune(before: PostgreSQLChangeFeed.currentPosition(in: writer), in: writer)
             let (afterPruning, _) = try launch(conninfo, folder)
             #expect(afterPruning.lastFetchSource == .store)
-            #expect(try controllerState(afterPruning) == (try serverState(writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
+            #expect(
+                try controllerState(afterPruning)
+                    == (try serverState(
+                        writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
             try afterPruning.saveCache()
 
             // Another request (other arguments), another database, another table shape.
@@ -97,7 +110,10 @@ extension PostgreSQLServerTests {
             try bytes.write(to: file)
             let (afterDamage, _) = try launch(conninfo, folder)
             #expect(afterDamage.lastFetchSource == .store)
-            #expect(try controllerState(afterDamage) == (try serverState(writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
+            #expect(
+                try controllerState(afterDamage)
+                    == (try serverState(
+                        writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
         }
 
         /// A role that may only read the table and its feed (a viewer) keeps and uses a cache too.
@@ -106,7 +122,8 @@ extension PostgreSQLServerTests {
             try fill(writer, rows: 20)
             let role = "reader_" + UUID().uuidString.prefix(8).lowercased()
             try writer.execute("CREATE ROLE \(role) LOGIN")
-            try writer.execute("GRANT SELECT ON item, fetched_results_history, fetched_results_history_pruned TO \(role)")
+            try writer.execute(
+                "GRANT SELECT ON item, fetched_results_history, fetched_results_history_pruned TO \(role)")
             let readerInfo = conninfo.replacingOccurrences(of: "user=postgres", with: "user=\(role)")
             let folder = TemporaryDirectory()
             let (first, _) = try launch(readerInfo, folder)
@@ -115,7 +132,10 @@ extension PostgreSQLServerTests {
             try writer.execute("UPDATE item SET score = 50 WHERE id = 7")
             let (second, _) = try launch(readerInfo, folder)
             #expect(second.lastFetchSource == .cache)
-            #expect(try controllerState(second) == (try serverState(writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
+            #expect(
+                try controllerState(second)
+                    == (try serverState(
+                        writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
         }
     }
 }

@@ -20,12 +20,16 @@ extension PostgreSQLServerTests {
             read = try PostgreSQLChangeFeed.changes(since: position, in: connection)
             #expect(read.rowIDs == ["item": [1, 2, 3, 10]], "old and new ids of a re-keyed row")
             position = read.position
-            #expect(try PostgreSQLChangeFeed.changes(since: position, in: connection).rowIDs.isEmpty, "each change is read once")
+            #expect(
+                try PostgreSQLChangeFeed.changes(since: position, in: connection).rowIDs.isEmpty,
+                "each change is read once")
 
             try connection.execute("BEGIN")
             try connection.execute("INSERT INTO item (name) VALUES ('rolled back')")
             try connection.execute("ROLLBACK")
-            #expect(try PostgreSQLChangeFeed.changes(since: position, in: connection).rowIDs.isEmpty, "never a rolled-back change")
+            #expect(
+                try PostgreSQLChangeFeed.changes(since: position, in: connection).rowIDs.isEmpty,
+                "never a rolled-back change")
 
             try connection.execute("TRUNCATE item")
             read = try PostgreSQLChangeFeed.changes(since: position, in: connection)
@@ -51,7 +55,9 @@ extension PostgreSQLServerTests {
             let second = try PostgreSQLChangeFeed.changes(since: first.position, in: reader)
             #expect(second.rowIDs == ["item": [1]], "the slow transaction's row, read after it committed")
             // The naive feed, for contrast: nothing above the highest sequence number it had read.
-            let naive = try reader.execute("SELECT row_id FROM fetched_results_history WHERE sequence > $1", [highestSequenceRead]).rows
+            let naive = try reader.execute(
+                "SELECT row_id FROM fetched_results_history WHERE sequence > $1", [highestSequenceRead]
+            ).rows
             #expect(naive.isEmpty, "a sequence-number position would have lost row 1")
         }
 
@@ -63,9 +69,15 @@ extension PostgreSQLServerTests {
             try connection.execute("INSERT INTO item (name) VALUES ('b')")
             try PostgreSQLChangeFeed.prune(before: recent, in: connection)
             let fromRecent = try PostgreSQLChangeFeed.changes(since: recent, in: connection)
-            #expect(!fromRecent.isBehindPruning && fromRecent.rowIDs == ["item": [2]], "a reader at the horizon loses nothing")
-            #expect(try PostgreSQLChangeFeed.changes(since: old, in: connection).isBehindPruning, "an older one must refetch")
-            #expect(try connection.execute("SELECT count(*) FROM fetched_results_history").scalar == "1", "the old rows are gone")
+            #expect(
+                !fromRecent.isBehindPruning && fromRecent.rowIDs == ["item": [2]],
+                "a reader at the horizon loses nothing")
+            #expect(
+                try PostgreSQLChangeFeed.changes(since: old, in: connection).isBehindPruning,
+                "an older one must refetch")
+            #expect(
+                try connection.execute("SELECT count(*) FROM fetched_results_history").scalar == "1",
+                "the old rows are gone")
         }
 
         /// Many writers on their own connections, committing in random order: the rows read
@@ -99,7 +111,9 @@ extension PostgreSQLServerTests {
             for writer in open { try writers[writer].execute("COMMIT") }
             seen.formUnion(try PostgreSQLChangeFeed.changes(since: position, in: reader).rowIDs["item"] ?? [])
             let stored = Set(try reader.execute("SELECT id FROM item").rows.compactMap { $0[0].flatMap(Int64.init) })
-            #expect(seen == stored, "missing \(stored.subtracting(seen).sorted()), extra \(seen.subtracting(stored).sorted())")
+            #expect(
+                seen == stored,
+                "missing \(stored.subtracting(seen).sorted()), extra \(seen.subtracting(stored).sorted())")
         }
     }
 }

@@ -14,7 +14,9 @@ extension PostgreSQLServerTests {
                 "Robert'); DROP TABLE team;--", "Evil\u{1B}]0;PWNED\u{07}", "日本代表 🇯🇵", "$1 \\ % _",
             ]
             for name in hostile {
-                #expect(try connection.execute("INSERT INTO team (name, wins) VALUES ($1, $2)", [name, nil]).affectedRows == 1)
+                #expect(
+                    try connection.execute("INSERT INTO team (name, wins) VALUES ($1, $2)", [name, nil]).affectedRows
+                        == 1)
             }
             let rows = try connection.execute("SELECT name, wins FROM team ORDER BY id").rows
             #expect(rows.map { $0[0] } == hostile, "stored literally")
@@ -23,12 +25,16 @@ extension PostgreSQLServerTests {
 
         @Test func errorsSayWhatTheServerOrLibpqSaid() throws {
             let connection = try PostgreSQLConnection(try freshDatabase())
-            #expect(throws: PostgreSQLError.statementFailed(sqlState: .undefinedTable, message: "relation \"nowhere\" does not exist")) {
+            #expect(
+                throws: PostgreSQLError.statementFailed(
+                    sqlState: .undefinedTable, message: "relation \"nowhere\" does not exist")
+            ) {
                 try connection.execute("SELECT * FROM nowhere")
             }
             let cluster = try TemporaryCluster.shared.get()
             do {
-                _ = try PostgreSQLConnection("host=\(cluster.socketFolder) port=\(cluster.port) dbname=no_such_database user=postgres")
+                _ = try PostgreSQLConnection(
+                    "host=\(cluster.socketFolder) port=\(cluster.port) dbname=no_such_database user=postgres")
                 Issue.record("connected to a database that does not exist")
             } catch let PostgreSQLError.connectionFailed(message) {
                 #expect(message.contains("database \"no_such_database\" does not exist"), "\(message)")
@@ -36,7 +42,11 @@ extension PostgreSQLServerTests {
             // A transaction that throws is rolled back.
             try connection.execute("CREATE TABLE t (x integer)")
             struct Stop: Error {}
-            #expect(throws: Stop.self) { try connection.transaction { try connection.execute("INSERT INTO t VALUES (1)"); throw Stop() } }
+            #expect(throws: Stop.self) {
+                try connection.transaction {
+                    try connection.execute("INSERT INTO t VALUES (1)"); throw Stop()
+                }
+            }
             #expect(try connection.execute("SELECT count(*) FROM t").scalar == "0")
         }
 
@@ -67,7 +77,8 @@ extension PostgreSQLServerTests {
             let cluster = try TemporaryCluster.shared.get()
             try cluster.restart()
             let pipeInode = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(ends[1])")
-            let postmaster = try String(contentsOfFile: cluster.dataFolder + "/postmaster.pid", encoding: .utf8)
+            let postmaster =
+                try String(contentsOfFile: cluster.dataFolder + "/postmaster.pid", encoding: .utf8)
                 .split(separator: "\n").first.map(String.init) ?? ""
             let held = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(postmaster)/fd").compactMap {
                 try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(postmaster)/fd/\($0)")

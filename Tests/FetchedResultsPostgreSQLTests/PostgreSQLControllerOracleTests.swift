@@ -38,13 +38,17 @@ extension PostgreSQLServerTests {
             ColumnSortDescriptor(key: "name", collation: .caseInsensitive),
         ]
         /// The same order, written by hand for the oracle.
-        static let standingsOrderBy = #"lower(grp COLLATE "C") NULLS FIRST, score DESC NULLS LAST, lower(name COLLATE "C") NULLS FIRST, id"#
+        static let standingsOrderBy =
+            #"lower(grp COLLATE "C") NULLS FIRST, score DESC NULLS LAST, lower(name COLLATE "C") NULLS FIRST, id"#
 
         static let configurations: [Configuration] = [
             .init(label: "sections, the controller's own connection", writer: .controllersConnection, steps: 400),
-            .init(label: "no sections, binary names, another connection, pruning",
-                  sortDescriptors: [ColumnSortDescriptor(key: "name"), ColumnSortDescriptor(key: "score", ascending: false)],
-                  orderBy: #"name COLLATE "C", score DESC NULLS LAST, id"#, sectioned: false, pruneEvery: 97),
+            .init(
+                label: "no sections, binary names, another connection, pruning",
+                sortDescriptors: [
+                    ColumnSortDescriptor(key: "name"), ColumnSortDescriptor(key: "score", ascending: false),
+                ],
+                orderBy: #"name COLLATE "C", score DESC NULLS LAST, id"#, sectioned: false, pruneEvery: 97),
             .init(label: "window limit 7 offset 3", limit: 7, offset: 3),
             .init(label: "batches of 3, pruning", batchSize: 3, pruneEvery: 41),
             .init(label: "psql in another process, pruning", writer: .psql, steps: 150, pruneEvery: 37),
@@ -59,8 +63,10 @@ extension PostgreSQLServerTests {
             let (conninfo, connection) = try standingsDatabase()
             var helper = connection
             let request = pgRequest(
-                table: "item", sortDescriptors: configuration.sortDescriptors, predicate: "visible = $1", arguments: ["1"],
-                fetchLimit: configuration.limit, fetchOffset: configuration.offset, fetchBatchSize: configuration.batchSize)
+                table: "item", sortDescriptors: configuration.sortDescriptors, predicate: "visible = $1",
+                arguments: ["1"],
+                fetchLimit: configuration.limit, fetchOffset: configuration.offset,
+                fetchBatchSize: configuration.batchSize)
             let controller = PostgreSQLResultsController<StandingsItem>(
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: configuration.sectioned ? "grp" : nil)
             let recorder = PostgreSQLRecorder()
@@ -68,8 +74,9 @@ extension PostgreSQLServerTests {
             controller.changeStyles = [.changes, .snapshot, .difference]
             try controller.performFetch()
             func oracle() throws -> StandingsState {
-                try serverState(helper, orderBy: configuration.orderBy, limit: configuration.limit, offset: configuration.offset,
-                                sectioned: configuration.sectioned)
+                try serverState(
+                    helper, orderBy: configuration.orderBy, limit: configuration.limit, offset: configuration.offset,
+                    sectioned: configuration.sectioned)
             }
 
             var state = try oracle()
@@ -82,29 +89,38 @@ extension PostgreSQLServerTests {
                 }
                 var rolledBack = true
                 for _ in 0..<(configuration.writer == .psql ? Int.random(in: 1...3, using: &random) : 1) {
-                    let ids = try helper.execute("SELECT id FROM item ORDER BY id").rows.compactMap { $0[0].flatMap(Int64.init) }
+                    let ids = try helper.execute("SELECT id FROM item ORDER BY id").rows.compactMap {
+                        $0[0].flatMap(Int64.init)
+                    }
                     let transaction = PostgreSQLWorkload.transaction(itemIDs: ids, random: &random)
-                    try run(transaction, by: configuration.writer, on: helper, controller: controller, conninfo: conninfo)
+                    try run(
+                        transaction, by: configuration.writer, on: helper, controller: controller, conninfo: conninfo)
                     rolledBack = rolledBack && transaction.rollback
                 }
                 if configuration.writer != .controllersConnection {
                     if configuration.pruneEvery > 0, step % configuration.pruneEvery == configuration.pruneEvery - 1 {
-                        try PostgreSQLChangeFeed.prune(before: PostgreSQLChangeFeed.currentPosition(in: helper), in: helper)
+                        try PostgreSQLChangeFeed.prune(
+                            before: PostgreSQLChangeFeed.currentPosition(in: helper), in: helper)
                     }
                     try lookUntilConnected(controller)
                 }
                 let newState = try oracle()
-                if try checkStep(recorder, old: state, new: newState, controllerState: controllerState(controller), rolledBack: rolledBack,
-                                 batched: configuration.batchSize > 0, context: "seed \(seed), step \(step)") {
+                if try checkStep(
+                    recorder, old: state, new: newState, controllerState: controllerState(controller),
+                    rolledBack: rolledBack,
+                    batched: configuration.batchSize > 0, context: "seed \(seed), step \(step)")
+                {
                     stepsWithCallbacks += 1
                 }
                 state = newState
             }
-            print("PostgreSQLControllerOracleTests[\(configuration.label)]: \(configuration.steps) steps, "
-                  + "\(stepsWithCallbacks) with callbacks")
+            print(
+                "PostgreSQLControllerOracleTests[\(configuration.label)]: \(configuration.steps) steps, "
+                    + "\(stepsWithCallbacks) with callbacks")
             #expect(stepsWithCallbacks > configuration.steps / 10, "the workload must change the results often")
             if configuration.batchSize > 0 {
-                #expect(controller.loadedRowCount <= configuration.batchSize * 8, "batching keeps a bounded number of rows")
+                #expect(
+                    controller.loadedRowCount <= configuration.batchSize * 8, "batching keeps a bounded number of rows")
             }
             if configuration.restartAt != nil {
                 #expect(recorder.connectionStates.contains(.connected), "the controller reconnected after the restart")
@@ -115,8 +131,10 @@ extension PostgreSQLServerTests {
 
         struct Rollback: Error {}
 
-        func run(_ transaction: PostgreSQLWorkload.Transaction, by writer: Writer, on connection: PostgreSQLConnection,
-                 controller: PostgreSQLResultsController<StandingsItem>, conninfo: String) throws {
+        func run(
+            _ transaction: PostgreSQLWorkload.Transaction, by writer: Writer, on connection: PostgreSQLConnection,
+            controller: PostgreSQLResultsController<StandingsItem>, conninfo: String
+        ) throws {
             switch writer {
             case .controllersConnection:
                 do {
@@ -144,13 +162,17 @@ extension PostgreSQLServerTests {
 
 /// Looks until a look leaves the controller connected: a look that finds the connection lost
 /// reports it and returns; the next ones reconnect (when the back-off allows) and catch up.
-func lookUntilConnected<Record>(_ controller: PostgreSQLResultsController<Record>, timeout: Duration = .seconds(30)) throws {
+func lookUntilConnected<Record>(
+    _ controller: PostgreSQLResultsController<Record>, timeout: Duration = .seconds(30)
+) throws {
     let deadline = ContinuousClock.now + timeout
     while true {
         try controller.processPendingChanges()
         if controller.connectionState == .connected { return }
         try #require(ContinuousClock.now < deadline, "the controller did not reconnect: \(controller.connectionState)")
         let wait = (controller.nextLookDeadline ?? .now) - .now
-        if wait > .zero { Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18) }
+        if wait > .zero {
+            Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
+        }
     }
 }

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension PostgreSQLServerTests {
@@ -17,7 +17,9 @@ extension PostgreSQLServerTests {
             predicate: "visible = $1", arguments: ["1"])
         static let orderBy = #"lower(name COLLATE "C") NULLS FIRST, id"#
 
-        func trackedController(_ conninfo: String) throws -> (PostgreSQLResultsController<StandingsItem>, PostgreSQLRecorder) {
+        func trackedController(
+            _ conninfo: String
+        ) throws -> (PostgreSQLResultsController<StandingsItem>, PostgreSQLRecorder) {
             let controller = PostgreSQLResultsController<StandingsItem>(fetchRequest: Self.byName, conninfo: conninfo)
             let recorder = PostgreSQLRecorder()
             controller.delegate = recorder
@@ -56,10 +58,12 @@ extension PostgreSQLServerTests {
             let (controller, recorder) = try trackedController(conninfo)
             #expect(try controller.fetchedObjects?.map(\.name) == ["alpha", "delta"])
 
-            let terminated = try writer.execute("""
+            let terminated = try writer.execute(
+                """
                 SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
                 WHERE datname = current_database() AND pid <> pg_backend_pid()
-                """).scalar
+                """
+            ).scalar
             #expect(terminated == "1", "the controller's connection was the only other one")
             try insert(["charlie", "bravo"], from: 3, on: writer)
             try writer.execute("DELETE FROM item WHERE name = 'delta'")
@@ -76,7 +80,8 @@ extension PostgreSQLServerTests {
             #expect(try controller.fetchedObjects?.map(\.name) == ["alpha", "bravo", "charlie"])
             #expect(recorder.batches.count == 1, "one change set for everything missed")
             #expect(recorder.connectionStates.last == .connected)
-            #expect(try controllerState(controller) == (try serverState(writer, orderBy: Self.orderBy, sectioned: false)))
+            #expect(
+                try controllerState(controller) == (try serverState(writer, orderBy: Self.orderBy, sectioned: false)))
         }
 
         @Test func aServerAwayForSecondsIsWaitedForWithBackOff() throws {
@@ -100,7 +105,8 @@ extension PostgreSQLServerTests {
                 Issue.record("expected reconnecting, got \(controller.connectionState)")
                 return
             }
-            #expect(attempts >= 3 && attempts < looks / 4, "\(attempts) attempts in \(looks) looks: back-off spaces them")
+            #expect(
+                attempts >= 3 && attempts < looks / 4, "\(attempts) attempts in \(looks) looks: back-off spaces them")
             #expect(lastError.contains("connect"), "libpq's reason: \(lastError)")
             #expect(try controller.fetchedObjects?.map(\.name) == ["alpha"])
 
@@ -136,21 +142,28 @@ extension PostgreSQLServerTests {
                 fetchRequest: pgRequest(table: "item", sortDescriptors: []), conninfo: conninfo)
             #expect(throws: FetchedResultsError.missingSortDescriptors(table: "item")) { try unsorted.performFetch() }
 
-            let mismatched = PostgreSQLResultsController<PostgreSQLRow>(fetchRequest: Self.byName, conninfo: conninfo, sectionNameKeyPath: "grp")
-            #expect(throws: FetchedResultsError.sectionKeyPathMismatch(sectionNameKeyPath: "grp", firstSortKey: "name")) {
+            let mismatched = PostgreSQLResultsController<PostgreSQLRow>(
+                fetchRequest: Self.byName, conninfo: conninfo, sectionNameKeyPath: "grp")
+            #expect(throws: FetchedResultsError.sectionKeyPathMismatch(sectionNameKeyPath: "grp", firstSortKey: "name"))
+            {
                 try mismatched.performFetch()
             }
 
             try connection.execute("CREATE TABLE plain (id bigint PRIMARY KEY, name text)")
             let untracked = PostgreSQLResultsController<PostgreSQLRow>(
-                fetchRequest: pgRequest(table: "plain", sortDescriptors: Self.byName.sortDescriptors), conninfo: conninfo)
+                fetchRequest: pgRequest(table: "plain", sortDescriptors: Self.byName.sortDescriptors),
+                conninfo: conninfo)
             try untracked.performFetch()
             let recorder = PostgreSQLRecorder()
             untracked.delegate = recorder
-            #expect(throws: FetchedResultsError.changeFeedMissing(
-                table: "plain", installation: "PostgreSQLChangeFeed.install(on: \"plain\", keyColumn: …, in: connection)")) { try untracked.performFetch() }
+            #expect(
+                throws: FetchedResultsError.changeFeedMissing(
+                    table: "plain",
+                    installation: "PostgreSQLChangeFeed.install(on: \"plain\", keyColumn: …, in: connection)")
+            ) { try untracked.performFetch() }
 
-            let nowhere = PostgreSQLResultsController<PostgreSQLRow>(fetchRequest: Self.byName, conninfo: conninfo + "_missing")
+            let nowhere = PostgreSQLResultsController<PostgreSQLRow>(
+                fetchRequest: Self.byName, conninfo: conninfo + "_missing")
             let error = try #require(throws: PostgreSQLError.self) { try nowhere.performFetch() }
             #expect("\(error)".contains("does not exist"), "libpq's reason: \(error)")
         }
@@ -158,14 +171,19 @@ extension PostgreSQLServerTests {
         @Test func batchesReadRowsWhenAskedAndSectionsFollowTheirFirstRow() throws {
             let (conninfo, writer) = try standingsDatabase()
             for id in 1...50 {
-                try writer.execute("INSERT INTO item (id, grp, name) VALUES ($1, $2, $3)", [String(id), id % 2 == 0 ? "even" : "Odd", "n\(id)"])
+                try writer.execute(
+                    "INSERT INTO item (id, grp, name) VALUES ($1, $2, $3)",
+                    [String(id), id % 2 == 0 ? "even" : "Odd", "n\(id)"])
             }
             let request = pgRequest(
                 table: "item",
-                sortDescriptors: [ColumnSortDescriptor(key: "grp", collation: .caseInsensitive),
-                                  ColumnSortDescriptor(key: "name")],
+                sortDescriptors: [
+                    ColumnSortDescriptor(key: "grp", collation: .caseInsensitive),
+                    ColumnSortDescriptor(key: "name"),
+                ],
                 fetchBatchSize: 5)
-            let controller = PostgreSQLResultsController<StandingsItem>(fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")
+            let controller = PostgreSQLResultsController<StandingsItem>(
+                fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")
             let recorder = PostgreSQLRecorder()
             controller.delegate = recorder
             try controller.performFetch()
@@ -180,7 +198,8 @@ extension PostgreSQLServerTests {
             try controller.processPendingChanges()
             #expect(controller.sectionName(at: 1) == "odd")
             #expect(recorder.batches.first?.sections == [SectionChange(type: .update, index: 1, name: "odd")])
-            let fresh = PostgreSQLResultsController<StandingsItem>(fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")
+            let fresh = PostgreSQLResultsController<StandingsItem>(
+                fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")
             try fresh.performFetch()
             #expect((0..<fresh.numberOfSections).map(fresh.sectionName(at:)) == ["even", "odd"])
         }
@@ -188,16 +207,20 @@ extension PostgreSQLServerTests {
         /// More rows than one cursor batch (10,000): the order and sections still equal the server's.
         @Test func aFetchLargerThanOneCursorBatchKeepsTheServersOrder() throws {
             let (conninfo, writer) = try standingsDatabase()
-            try writer.execute("""
+            try writer.execute(
+                """
                 INSERT INTO item (id, grp, score, name)
                 SELECT i, (ARRAY['Africa', 'africa', 'Asia', NULL])[1 + i % 4], (i * 7) % 11, md5(i::text)
                 FROM generate_series(1, 25000) AS i
                 """)
-            let request = pgRequest(table: "item", sortDescriptors: PostgreSQLControllerOracleTests.standings,
-                                                 predicate: "visible = $1", arguments: ["1"])
-            let controller = PostgreSQLResultsController<StandingsItem>(fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")
+            let request = pgRequest(
+                table: "item", sortDescriptors: PostgreSQLControllerOracleTests.standings,
+                predicate: "visible = $1", arguments: ["1"])
+            let controller = PostgreSQLResultsController<StandingsItem>(
+                fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")
             try controller.performFetch()
-            let expected = try serverState(writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)
+            let expected = try serverState(
+                writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)
             #expect(try controllerState(controller) == expected)
             #expect(controller.numberOfSections == 3, "NULL, then Africa/africa together, then Asia")
         }

@@ -16,22 +16,33 @@ extension PostgreSQLServerTests {
                 "a", "A", "b", "B", "z", "Z", "é", "É", "日", " ", "-", "_", "0", "9", "~",
                 "ß", "ﬃ", "\u{301}", "aa", "AB",
             ]
-            return (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            return (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces.randomElement(using: &random)! }
+                .joined()
         }
 
         /// Sort descriptors, and the same order written out by hand for the server (the oracle).
         static let orders: [(descriptors: [ColumnSortDescriptor], orderBy: String)] = [
             ([ColumnSortDescriptor(key: "word")], #"word COLLATE "C" NULLS FIRST, id"#),
-            ([ColumnSortDescriptor(key: "word", collation: .caseInsensitive)], #"lower(word COLLATE "C") NULLS FIRST, id"#),
-            ([ColumnSortDescriptor(key: "word", ascending: false, collation: .caseInsensitive)],
-             #"lower(word COLLATE "C") DESC NULLS LAST, id"#),
+            (
+                [ColumnSortDescriptor(key: "word", collation: .caseInsensitive)],
+                #"lower(word COLLATE "C") NULLS FIRST, id"#
+            ),
+            (
+                [ColumnSortDescriptor(key: "word", ascending: false, collation: .caseInsensitive)],
+                #"lower(word COLLATE "C") DESC NULLS LAST, id"#
+            ),
             ([ColumnSortDescriptor(key: "count", ascending: false)], "count DESC NULLS LAST, id"),
             ([ColumnSortDescriptor(key: "ratio")], "ratio NULLS FIRST, id"),
             ([ColumnSortDescriptor(key: "data", ascending: false)], "data DESC NULLS LAST, id"),
             ([ColumnSortDescriptor(key: "flag")], "flag NULLS FIRST, id"),
-            ([ColumnSortDescriptor(key: "zone", collation: .caseInsensitive), ColumnSortDescriptor(key: "count", ascending: false),
-              ColumnSortDescriptor(key: "word", collation: .caseInsensitive)],
-             #"lower(zone COLLATE "C") NULLS FIRST, count DESC NULLS LAST, lower(word COLLATE "C") NULLS FIRST, id"#),
+            (
+                [
+                    ColumnSortDescriptor(key: "zone", collation: .caseInsensitive),
+                    ColumnSortDescriptor(key: "count", ascending: false),
+                    ColumnSortDescriptor(key: "word", collation: .caseInsensitive),
+                ],
+                #"lower(zone COLLATE "C") NULLS FIRST, count DESC NULLS LAST, lower(word COLLATE "C") NULLS FIRST, id"#
+            ),
         ]
 
         /// Rows inserted in random order, a few per transaction, each placed by the controller
@@ -43,7 +54,8 @@ extension PostgreSQLServerTests {
             var random = SplitMix64(seed: Self.seed)
             let conninfo = try freshDatabase()
             let connection = try PostgreSQLConnection(conninfo)
-            try connection.execute("""
+            try connection.execute(
+                """
                 CREATE TABLE thing (id bigint PRIMARY KEY, zone text, word text, count bigint, ratio double precision,
                                     data bytea, flag boolean)
                 """)
@@ -54,23 +66,37 @@ extension PostgreSQLServerTests {
             controller.delegate = recorder
             try controller.performFetch()
             let integers: [Int64] = [0, 1, -1, Int64.max, Int64.min, 1 << 53, (1 << 53) + 1, -(1 << 53) - 1]
-            let reals: [Double] = [0, -0.0, 0.5, -0.5, 1e300, -1e300, 1e-300, .infinity, -.infinity, 2.5, 9007199254740993]
+            let reals: [Double] = [
+                0, -0.0, 0.5, -0.5, 1e300, -1e300, 1e-300, .infinity, -.infinity, 2.5, 9007199254740993,
+            ]
             for id in (1...400).shuffled(using: &random) {
                 func maybe(_ value: String) -> String? { Int.random(in: 0..<8, using: &random) == 0 ? nil : value }
-                let bytes = (0..<Int.random(in: 0...3, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                let bytes = (0..<Int.random(in: 0...3, using: &random)).map { _ in
+                    UInt8.random(in: 0...255, using: &random)
+                }
                 try connection.execute(
                     "INSERT INTO thing VALUES ($1, $2, $3, $4, $5, $6::bytea, $7)",
-                    [String(id), maybe(["Africa", "africa", "Asia", "Europe", "EUROPE"].randomElement(using: &random)!),
-                     maybe(Self.randomText(&random)),
-                     maybe(String(integers.randomElement(using: &random)!
-                                  &+ Int64.random(in: -2...2, using: &random))),
-                     maybe(String(reals.randomElement(using: &random)! * Double(Int.random(in: 1...3, using: &random)))),
-                     maybe("\\x" + bytes.map { String(format: "%02x", $0) }.joined()), maybe(Bool.random(using: &random) ? "t" : "f")])
+                    [
+                        String(id),
+                        maybe(["Africa", "africa", "Asia", "Europe", "EUROPE"].randomElement(using: &random)!),
+                        maybe(Self.randomText(&random)),
+                        maybe(
+                            String(
+                                integers.randomElement(using: &random)!
+                                    &+ Int64.random(in: -2...2, using: &random))),
+                        maybe(
+                            String(reals.randomElement(using: &random)! * Double(Int.random(in: 1...3, using: &random)))
+                        ),
+                        maybe("\\x" + bytes.map { String(format: "%02x", $0) }.joined()),
+                        maybe(Bool.random(using: &random) ? "t" : "f"),
+                    ])
                 if id % 7 == 0 { try controller.processPendingChanges() }
             }
             try controller.processPendingChanges()
             #expect(recorder.errors.isEmpty, "\(recorder.errors)")
-            let serverOrder = try connection.execute("SELECT id FROM thing ORDER BY \(orderBy)").rows.map { Int64($0[0]!)! }
+            let serverOrder = try connection.execute("SELECT id FROM thing ORDER BY \(orderBy)").rows.map {
+                Int64($0[0]!)!
+            }
             let memoryOrder = try controller.fetchedObjects!.map { try $0.decode(Int64.self, forColumn: "id") }
             let firstDifference = zip(memoryOrder, serverOrder).enumerated().first { $0.element.0 != $0.element.1 }
             #expect(memoryOrder == serverOrder, "first difference at \(firstDifference?.offset ?? -1)")
@@ -82,8 +108,11 @@ extension PostgreSQLServerTests {
             let conninfo = try freshDatabase()
             try PostgreSQLConnection(conninfo).execute("CREATE TABLE event (id bigint PRIMARY KEY, at timestamptz)")
             let controller = PostgreSQLResultsController<PostgreSQLRow>(
-                fetchRequest: TableFetchRequest(table: "event", sortDescriptors: [.ascending("at")]), conninfo: conninfo)
-            #expect(throws: FetchedResultsError.unsupportedSortType(key: "at", type: "timestamptz")) { try controller.performFetch() }
+                fetchRequest: TableFetchRequest(table: "event", sortDescriptors: [.ascending("at")]), conninfo: conninfo
+            )
+            #expect(throws: FetchedResultsError.unsupportedSortType(key: "at", type: "timestamptz")) {
+                try controller.performFetch()
+            }
         }
     }
 }

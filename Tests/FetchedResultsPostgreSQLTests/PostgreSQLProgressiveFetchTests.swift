@@ -24,9 +24,13 @@ extension PostgreSQLServerTests {
 
         static let configurations: [Configuration] = [
             .init(label: "sections, another connection"),
-            .init(label: "no sections, binary names, the controller's own connection",
-                  sortDescriptors: [ColumnSortDescriptor(key: "name"), ColumnSortDescriptor(key: "score", ascending: false)],
-                  orderBy: #"name COLLATE "C", score DESC NULLS LAST, id"#, sectioned: false, writer: .controllersConnection),
+            .init(
+                label: "no sections, binary names, the controller's own connection",
+                sortDescriptors: [
+                    ColumnSortDescriptor(key: "name"), ColumnSortDescriptor(key: "score", ascending: false),
+                ],
+                orderBy: #"name COLLATE "C", score DESC NULLS LAST, id"#, sectioned: false,
+                writer: .controllersConnection),
             .init(label: "window limit 7 offset 3, pruning", limit: 7, offset: 3, pruneEvery: 61),
             // Not with pruning: after pruned history a batched controller cannot tell which rows
             // it did not hold changed (see `checkStep`), which the progressive fetch does not change.
@@ -39,13 +43,16 @@ extension PostgreSQLServerTests {
             var fill = ItemWorkload(itemIDs: [])
             for _ in 0..<120 { _ = fill.commonStep(0, on: nil, random: &random) }
             for statement in fill.statements { try helper.execute(statement) }
-            let request = pgRequest(table: "item", sortDescriptors: Oracle.standings, predicate: "visible = $1", arguments: ["1"],
-                                                 fetchBatchSize: 5)
-            let cacheDirectory = URL(fileURLWithPath: NSTemporaryDirectory() + "pg-progressive-cache-" + UUID().uuidString)
+            let request = pgRequest(
+                table: "item", sortDescriptors: Oracle.standings, predicate: "visible = $1", arguments: ["1"],
+                fetchBatchSize: 5)
+            let cacheDirectory = URL(
+                fileURLWithPath: NSTemporaryDirectory() + "pg-progressive-cache-" + UUID().uuidString)
             defer { try? FileManager.default.removeItem(at: cacheDirectory) }
             func makeController() -> (PostgreSQLResultsController<StandingsItem>, PostgreSQLRecorder) {
                 let controller = PostgreSQLResultsController<StandingsItem>(
-                    fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp", cacheName: "items", cacheDirectory: cacheDirectory)
+                    fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp", cacheName: "items",
+                    cacheDirectory: cacheDirectory)
                 let recorder = PostgreSQLRecorder()
                 controller.delegate = recorder
                 controller.changeStyles = [.changes, .snapshot]
@@ -56,7 +63,9 @@ extension PostgreSQLServerTests {
             try first.saveCache()
             // Changes after the file was written, anywhere in the order.
             for _ in 0..<20 {
-                let ids = try helper.execute("SELECT id FROM item ORDER BY id").rows.compactMap { $0[0].flatMap(Int64.init) }
+                let ids = try helper.execute("SELECT id FROM item ORDER BY id").rows.compactMap {
+                    $0[0].flatMap(Int64.init)
+                }
                 var transaction = PostgreSQLWorkload.transaction(itemIDs: ids, random: &random)
                 transaction.statements.removeAll { $0.hasPrefix("TRUNCATE") }
                 try Oracle().run(transaction, by: .otherConnection, on: helper, controller: first, conninfo: conninfo)
@@ -64,10 +73,15 @@ extension PostgreSQLServerTests {
 
             let (controller, recorder) = makeController()
             try controller.performFetch(firstRows: 4)
-            #expect(controller.lastFetchSource == .store && controller.hasRowsToLoad, "the first rows come from the server")
+            #expect(
+                controller.lastFetchSource == .store && controller.hasRowsToLoad, "the first rows come from the server")
             func oracle(held: Int?) throws -> StandingsState {
-                let rows = try helper.execute("SELECT * FROM item WHERE visible = 1 ORDER BY \(Oracle.standingsOrderBy)" + (held.map { " LIMIT \($0)" } ?? ""))
-                let items = try rows.rows.map { try StandingsItem(row: PostgreSQLRow(columns: rows.columns, values: $0)) }
+                let rows = try helper.execute(
+                    "SELECT * FROM item WHERE visible = 1 ORDER BY \(Oracle.standingsOrderBy)"
+                        + (held.map { " LIMIT \($0)" } ?? ""))
+                let items = try rows.rows.map {
+                    try StandingsItem(row: PostgreSQLRow(columns: rows.columns, values: $0))
+                }
                 return StandingsState(ordered: items.map { ($0.id, $0.grp, $0) }, sectioned: true)
             }
             let before = try oracle(held: 4)
@@ -75,8 +89,10 @@ extension PostgreSQLServerTests {
             #expect(try !controller.loadMoreRows(2), "one step loads every row")
             #expect(controller.lastFetchSource == .cache)
             let after = try oracle(held: nil)
-            try checkStep(recorder, old: before, new: after, controllerState: controllerState(controller), rolledBack: false, batched: true,
-                          context: "cache", withDifference: false)
+            try checkStep(
+                recorder, old: before, new: after, controllerState: controllerState(controller), rolledBack: false,
+                batched: true,
+                context: "cache", withDifference: false)
             #expect(after.flatIDs.count > 60)
         }
 
@@ -90,8 +106,10 @@ extension PostgreSQLServerTests {
             for _ in 0..<150 { _ = fill.commonStep(0, on: nil, random: &random) }
             for statement in fill.statements { try helper.execute(statement) }
             let request = pgRequest(
-                table: "item", sortDescriptors: configuration.sortDescriptors, predicate: "visible = $1", arguments: ["1"],
-                fetchLimit: configuration.limit, fetchOffset: configuration.offset, fetchBatchSize: configuration.batchSize)
+                table: "item", sortDescriptors: configuration.sortDescriptors, predicate: "visible = $1",
+                arguments: ["1"],
+                fetchLimit: configuration.limit, fetchOffset: configuration.offset,
+                fetchBatchSize: configuration.batchSize)
             let controller = PostgreSQLResultsController<StandingsItem>(
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: configuration.sectioned ? "grp" : nil)
             let recorder = PostgreSQLRecorder()
@@ -102,10 +120,17 @@ extension PostgreSQLServerTests {
 
             /// The first `held` rows of the server's order, cut by the request's window.
             func oracle(held: Int?) throws -> StandingsState {
-                let window = (configuration.limit > 0 ? " LIMIT \(configuration.limit)" : "") + (configuration.offset > 0 ? " OFFSET \(configuration.offset)" : "")
-                let first = "SELECT * FROM item WHERE visible = 1 ORDER BY \(configuration.orderBy)" + (held.map { " LIMIT \($0)" } ?? "")
-                let rows = try helper.execute("SELECT * FROM (\(first)) AS item ORDER BY \(configuration.orderBy)\(window)")
-                let items = try rows.rows.map { try StandingsItem(row: PostgreSQLRow(columns: rows.columns, values: $0)) }
+                let window =
+                    (configuration.limit > 0 ? " LIMIT \(configuration.limit)" : "")
+                    + (configuration.offset > 0 ? " OFFSET \(configuration.offset)" : "")
+                let first =
+                    "SELECT * FROM item WHERE visible = 1 ORDER BY \(configuration.orderBy)"
+                    + (held.map { " LIMIT \($0)" } ?? "")
+                let rows = try helper.execute(
+                    "SELECT * FROM (\(first)) AS item ORDER BY \(configuration.orderBy)\(window)")
+                let items = try rows.rows.map {
+                    try StandingsItem(row: PostgreSQLRow(columns: rows.columns, values: $0))
+                }
                 return StandingsState(ordered: items.map { ($0.id, $0.grp, $0) }, sectioned: configuration.sectioned)
             }
 
@@ -119,24 +144,33 @@ extension PostgreSQLServerTests {
                     loads += 1
                 } else {
                     if controller.hasRowsToLoad { transactionsWhileLoading += 1 }
-                    let ids = try helper.execute("SELECT id FROM item ORDER BY id").rows.compactMap { $0[0].flatMap(Int64.init) }
+                    let ids = try helper.execute("SELECT id FROM item ORDER BY id").rows.compactMap {
+                        $0[0].flatMap(Int64.init)
+                    }
                     let transaction = PostgreSQLWorkload.transaction(itemIDs: ids, random: &random)
-                    try Oracle().run(transaction, by: configuration.writer, on: helper, controller: controller, conninfo: conninfo)
+                    try Oracle().run(
+                        transaction, by: configuration.writer, on: helper, controller: controller, conninfo: conninfo)
                     rolledBack = transaction.rollback
                     if configuration.writer != .controllersConnection {
-                        if configuration.pruneEvery > 0, step % configuration.pruneEvery == configuration.pruneEvery - 1 {
-                            try PostgreSQLChangeFeed.prune(before: PostgreSQLChangeFeed.currentPosition(in: helper), in: helper)
+                        if configuration.pruneEvery > 0, step % configuration.pruneEvery == configuration.pruneEvery - 1
+                        {
+                            try PostgreSQLChangeFeed.prune(
+                                before: PostgreSQLChangeFeed.currentPosition(in: helper), in: helper)
                         }
                         try lookUntilConnected(controller)
                     }
                 }
                 let newState = try oracle(held: controller.heldRowCount)
-                try checkStep(recorder, old: state, new: newState, controllerState: controllerState(controller), rolledBack: rolledBack,
-                              batched: configuration.batchSize > 0, context: "seed \(seed), step \(step), held \(controller.heldRowCount)")
+                try checkStep(
+                    recorder, old: state, new: newState, controllerState: controllerState(controller),
+                    rolledBack: rolledBack,
+                    batched: configuration.batchSize > 0,
+                    context: "seed \(seed), step \(step), held \(controller.heldRowCount)")
                 state = newState
             }
-            print("PostgreSQLProgressiveFetchTests[\(configuration.label)]: \(loads) steps of the load, "
-                  + "\(transactionsWhileLoading) transactions during it")
+            print(
+                "PostgreSQLProgressiveFetchTests[\(configuration.label)]: \(loads) steps of the load, "
+                    + "\(transactionsWhileLoading) transactions during it")
             #expect(loads >= 10 && transactionsWhileLoading >= 30, "the load and the transactions must interleave")
             while try controller.loadMoreRows(3) {}
             #expect(try controllerState(controller) == (try oracle(held: nil)), "once loaded, the full result")

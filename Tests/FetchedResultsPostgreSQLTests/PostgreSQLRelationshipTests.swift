@@ -31,9 +31,11 @@ extension PostgreSQLServerTests {
 
         static let request = pgRequest(
             table: "item",
-            sortDescriptors: [ColumnSortDescriptor(key: "zone.name", collation: .caseInsensitive),
-                              ColumnSortDescriptor(key: "score", ascending: false),
-                              ColumnSortDescriptor(key: "name")],
+            sortDescriptors: [
+                ColumnSortDescriptor(key: "zone.name", collation: .caseInsensitive),
+                ColumnSortDescriptor(key: "score", ascending: false),
+                ColumnSortDescriptor(key: "name"),
+            ],
             predicate: "visible = $1", arguments: ["1"],
             relationships: [ToOneRelationship("zone", foreignKey: "zone_id", destinationTable: "zone")],
             relationshipKeyPathsForRefreshing: ["zone.code"])
@@ -64,19 +66,25 @@ extension PostgreSQLServerTests {
                 let item = items.randomElement(using: &random), existingZone = zones.randomElement(using: &random)
                 switch (Int.random(in: 0..<11, using: &random), item, existingZone) {
                 case (0...1, _, _), (_, nil, _):
-                    statements.append("INSERT INTO item (id, zone_id, score, name) VALUES (\(nextItem + Int64(statements.count)), "
-                                      + "\(zone(&random)), \(Int.random(in: 0...4, using: &random)), "
-                                      + "\(literal(["a", "B", "c"].randomElement(using: &random)!)))")
-                case (2, let item?, _): statements.append("UPDATE item SET zone_id = \(zone(&random)) WHERE id = \(item)")
+                    statements.append(
+                        "INSERT INTO item (id, zone_id, score, name) VALUES (\(nextItem + Int64(statements.count)), "
+                            + "\(zone(&random)), \(Int.random(in: 0...4, using: &random)), "
+                            + "\(literal(["a", "B", "c"].randomElement(using: &random)!)))")
+                case (2, let item?, _):
+                    statements.append("UPDATE item SET zone_id = \(zone(&random)) WHERE id = \(item)")
                 case (3, let item?, _): statements.append("UPDATE item SET score = score + 1 WHERE id = \(item)")
                 case (4, let item?, _): statements.append("UPDATE item SET visible = 1 - visible WHERE id = \(item)")
                 case (5, let item?, _): statements.append("DELETE FROM item WHERE id = \(item)")
-                case (6, _, let zone?): statements.append("UPDATE zone SET name = \(literal(zoneNames.randomElement(using: &random)!)) WHERE id = \(zone)")
+                case (6, _, let zone?):
+                    statements.append(
+                        "UPDATE zone SET name = \(literal(zoneNames.randomElement(using: &random)!)) WHERE id = \(zone)"
+                    )
                 case (7, _, let zone?): statements.append("UPDATE zone SET code = code || 'x' WHERE id = \(zone)")
                 case (8, _, let zone?): statements.append("DELETE FROM zone WHERE id = \(zone)")
                 case (9, _, _):
-                    statements.append("INSERT INTO zone (id, name, code) VALUES (\(nextZone + Int64(statements.count)), "
-                                      + "\(literal(zoneNames.randomElement(using: &random)!)), 'c') ON CONFLICT DO NOTHING")
+                    statements.append(
+                        "INSERT INTO zone (id, name, code) VALUES (\(nextZone + Int64(statements.count)), "
+                            + "\(literal(zoneNames.randomElement(using: &random)!)), 'c') ON CONFLICT DO NOTHING")
                 default: statements.append("UPDATE zone SET name = name")
                 }
             }
@@ -91,7 +99,8 @@ extension PostgreSQLServerTests {
             let conninfo = try freshDatabase()
             let writer = try PostgreSQLConnection(conninfo)
             try writer.execute("CREATE TABLE zone (id bigint PRIMARY KEY, name text, code text NOT NULL DEFAULT 'c')")
-            try writer.execute("""
+            try writer.execute(
+                """
                 CREATE TABLE item (id bigint PRIMARY KEY, zone_id bigint, score bigint, name text NOT NULL,
                                    visible integer NOT NULL DEFAULT 1)
                 """)
@@ -101,7 +110,8 @@ extension PostgreSQLServerTests {
 
             var request = Self.request
             request.fetchBatchSize = batchSize
-            let controller = PostgreSQLResultsController<ZonedItem>(fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "zone.name")
+            let controller = PostgreSQLResultsController<ZonedItem>(
+                fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "zone.name")
             let recorder = PostgreSQLRecorder()
             controller.delegate = recorder
             controller.changeStyles = [.changes, .snapshot, .difference]
@@ -111,19 +121,29 @@ extension PostgreSQLServerTests {
             var stepsWithCallbacks = 0
             for step in 0..<250 {
                 recorder.reset()
-                let items = try writer.execute("SELECT id FROM item ORDER BY id").rows.compactMap { $0[0].flatMap(Int64.init) }
-                let zones = try writer.execute("SELECT id FROM zone ORDER BY id").rows.compactMap { $0[0].flatMap(Int64.init) }
+                let items = try writer.execute("SELECT id FROM item ORDER BY id").rows.compactMap {
+                    $0[0].flatMap(Int64.init)
+                }
+                let zones = try writer.execute("SELECT id FROM zone ORDER BY id").rows.compactMap {
+                    $0[0].flatMap(Int64.init)
+                }
                 try writer.execute("BEGIN")
-                for statement in Self.transaction(items: items, zones: zones, random: &random) { try writer.execute(statement) }
+                for statement in Self.transaction(items: items, zones: zones, random: &random) {
+                    try writer.execute(statement)
+                }
                 try writer.execute("COMMIT")
-                if step % 61 == 60 { try PostgreSQLChangeFeed.prune(before: PostgreSQLChangeFeed.currentPosition(in: writer), in: writer) }
+                if step % 61 == 60 {
+                    try PostgreSQLChangeFeed.prune(before: PostgreSQLChangeFeed.currentPosition(in: writer), in: writer)
+                }
                 try controller.processPendingChanges()
                 let newState = try Self.oracle(writer)
                 let controllerState = SectionedState<ZonedItem>(
                     sections: try controller.sections!.map { ($0.name, $0.objects.map(\.id)) },
                     content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id, $0) }))
-                if try checkStep(recorder, old: state, new: newState, controllerState: controllerState, rolledBack: false,
-                                 batched: batchSize > 0, context: "seed \(seed), step \(step)") {
+                if try checkStep(
+                    recorder, old: state, new: newState, controllerState: controllerState, rolledBack: false,
+                    batched: batchSize > 0, context: "seed \(seed), step \(step)")
+                {
                     stepsWithCallbacks += 1
                 }
                 state = newState
@@ -136,21 +156,27 @@ extension PostgreSQLServerTests {
             let (conninfo, _) = try standingsDatabase()
             let request = pgRequest(table: "item", sortDescriptors: [ColumnSortDescriptor(key: "team.name")])
             let controller = PostgreSQLResultsController<PostgreSQLRow>(fetchRequest: request, conninfo: conninfo)
-            #expect(throws: FetchedResultsError.unknownRelationship(keyPath: "team.name", table: "item")) { try controller.performFetch() }
+            #expect(throws: FetchedResultsError.unknownRelationship(keyPath: "team.name", table: "item")) {
+                try controller.performFetch()
+            }
         }
 
         @Test func aRelatedTableWithoutItsFeedIsRefusedWhenTracking() throws {
             let conninfo = try freshDatabase()
             let writer = try PostgreSQLConnection(conninfo)
             try writer.execute("CREATE TABLE zone (id bigint PRIMARY KEY, name text, code text)")
-            try writer.execute("CREATE TABLE item (id bigint PRIMARY KEY, zone_id bigint, score bigint, "
-                               + "name text NOT NULL, visible integer)")
+            try writer.execute(
+                "CREATE TABLE item (id bigint PRIMARY KEY, zone_id bigint, score bigint, "
+                    + "name text NOT NULL, visible integer)")
             try PostgreSQLChangeFeed.install(on: "item", keyColumn: "id", in: writer)
             let controller = PostgreSQLResultsController<PostgreSQLRow>(fetchRequest: Self.request, conninfo: conninfo)
             let recorder = PostgreSQLRecorder()
             controller.delegate = recorder
-            #expect(throws: FetchedResultsError.changeFeedMissing(
-                table: "zone", installation: "PostgreSQLChangeFeed.install(on: \"zone\", keyColumn: …, in: connection)")) { try controller.performFetch() }
+            #expect(
+                throws: FetchedResultsError.changeFeedMissing(
+                    table: "zone",
+                    installation: "PostgreSQLChangeFeed.install(on: \"zone\", keyColumn: …, in: connection)")
+            ) { try controller.performFetch() }
         }
 
         /// A cache over a relationship catches up with related rows changed while no controller ran.
@@ -158,11 +184,13 @@ extension PostgreSQLServerTests {
             let conninfo = try freshDatabase()
             let writer = try PostgreSQLConnection(conninfo)
             try writer.execute("CREATE TABLE zone (id bigint PRIMARY KEY, name text, code text NOT NULL DEFAULT 'c')")
-            try writer.execute("CREATE TABLE item (id bigint PRIMARY KEY, zone_id bigint, score bigint, "
-                               + "name text NOT NULL, visible integer NOT NULL DEFAULT 1)")
+            try writer.execute(
+                "CREATE TABLE item (id bigint PRIMARY KEY, zone_id bigint, score bigint, "
+                    + "name text NOT NULL, visible integer NOT NULL DEFAULT 1)")
             try writer.execute("INSERT INTO zone (id, name) VALUES (1, 'Africa'), (2, 'Asia')")
-            try writer.execute("INSERT INTO item (id, zone_id, score, name) "
-                               + "SELECT i, 1 + i % 2, i % 5, 'n' || i FROM generate_series(1, 40) AS i")
+            try writer.execute(
+                "INSERT INTO item (id, zone_id, score, name) "
+                    + "SELECT i, 1 + i % 2, i % 5, 'n' || i FROM generate_series(1, 40) AS i")
             try PostgreSQLChangeFeed.install(on: "item", keyColumn: "id", in: writer)
             try PostgreSQLChangeFeed.install(on: "zone", keyColumn: "id", in: writer)
             let folder = TemporaryDirectory()

@@ -32,7 +32,8 @@ func pgRequest(
     relationshipKeyPathsForRefreshing: Set<String> = []
 ) -> TableFetchRequest {
     TableFetchRequest(
-        table: table, predicate: predicate.map { PostgreSQLPredicate(sql: $0, arguments: arguments) }, sortDescriptors: sortDescriptors,
+        table: table, predicate: predicate.map { PostgreSQLPredicate(sql: $0, arguments: arguments) },
+        sortDescriptors: sortDescriptors,
         fetchLimit: fetchLimit, fetchOffset: fetchOffset, fetchBatchSize: fetchBatchSize, relationships: relationships,
         relationshipKeyPathsForRefreshing: relationshipKeyPathsForRefreshing)
 }

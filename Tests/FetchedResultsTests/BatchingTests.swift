@@ -1,7 +1,7 @@
-import TestSupport
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 /// With a batch size, the controller holds every row's order but only a few batches of full
@@ -12,17 +12,24 @@ import Testing
         var random = SplitMix64(seed: 4)
         try pool.write { db in
             for index in 0..<2000 {
-                try db.execute(sql: "INSERT INTO item (grp, score, name, note) VALUES (?, ?, ?, ?)", arguments: [
-                    ["Asia", "europe", "Europe", nil, "Zone"].randomElement(using: &random)!,
-                    Int.random(in: 0..<30, using: &random), "name \(index % 300)", "note \(index)"])
+                try db.execute(
+                    sql: "INSERT INTO item (grp, score, name, note) VALUES (?, ?, ?, ?)",
+                    arguments: [
+                        ["Asia", "europe", "Europe", nil, "Zone"].randomElement(using: &random)!,
+                        Int.random(in: 0..<30, using: &random), "name \(index % 300)", "note \(index)",
+                    ])
             }
         }
         func controller(batchSize: Int) throws -> SQLiteResultsController<Item> {
-            let request = TableFetchRequest(table: "item", sortDescriptors: [
-                ColumnSortDescriptor(key: "grp", collation: .caseInsensitive), ColumnSortDescriptor(key: "score", ascending: false),
-                ColumnSortDescriptor(key: "name"),
-            ], fetchBatchSize: batchSize)
-            let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
+            let request = TableFetchRequest(
+                table: "item",
+                sortDescriptors: [
+                    ColumnSortDescriptor(key: "grp", collation: .caseInsensitive),
+                    ColumnSortDescriptor(key: "score", ascending: false),
+                    ColumnSortDescriptor(key: "name"),
+                ], fetchBatchSize: batchSize)
+            let controller = SQLiteResultsController<Item>(
+                fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
             try controller.performFetch()
             return controller
         }
@@ -35,7 +42,9 @@ import Testing
         // Random access all over the results, then every object in order.
         var paths: [FetchedResults.IndexPath] = []
         for section in 0..<whole.numberOfSections {
-            for row in 0..<whole.numberOfObjects(inSection: section) { paths.append(FetchedResults.IndexPath(row: row, section: section)) }
+            for row in 0..<whole.numberOfObjects(inSection: section) {
+                paths.append(FetchedResults.IndexPath(row: row, section: section))
+            }
         }
         for path in (0..<500).map({ _ in paths.randomElement(using: &random)! }) + paths {
             #expect(try batched.object(at: path) == whole.object(at: path), "\(path)")

@@ -33,10 +33,13 @@ import Testing
             let bulk = Process()
             bulk.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
             bulk.standardInput = FileHandle.nullDevice
-            bulk.arguments = [path, """
+            bulk.arguments = [
+                path,
+                """
                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)
                 INSERT INTO item (name, note) SELECT 'bulk \(round) ' || i, '' FROM n;
-                """]
+                """,
+            ]
             let started = ContinuousClock.now
             try bulk.run()
             let expected = 10_000 * round
@@ -44,7 +47,8 @@ import Testing
                 let lookDue = controller.nextLookDeadline ?? .now + .seconds(60)
                 let givenUp = started + .seconds(20)
                 var descriptor = pollfd(fd: controller.wakeDescriptor ?? -1, events: Int16(POLLIN), revents: 0)
-                let woken = poll(&descriptor, 1, Int32(max(0, (min(lookDue, givenUp) - .now) / .milliseconds(1)).rounded(.up)))
+                let woken = poll(
+                    &descriptor, 1, Int32(max(0, (min(lookDue, givenUp) - .now) / .milliseconds(1)).rounded(.up)))
                 // Out of time before the loop would look: what it shows now is what it missed.
                 if woken == 0 && givenUp < lookDue { break }
                 controller.didWake()
@@ -53,10 +57,12 @@ import Testing
             latencies.append((ContinuousClock.now - started) / .milliseconds(1))
             bulk.waitUntilExit()
             try #require(bulk.terminationStatus == 0, "sqlite3 ran the bulk insert")
-            #expect(shown() == expected,
-                    "round \(round): the bulk commit did not show within 20 s: the signal missed it")
+            #expect(
+                shown() == expected,
+                "round \(round): the bulk commit did not show within 20 s: the signal missed it")
         }
-        print("bulk commit in another process → controller (ms, from the start of sqlite3): "
-              + "\(latencies.map { Int($0) })")
+        print(
+            "bulk commit in another process → controller (ms, from the start of sqlite3): "
+                + "\(latencies.map { Int($0) })")
     }
 }

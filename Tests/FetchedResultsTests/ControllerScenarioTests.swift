@@ -16,15 +16,18 @@ import Testing
     ) throws -> (SQLiteResultsController<Item>, DatabasePool, Recorder?) {
         let (pool, _) = try makeItemDatabase()
         try pool.write { db in
-            for (grp, score, name) in [("Europe", 6, "Switzerland"), ("Europe", 5, "Bosnia"), ("Europe", 0, "Spain"),
-                                       ("Africa", 0, "Algeria"), ("Africa", 0, "Ghana"), ("South America", 2, "Brazil")] {
+            for (grp, score, name) in [
+                ("Europe", 6, "Switzerland"), ("Europe", 5, "Bosnia"), ("Europe", 0, "Spain"),
+                ("Africa", 0, "Algeria"), ("Africa", 0, "Ghana"), ("South America", 2, "Brazil"),
+            ] {
                 let item = Item(id: nil, grp: grp, score: score, name: name, note: "", visible: 1)
                 try item.insert(db)
             }
         }
         let controller = SQLiteResultsController<Item>(
-            fetchRequest: TableFetchRequest(table: "item", predicate: predicate.map { SQLitePredicate(sql: $0) }, sortDescriptors: Self.standings,
-                                            fetchLimit: limit, fetchOffset: offset),
+            fetchRequest: TableFetchRequest(
+                table: "item", predicate: predicate.map { SQLitePredicate(sql: $0) }, sortDescriptors: Self.standings,
+                fetchLimit: limit, fetchOffset: offset),
             database: pool, sectionNameKeyPath: "grp")
         controller.delegate = delegate
         try controller.performFetch()
@@ -114,7 +117,9 @@ import Testing
 
     @Test func rowMovingBetweenSurvivingSectionsIsAMove() throws {
         let (controller, _, recorder) = try makeController()
-        try controller.write { db in try db.execute(sql: "UPDATE item SET grp = 'Africa', score = 9 WHERE name = 'Spain'") }
+        try controller.write { db in
+            try db.execute(sql: "UPDATE item SET grp = 'Africa', score = 9 WHERE name = 'Spain'")
+        }
         #expect(try names(controller) == [["Spain", "Algeria", "Ghana"], ["Switzerland", "Bosnia"], ["Brazil"]])
         let batch = try #require(recorder!.batches.first)
         #expect(batch.objects.map(\.type) == [.move])
@@ -147,7 +152,9 @@ import Testing
     @Test func noDelegateMeansNoTrackingAndRollbacksNeverCallBack() throws {
         let (untracked, pool, _) = try makeController(delegate: nil)
         try pool.write { db in try db.execute(sql: "UPDATE item SET score = 99 WHERE name = 'Spain'") }
-        #expect(try names(untracked)[1] == ["Switzerland", "Bosnia", "Spain"], "without a delegate the results stay as fetched")
+        #expect(
+            try names(untracked)[1] == ["Switzerland", "Bosnia", "Spain"],
+            "without a delegate the results stay as fetched")
 
         #expect(try !untracked.processPendingChanges(), "an untracked controller does not look")
         let recorder = Recorder()

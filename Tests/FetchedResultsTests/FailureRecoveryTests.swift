@@ -1,7 +1,7 @@
-import TestSupport
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 /// A database error while following changes: the delegate hears it, the controller keeps its
@@ -18,7 +18,9 @@ import Testing
             (pool, path) = try makeItemDatabase(history: true)
             try pool.write { db in
                 for (index, name) in ["ant", "bee", "cat", "dog", "eel"].enumerated() {
-                    try Item(id: nil, grp: index < 2 ? "Africa" : "Europe", score: index, name: name, note: "", visible: 1).insert(db)
+                    try Item(
+                        id: nil, grp: index < 2 ? "Africa" : "Europe", score: index, name: name, note: "", visible: 1
+                    ).insert(db)
                 }
             }
             controller = SQLiteResultsController<Item>(
@@ -32,13 +34,16 @@ import Testing
 
         func fresh(table: String = "item") throws -> ItemState {
             try pool.read { db in
-                try ItemState.query(db, sql: "SELECT * FROM \(table) ORDER BY grp COLLATE NOCASE, score DESC, name COLLATE NOCASE, id", sectioned: true)
+                try ItemState.query(
+                    db, sql: "SELECT * FROM \(table) ORDER BY grp COLLATE NOCASE, score DESC, name COLLATE NOCASE, id",
+                    sectioned: true)
             }
         }
 
         func held() throws -> ItemState {
-            ItemState(sections: try controller.sections!.map { ($0.name, $0.objects.map { $0.id! }) },
-                      content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id!, $0) }))
+            ItemState(
+                sections: try controller.sections!.map { ($0.name, $0.objects.map { $0.id! }) },
+                content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id!, $0) }))
         }
     }
 
@@ -60,8 +65,9 @@ import Testing
         try fixture.controller.write { db in try db.execute(sql: "ALTER TABLE item_away RENAME TO item") }
         let after = try fixture.fresh()
         #expect(after != before)
-        _ = try checkStep(fixture.recorder, old: before, new: after, controllerState: fixture.held(),
-                          rolledBack: false, batched: false, context: "recovery after the rename")
+        _ = try checkStep(
+            fixture.recorder, old: before, new: after, controllerState: fixture.held(),
+            rolledBack: false, batched: false, context: "recovery after the rename")
         #expect(fixture.recorder.errors.isEmpty)
     }
 
@@ -79,13 +85,15 @@ import Testing
         // Made again with one more row: one look brings the controller level.
         try other.write { db in
             try db.execute(sql: itemTableSQL)
-            try db.execute(sql: "INSERT INTO item SELECT * FROM item_copy; "
-                           + "INSERT INTO item (grp, score, name) VALUES ('Asia', 1, 'fox')")
+            try db.execute(
+                sql: "INSERT INTO item SELECT * FROM item_copy; "
+                    + "INSERT INTO item (grp, score, name) VALUES ('Asia', 1, 'fox')")
         }
         fixture.recorder.reset()
         #expect(try fixture.controller.processPendingChanges())
-        _ = try checkStep(fixture.recorder, old: before, new: try fixture.fresh(), controllerState: fixture.held(),
-                          rolledBack: false, batched: false, context: "recovery after the drop")
+        _ = try checkStep(
+            fixture.recorder, old: before, new: try fixture.fresh(), controllerState: fixture.held(),
+            rolledBack: false, batched: false, context: "recovery after the drop")
     }
 
     @Test func aBatchThatCannotBeReadThrowsFromObjectIfPresent() throws {
@@ -93,16 +101,21 @@ import Testing
         let other = try DatabaseQueue(path: fixture.path)
         try other.write { db in try db.execute(sql: "ALTER TABLE item RENAME TO item_away") }
         // Europe's rows are eel, dog, cat: the batch holding cat is not loaded yet.
-        #expect(throws: DatabaseError.self) { _ = try fixture.controller.objectIfPresent(at: IndexPath(row: 2, section: 1)) }
+        #expect(throws: DatabaseError.self) {
+            _ = try fixture.controller.objectIfPresent(at: IndexPath(row: 2, section: 1))
+        }
         try other.write { db in try db.execute(sql: "ALTER TABLE item_away RENAME TO item") }
         #expect(try fixture.controller.objectIfPresent(at: IndexPath(row: 2, section: 1))?.name == "cat")
     }
 
     @Test func snapshotsArriveAsAnAsyncSequenceUntilCancelled() async throws {
         let (pool, _) = try makeItemDatabase()
-        try await pool.write { db in try Item(id: nil, grp: "Asia", score: 0, name: "one", note: "", visible: 1).insert(db) }
+        try await pool.write { db in
+            try Item(id: nil, grp: "Asia", score: 0, name: "one", note: "", visible: 1).insert(db)
+        }
         let controller = SQLiteResultsController<Item>(
-            fetchRequest: TableFetchRequest(table: "item", sortDescriptors: [.ascending(Column("name"))]), database: pool)
+            fetchRequest: TableFetchRequest(table: "item", sortDescriptors: [.ascending(Column("name"))]),
+            database: pool)
         try controller.performFetch()
         var iterator = controller.snapshots().makeAsyncIterator()
         #expect(try await iterator.next()?.rowIDs == [1], "the current results first")
@@ -119,7 +132,8 @@ import Testing
         // (or its sequence) to another.
         let task = Task {
             let controller = SQLiteResultsController<Item>(
-                fetchRequest: TableFetchRequest(table: "item", sortDescriptors: [.ascending(Column("name"))]), database: pool)
+                fetchRequest: TableFetchRequest(table: "item", sortDescriptors: [.ascending(Column("name"))]),
+                database: pool)
             try controller.performFetch()
             var count = 0
             for try await _ in controller.snapshots() { count += 1 }
@@ -131,7 +145,8 @@ import Testing
         #expect(!tracking, "and stops tracking, as nobody else listens")
 
         let controller = SQLiteResultsController<Item>(
-            fetchRequest: TableFetchRequest(table: "item", sortDescriptors: [.ascending(Column("name"))]), database: pool)
+            fetchRequest: TableFetchRequest(table: "item", sortDescriptors: [.ascending(Column("name"))]),
+            database: pool)
         try controller.performFetch()
 
         var failing = controller.snapshots().makeAsyncIterator()

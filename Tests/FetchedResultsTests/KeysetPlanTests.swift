@@ -39,16 +39,24 @@ import Testing
             let keyCount = Int.random(in: 1...3, using: &random)
             let ascending = (0..<keyCount).map { _ in Bool.random(using: &random) }
             let rows: [Row] = (0..<40).map { id in
-                ((0..<keyCount).map { _ in Int.random(in: 0..<4, using: &random) == 0 ? nil : Int.random(in: 0..<3, using: &random) }, id)
+                (
+                    (0..<keyCount).map { _ in
+                        Int.random(in: 0..<4, using: &random) == 0 ? nil : Int.random(in: 0..<3, using: &random)
+                    }, id
+                )
             }
             let sorted = rows.sorted { Self.precedes($0, $1, ascending: ascending) }
             let boundary = sorted[Int.random(in: 0..<sorted.count, using: &random)]
             let parts = KeysetPlan.parts(ascending: ascending, boundaryIsNull: boundary.values.map { $0 == nil })
             var lastPart = -1
             for row in sorted {
-                let met = parts.indices.filter { part in parts[part].allSatisfy { Self.meets(row, $0, boundary: boundary) } }
+                let met = parts.indices.filter { part in
+                    parts[part].allSatisfy { Self.meets(row, $0, boundary: boundary) }
+                }
                 let after = Self.precedes(boundary, row, ascending: ascending)
-                #expect(met.count == (after ? 1 : 0), "row \(row) against boundary \(boundary), ascending \(ascending): parts \(met)")
+                #expect(
+                    met.count == (after ? 1 : 0),
+                    "row \(row) against boundary \(boundary), ascending \(ascending): parts \(met)")
                 if let part = met.first {
                     #expect(part >= lastPart, "the parts follow the order")
                     lastPart = part

@@ -17,14 +17,17 @@ func runCheckedSteps<Record: FetchableRecord & Sendable & Equatable>(
     var stepsWithCallbacks = 0
     for step in 0..<steps {
         recorder.reset()
-        let rolledBack = try writer.commitStep(step, pruneEvery: pruneEvery, random: &random, transaction: transaction,
-                                               poll: { try controller.processPendingChanges() })
+        let rolledBack = try writer.commitStep(
+            step, pruneEvery: pruneEvery, random: &random, transaction: transaction,
+            poll: { try controller.processPendingChanges() })
         let newState = try oracle()
         let controllerState = SectionedState(
             sections: try controller.sections!.map { ($0.name, $0.objects.map(id)) },
             content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { (id($0), $0) }))
-        if try checkStep(recorder, old: state, new: newState, controllerState: controllerState, rolledBack: rolledBack,
-                         batched: controller.fetchRequest.fetchBatchSize > 0, context: "seed \(seed), step \(step)") {
+        if try checkStep(
+            recorder, old: state, new: newState, controllerState: controllerState, rolledBack: rolledBack,
+            batched: controller.fetchRequest.fetchBatchSize > 0, context: "seed \(seed), step \(step)")
+        {
             stepsWithCallbacks += 1
         }
         state = newState

@@ -1,19 +1,25 @@
-import TestSupport
-@testable import FetchedResults
-@testable import FetchedResultsSQLite
 import FetchedResults
 import Foundation
 import GRDB
+import TestSupport
 import Testing
+
+@testable import FetchedResults
+@testable import FetchedResultsSQLite
 
 /// The chunked ordered list against a plain sorted array, with enough rows to split, empty and
 /// remove chunks, and row ids dense, sparse and switching between the two.
 @Suite struct OrderedKeysTests {
-    static let encoding = SortKeyEncoding(descriptors: [ColumnSortDescriptor(key: "group"), ColumnSortDescriptor(key: "score", ascending: false)])
+    static let encoding = SortKeyEncoding(descriptors: [
+        ColumnSortDescriptor(key: "group"), ColumnSortDescriptor(key: "score", ascending: false),
+    ])
 
     static func key(_ rowID: Int64, _ random: inout SplitMix64) -> [UInt8] {
-        encoding.key([("g" + String(Int.random(in: 0..<7, using: &random))).databaseValue,
-                      Int64.random(in: 0..<50, using: &random).databaseValue], rowID: rowID)
+        encoding.key(
+            [
+                ("g" + String(Int.random(in: 0..<7, using: &random))).databaseValue,
+                Int64.random(in: 0..<50, using: &random).databaseValue,
+            ], rowID: rowID)
     }
 
     static func less(_ a: [UInt8], _ b: [UInt8]) -> Bool {

@@ -1,7 +1,7 @@
-import TestSupport
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 /// A progressive fetch (`performFetch(firstRows:)`, then `loadMoreRows`) under random
@@ -21,23 +21,35 @@ import Testing
 
     static let standings = RandomisedOracleTests.standings
     static let configurations: [Configuration] = [
-        .init(label: "sections, predicate, local writer",
-              request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings)),
-        .init(label: "sections, per-object callbacks and snapshots only",
-              request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings), styles: [.changes, .snapshot]),
-        .init(label: "no sections, binary names",
-              request: TableFetchRequest(table: "item", predicate: "visible = 1",
-                                         sortDescriptors: [ColumnSortDescriptor(key: "name"), ColumnSortDescriptor(key: "score", ascending: false)]),
-              sectioned: false),
-        .init(label: "window limit 7 offset 3",
-              request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings, fetchLimit: 7, fetchOffset: 3)),
-        .init(label: "batches of 3",
-              request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings, fetchBatchSize: 3)),
+        .init(
+            label: "sections, predicate, local writer",
+            request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings)),
+        .init(
+            label: "sections, per-object callbacks and snapshots only",
+            request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings),
+            styles: [.changes, .snapshot]),
+        .init(
+            label: "no sections, binary names",
+            request: TableFetchRequest(
+                table: "item", predicate: "visible = 1",
+                sortDescriptors: [
+                    ColumnSortDescriptor(key: "name"), ColumnSortDescriptor(key: "score", ascending: false),
+                ]),
+            sectioned: false),
+        .init(
+            label: "window limit 7 offset 3",
+            request: TableFetchRequest(
+                table: "item", predicate: "visible = 1", sortDescriptors: standings, fetchLimit: 7, fetchOffset: 3)),
+        .init(
+            label: "batches of 3",
+            request: TableFetchRequest(
+                table: "item", predicate: "visible = 1", sortDescriptors: standings, fetchBatchSize: 3)),
         // Without batches: after pruned history a batched controller cannot tell which rows it
         // did not hold changed (see `checkStep`), which the progressive fetch does not change.
-        .init(label: "history, writer on another connection, pruning",
-              request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings),
-              writer: .otherConnection),
+        .init(
+            label: "history, writer on another connection, pruning",
+            request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings),
+            writer: .otherConnection),
     ]
 
     /// Rows in the table before the fetch, so that the load takes many steps.
@@ -68,7 +80,9 @@ import Testing
         try controller.performFetch(firstRows: 4)
         #expect(controller.hasRowsToLoad && controller.heldRowCount == 4)
 
-        let orderBy = request.sortDescriptors.map { "\($0.key) COLLATE \($0.collation.sqlite)\($0.ascending ? "" : " DESC")" }.joined(separator: ", ")
+        let orderBy = request.sortDescriptors.map {
+            "\($0.key) COLLATE \($0.collation.sqlite)\($0.ascending ? "" : " DESC")"
+        }.joined(separator: ", ")
         let (predicate, arguments) = try pool.read { db in try (request.predicate as! SQLitePredicate).sql.build(db) }
         var window = ""
         if request.fetchLimit > 0 || request.fetchOffset > 0 {
@@ -78,13 +92,15 @@ import Testing
         func oracle(held: Int?) throws -> ItemState {
             let first = "SELECT * FROM item WHERE \(predicate) ORDER BY \(orderBy), id LIMIT \(held ?? -1)"
             return try pool.read { db in
-                try ItemState.query(db, sql: "SELECT * FROM (\(first)) ORDER BY \(orderBy), id\(window)", arguments: arguments,
-                                    sectioned: configuration.sectioned)
+                try ItemState.query(
+                    db, sql: "SELECT * FROM (\(first)) ORDER BY \(orderBy), id\(window)", arguments: arguments,
+                    sectioned: configuration.sectioned)
             }
         }
         func controllerState() throws -> ItemState {
-            SectionedState(sections: try controller.sections!.map { ($0.name, $0.objects.map { $0.id! }) },
-                           content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id!, $0) }))
+            SectionedState(
+                sections: try controller.sections!.map { ($0.name, $0.objects.map { $0.id! }) },
+                content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id!, $0) }))
         }
 
         var state = try oracle(held: controller.heldRowCount)
@@ -98,19 +114,24 @@ import Testing
                 loads += 1
             } else {
                 if controller.hasRowsToLoad { commitsWhileLoading += 1 }
-                rolledBack = try writer.commitStep(step, pruneEvery: 53, random: &random, transaction: { random in
-                    let ids = try pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM item") }
-                    return RandomWorkload.transaction(itemIDs: ids, random: &random)
-                }, poll: { try controller.processPendingChanges() })
+                rolledBack = try writer.commitStep(
+                    step, pruneEvery: 53, random: &random,
+                    transaction: { random in
+                        let ids = try pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM item") }
+                        return RandomWorkload.transaction(itemIDs: ids, random: &random)
+                    }, poll: { try controller.processPendingChanges() })
             }
             let newState = try oracle(held: controller.heldRowCount)
-            _ = try checkStep(recorder, old: state, new: newState, controllerState: try controllerState(), rolledBack: rolledBack,
-                          batched: request.fetchBatchSize > 0, context: "seed \(seed), step \(step), held \(controller.heldRowCount)",
-                          withDifference: configuration.styles.contains(.difference))
+            _ = try checkStep(
+                recorder, old: state, new: newState, controllerState: try controllerState(), rolledBack: rolledBack,
+                batched: request.fetchBatchSize > 0,
+                context: "seed \(seed), step \(step), held \(controller.heldRowCount)",
+                withDifference: configuration.styles.contains(.difference))
             state = newState
         }
-        print("ProgressiveFetchTests[\(configuration.label)]: \(loads) steps of the load, "
-              + "\(commitsWhileLoading) transactions during it")
+        print(
+            "ProgressiveFetchTests[\(configuration.label)]: \(loads) steps of the load, "
+                + "\(commitsWhileLoading) transactions during it")
         #expect(loads >= 10 && commitsWhileLoading >= 30, "the load and the transactions must interleave")
 
         while try controller.loadMoreRows(3) {}
@@ -123,12 +144,14 @@ import Testing
         var random = SplitMix64(seed: 11)
         let (pool, path) = try makeItemDatabase(history: true)
         try Self.fill(pool, rows: 120, random: &random)
-        let request = TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: Self.standings, fetchBatchSize: 5)
+        let request = TableFetchRequest(
+            table: "item", predicate: "visible = 1", sortDescriptors: Self.standings, fetchBatchSize: 5)
         let cacheDirectory = URL(fileURLWithPath: NSTemporaryDirectory() + "progressive-cache-" + UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: cacheDirectory) }
         func makeController() -> (SQLiteResultsController<Item>, Recorder) {
             let controller = SQLiteResultsController<Item>(
-                fetchRequest: request, database: pool, sectionNameKeyPath: "grp", cacheName: "items", cacheDirectory: cacheDirectory)
+                fetchRequest: request, database: pool, sectionNameKeyPath: "grp", cacheName: "items",
+                cacheDirectory: cacheDirectory)
             let recorder = Recorder()
             controller.delegate = recorder
             controller.changeStyles = [.changes, .snapshot]
@@ -140,19 +163,25 @@ import Testing
         // Changes after the file was written, at the start and in the tail of the order.
         let writer = try TransactionWriter(.otherConnection, pool: pool, path: path)
         for step in 0..<20 {
-            _ = try writer.commitStep(step, pruneEvery: 1000, random: &random, transaction: { random in
-                let ids = try pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM item") }
-                return RandomWorkload.transaction(itemIDs: ids, random: &random)
-            }, poll: {})
+            _ = try writer.commitStep(
+                step, pruneEvery: 1000, random: &random,
+                transaction: { random in
+                    let ids = try pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM item") }
+                    return RandomWorkload.transaction(itemIDs: ids, random: &random)
+                }, poll: {})
         }
 
         let (controller, recorder) = makeController()
         try controller.performFetch(firstRows: 4)
         #expect(controller.lastFetchSource == .store && controller.hasRowsToLoad, "the first rows come from the store")
-        let orderBy = request.sortDescriptors.map { "\($0.key) COLLATE \($0.collation.sqlite)\($0.ascending ? "" : " DESC")" }.joined(separator: ", ")
+        let orderBy = request.sortDescriptors.map {
+            "\($0.key) COLLATE \($0.collation.sqlite)\($0.ascending ? "" : " DESC")"
+        }.joined(separator: ", ")
         func oracle(held: Int?) throws -> ItemState {
             try pool.read { db in
-                try ItemState.query(db, sql: "SELECT * FROM item WHERE visible = 1 ORDER BY \(orderBy), id LIMIT \(held ?? -1)", sectioned: true)
+                try ItemState.query(
+                    db, sql: "SELECT * FROM item WHERE visible = 1 ORDER BY \(orderBy), id LIMIT \(held ?? -1)",
+                    sectioned: true)
             }
         }
         let before = try oracle(held: 4)
@@ -160,10 +189,13 @@ import Testing
         #expect(try !controller.loadMoreRows(2), "one step loads every row")
         #expect(controller.lastFetchSource == .cache)
         let after = try oracle(held: nil)
-        let state = SectionedState(sections: try controller.sections!.map { ($0.name, $0.objects.map { $0.id! }) },
-                                   content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id!, $0) }))
-        _ = try checkStep(recorder, old: before, new: after, controllerState: state, rolledBack: false, batched: true, context: "cache",
-                      withDifference: false)
+        let state = SectionedState(
+            sections: try controller.sections!.map { ($0.name, $0.objects.map { $0.id! }) },
+            content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id!, $0) }))
+        _ = try checkStep(
+            recorder, old: before, new: after, controllerState: state, rolledBack: false, batched: true,
+            context: "cache",
+            withDifference: false)
         #expect(after.flatIDs.count > 60)
     }
 

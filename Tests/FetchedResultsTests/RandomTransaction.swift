@@ -18,10 +18,10 @@ struct RandomTransaction {
     }
 
     func run(in shell: SQLiteShell) throws {
-        try shell.execute((["BEGIN IMMEDIATE"] + statements + [rollback ? "ROLLBACK" : "COMMIT"]).joined(separator: ";\n") + ";")
+        try shell.execute(
+            (["BEGIN IMMEDIATE"] + statements + [rollback ? "ROLLBACK" : "COMMIT"]).joined(separator: ";\n") + ";")
     }
 }
-
 
 extension RandomWorkload {
     /// Runs one random transaction on `writer`; returns true when it was rolled back.

@@ -1,7 +1,7 @@
-import TestSupport
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 /// Thousands of random transactions; after each one the controller must equal a fresh fetch by
@@ -54,31 +54,57 @@ import Testing
     ]
 
     static let configurations: [Configuration] = [
-        .init(label: "sections, predicate", request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings),
-              sectioned: true, transactions: 2000),
-        .init(label: "no sections, binary names", request: TableFetchRequest(table: "item", predicate: "visible = ?", arguments: [1.databaseValue],
-              sortDescriptors: [ColumnSortDescriptor(key: "name"), ColumnSortDescriptor(key: "score", ascending: false)]),
-              sectioned: false, transactions: 1000),
-        .init(label: "window limit 7 offset 3", request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings,
-              fetchLimit: 7, fetchOffset: 3), sectioned: true, transactions: 1000),
-        .init(label: "no history, writes through the pool", request: TableFetchRequest(table: "item", predicate: "visible = 1",
-              sortDescriptors: standings), sectioned: true, transactions: 600, writer: .localPool),
-        .init(label: "history, local writer", request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings),
-              sectioned: true, transactions: 600, writer: .localWithHistory),
-        .init(label: "history, writer on another connection, pruning", request: TableFetchRequest(
-              table: "item", predicate: "visible = 1", sortDescriptors: standings),
-              sectioned: true, transactions: 1000, writer: .otherConnection),
-        .init(label: "batches of 3, local writer", request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings,
-              fetchBatchSize: 3), sectioned: true, transactions: 800),
-        .init(label: "batches of 3, writer on another connection, pruning", request: TableFetchRequest(
-              table: "item", predicate: "visible = 1", sortDescriptors: standings, fetchBatchSize: 3),
-              sectioned: true, transactions: 800, writer: .otherConnection),
-        .init(label: "history, writer in another process, pruning", request: TableFetchRequest(
-              table: "item", predicate: "visible = 1", sortDescriptors: standings),
-              sectioned: true, transactions: 600, writer: .otherProcess),
-        .init(label: "writer on another connection, then notifyChanges", request: TableFetchRequest(
-              table: "item", predicate: "visible = 1", sortDescriptors: standings),
-              sectioned: true, transactions: 400, writer: .otherConnectionThenNotify),
+        .init(
+            label: "sections, predicate",
+            request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings),
+            sectioned: true, transactions: 2000),
+        .init(
+            label: "no sections, binary names",
+            request: TableFetchRequest(
+                table: "item", predicate: "visible = ?", arguments: [1.databaseValue],
+                sortDescriptors: [
+                    ColumnSortDescriptor(key: "name"), ColumnSortDescriptor(key: "score", ascending: false),
+                ]),
+            sectioned: false, transactions: 1000),
+        .init(
+            label: "window limit 7 offset 3",
+            request: TableFetchRequest(
+                table: "item", predicate: "visible = 1", sortDescriptors: standings,
+                fetchLimit: 7, fetchOffset: 3), sectioned: true, transactions: 1000),
+        .init(
+            label: "no history, writes through the pool",
+            request: TableFetchRequest(
+                table: "item", predicate: "visible = 1",
+                sortDescriptors: standings), sectioned: true, transactions: 600, writer: .localPool),
+        .init(
+            label: "history, local writer",
+            request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings),
+            sectioned: true, transactions: 600, writer: .localWithHistory),
+        .init(
+            label: "history, writer on another connection, pruning",
+            request: TableFetchRequest(
+                table: "item", predicate: "visible = 1", sortDescriptors: standings),
+            sectioned: true, transactions: 1000, writer: .otherConnection),
+        .init(
+            label: "batches of 3, local writer",
+            request: TableFetchRequest(
+                table: "item", predicate: "visible = 1", sortDescriptors: standings,
+                fetchBatchSize: 3), sectioned: true, transactions: 800),
+        .init(
+            label: "batches of 3, writer on another connection, pruning",
+            request: TableFetchRequest(
+                table: "item", predicate: "visible = 1", sortDescriptors: standings, fetchBatchSize: 3),
+            sectioned: true, transactions: 800, writer: .otherConnection),
+        .init(
+            label: "history, writer in another process, pruning",
+            request: TableFetchRequest(
+                table: "item", predicate: "visible = 1", sortDescriptors: standings),
+            sectioned: true, transactions: 600, writer: .otherProcess),
+        .init(
+            label: "writer on another connection, then notifyChanges",
+            request: TableFetchRequest(
+                table: "item", predicate: "visible = 1", sortDescriptors: standings),
+            sectioned: true, transactions: 400, writer: .otherConnectionThenNotify),
     ]
 
     @Test(arguments: configurations)
@@ -101,11 +127,15 @@ import Testing
         if request.fetchLimit > 0 || request.fetchOffset > 0 {
             limitClause = " LIMIT \(request.fetchLimit > 0 ? request.fetchLimit : -1) OFFSET \(request.fetchOffset)"
         }
-        let orderBy = request.sortDescriptors.map { "\($0.key) COLLATE \($0.collation.sqlite)\($0.ascending ? "" : " DESC")" }.joined(separator: ", ")
+        let orderBy = request.sortDescriptors.map {
+            "\($0.key) COLLATE \($0.collation.sqlite)\($0.ascending ? "" : " DESC")"
+        }.joined(separator: ", ")
         let (predicate, arguments) = try pool.read { db in try (request.predicate as! SQLitePredicate).sql.build(db) }
         let oracleSQL = "SELECT * FROM item WHERE \(predicate) ORDER BY \(orderBy), id\(limitClause)"
         func oracle() throws -> ItemState {
-            try pool.read { db in try ItemState.query(db, sql: oracleSQL, arguments: arguments, sectioned: configuration.sectioned) }
+            try pool.read { db in
+                try ItemState.query(db, sql: oracleSQL, arguments: arguments, sectioned: configuration.sectioned)
+            }
         }
 
         let callbackBatches = try runCheckedSteps(
@@ -115,8 +145,9 @@ import Testing
                 let ids = try pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM item") }
                 return RandomWorkload.transaction(itemIDs: ids, random: &random)
             }, oracle: oracle)
-        print("RandomisedOracleTests[\(configuration.label)]: \(configuration.transactions) transactions, "
-              + "\(callbackBatches) with callbacks")
+        print(
+            "RandomisedOracleTests[\(configuration.label)]: \(configuration.transactions) transactions, "
+                + "\(callbackBatches) with callbacks")
         if request.fetchBatchSize > 0 {
             #expect(controller.loadedRowCount <= request.fetchBatchSize * 8, "batching keeps a bounded number of rows")
         }
@@ -150,15 +181,20 @@ enum RandomWorkload {
                 if newID == step.nextID { step.nextID += 1 }
             case (11, let id?):
                 // Another row holding this code is deleted by REPLACE.
-                step.statements.append("UPDATE OR REPLACE item "
-                                       + "SET code = \(ItemWorkload.literal(ItemWorkload.codes.randomElement(using: &random)!)) "
-                                       + "WHERE id = \(id)")
+                step.statements.append(
+                    "UPDATE OR REPLACE item "
+                        + "SET code = \(ItemWorkload.literal(ItemWorkload.codes.randomElement(using: &random)!)) "
+                        + "WHERE id = \(id)")
             case (12, _):
-                let values = [String(step.nextID), ItemWorkload.literal(ItemWorkload.groups.randomElement(using: &random)!),
-                              String(Int.random(in: 0...5, using: &random)), ItemWorkload.literal(ItemWorkload.names.randomElement(using: &random)!),
-                              "''", "1", ItemWorkload.literal(ItemWorkload.codes.randomElement(using: &random)!)]
-                step.statements.append("INSERT OR REPLACE INTO item (id, grp, score, name, note, visible, code) "
-                                       + "VALUES (\(values.joined(separator: ", ")))")
+                let values = [
+                    String(step.nextID), ItemWorkload.literal(ItemWorkload.groups.randomElement(using: &random)!),
+                    String(Int.random(in: 0...5, using: &random)),
+                    ItemWorkload.literal(ItemWorkload.names.randomElement(using: &random)!),
+                    "''", "1", ItemWorkload.literal(ItemWorkload.codes.randomElement(using: &random)!),
+                ]
+                step.statements.append(
+                    "INSERT OR REPLACE INTO item (id, grp, score, name, note, visible, code) "
+                        + "VALUES (\(values.joined(separator: ", ")))")
                 step.takeNextID()
             case (_, let id?):
                 step.touch(id)

@@ -39,11 +39,15 @@ import Testing
         let writer = try TransactionWriter(configuration.writer, pool: pool, path: path)
         let request = TableFetchRequest(
             table: "content", predicate: "created % 5 <> 0",
-            sortDescriptors: [ColumnSortDescriptor(key: "bucket.name", collation: .caseInsensitive), ColumnSortDescriptor(key: "created", ascending: false)],
+            sortDescriptors: [
+                ColumnSortDescriptor(key: "bucket.name", collation: .caseInsensitive),
+                ColumnSortDescriptor(key: "created", ascending: false),
+            ],
             fetchBatchSize: configuration.batchSize,
             relationships: [ToOneRelationship("bucket", foreignKey: "bucketId", destinationTable: "bucket")],
             relationshipKeyPathsForRefreshing: ["bucket.color"])
-        let controller = SQLiteResultsController<Content>(fetchRequest: request, database: pool, sectionNameKeyPath: "bucket.name")
+        let controller = SQLiteResultsController<Content>(
+            fetchRequest: request, database: pool, sectionNameKeyPath: "bucket.name")
         let recorder = Recorder()
         controller.delegate = recorder
         controller.changeStyles = [.changes, .snapshot, .difference]
@@ -51,7 +55,8 @@ import Testing
 
         func oracle() throws -> SectionedState<Content> {
             let rows = try pool.read { db in try Row.fetchAll(db, sql: Self.oracleSQL) }
-            return SectionedState(ordered: rows.map { ($0["id"], $0["bucket.name"], Content(row: $0)) }, sectioned: true)
+            return SectionedState(
+                ordered: rows.map { ($0["id"], $0["bucket.name"], Content(row: $0)) }, sectioned: true)
         }
         let stepsWithCallbacks = try runCheckedSteps(
             configuration.steps, controller: controller, recorder: recorder, writer: writer, pruneEvery: 61,
@@ -60,8 +65,9 @@ import Testing
                 let contents = try pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM content") }
                 return RelationshipWorkload.transaction(contentIDs: contents, random: &random)
             }, oracle: oracle)
-        print("RelationshipOracleTests[\(configuration.label)]: \(configuration.steps) steps, "
-              + "\(stepsWithCallbacks) with callbacks")
+        print(
+            "RelationshipOracleTests[\(configuration.label)]: \(configuration.steps) steps, "
+                + "\(stepsWithCallbacks) with callbacks")
         #expect(stepsWithCallbacks > configuration.steps / 5, "the workload must change the results often")
     }
 }

@@ -30,12 +30,13 @@ func makeBucketDatabase(foreignKey: Bool = false) throws -> (DatabasePool, Strin
     let path = NSTemporaryDirectory() + "fetched-results-" + UUID().uuidString + ".sqlite"
     let pool = try DatabasePool(path: path)
     try pool.write { db in
-        try db.execute(sql: """
-            CREATE TABLE bucket (id INTEGER PRIMARY KEY, name TEXT, color TEXT, note TEXT NOT NULL DEFAULT '');
-            CREATE TABLE content (id INTEGER PRIMARY KEY, title TEXT NOT NULL, created INTEGER NOT NULL,
-                                  bucketId INTEGER \(foreignKey ? "REFERENCES bucket(id) ON DELETE SET NULL" : ""));
-            CREATE INDEX content_bucket ON content(bucketId);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE bucket (id INTEGER PRIMARY KEY, name TEXT, color TEXT, note TEXT NOT NULL DEFAULT '');
+                CREATE TABLE content (id INTEGER PRIMARY KEY, title TEXT NOT NULL, created INTEGER NOT NULL,
+                                      bucketId INTEGER \(foreignKey ? "REFERENCES bucket(id) ON DELETE SET NULL" : ""));
+                CREATE INDEX content_bucket ON content(bucketId);
+                """)
         try ChangeHistory.install(on: "content", in: db)
         try ChangeHistory.install(on: "bucket", in: db)
     }
@@ -61,30 +62,35 @@ enum RelationshipWorkload {
             switch Int.random(in: 0..<12, using: &random) {
             case 0:
                 let id = someBucket(&random)
-                statements.append("INSERT OR REPLACE INTO bucket (id, name, color) VALUES (\(id), "
-                    + "\(ItemWorkload.literal(bucketNames.randomElement(using: &random)!)), "
-                    + "\(ItemWorkload.literal(colors.randomElement(using: &random)!)))")
+                statements.append(
+                    "INSERT OR REPLACE INTO bucket (id, name, color) VALUES (\(id), "
+                        + "\(ItemWorkload.literal(bucketNames.randomElement(using: &random)!)), "
+                        + "\(ItemWorkload.literal(colors.randomElement(using: &random)!)))")
             case 1:
                 statements.append("DELETE FROM bucket WHERE id = \(someBucket(&random))")
             case 2, 3:
-                statements.append("UPDATE bucket SET name = \(ItemWorkload.literal(bucketNames.randomElement(using: &random)!)) "
-                    + "WHERE id = \(someBucket(&random))")
+                statements.append(
+                    "UPDATE bucket SET name = \(ItemWorkload.literal(bucketNames.randomElement(using: &random)!)) "
+                        + "WHERE id = \(someBucket(&random))")
             case 4:
-                statements.append("UPDATE bucket SET color = \(ItemWorkload.literal(colors.randomElement(using: &random)!)) "
-                    + "WHERE id = \(someBucket(&random))")
+                statements.append(
+                    "UPDATE bucket SET color = \(ItemWorkload.literal(colors.randomElement(using: &random)!)) "
+                        + "WHERE id = \(someBucket(&random))")
             case 5:
                 // A column no key path names: never a callback by itself.
                 statements.append("UPDATE bucket SET note = note || 'x' WHERE id = \(someBucket(&random))")
             case 6, 7:
-                statements.append("INSERT INTO content (id, title, created, bucketId) VALUES (\(nextContent), "
-                    + "'item \(nextContent)', \(Int.random(in: 0...20, using: &random)), \(someBucket(&random)))")
+                statements.append(
+                    "INSERT INTO content (id, title, created, bucketId) VALUES (\(nextContent), "
+                        + "'item \(nextContent)', \(Int.random(in: 0...20, using: &random)), \(someBucket(&random)))")
                 nextContent += 1
             case 8 where content != nil:
                 statements.append("DELETE FROM content WHERE id = \(content!)")
             case 9 where content != nil:
                 statements.append("UPDATE content SET bucketId = \(someBucket(&random)) WHERE id = \(content!)")
             case 10 where content != nil:
-                statements.append("UPDATE content SET created = \(Int.random(in: 0...20, using: &random)) WHERE id = \(content!)")
+                statements.append(
+                    "UPDATE content SET created = \(Int.random(in: 0...20, using: &random)) WHERE id = \(content!)")
             default:
                 statements.append("UPDATE bucket SET name = name WHERE id = \(someBucket(&random))")
             }

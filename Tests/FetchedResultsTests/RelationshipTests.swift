@@ -15,20 +15,25 @@ import Testing
         let recorder = Recorder()
         private let writer: TransactionWriter
 
-        init(writer: TransactionWriter.Kind, request: TableFetchRequest, sectionNameKeyPath: String? = nil, foreignKey: Bool = false) throws {
+        init(
+            writer: TransactionWriter.Kind, request: TableFetchRequest, sectionNameKeyPath: String? = nil,
+            foreignKey: Bool = false
+        ) throws {
             let (pool, path) = try makeBucketDatabase(foreignKey: foreignKey)
             self.pool = pool
             self.writer = try TransactionWriter(writer, pool: pool, path: path)
             try pool.write { db in
-                try db.execute(sql: """
-                    INSERT INTO bucket (id, name, color) VALUES
-                        (1, 'Inbox', 'red'), (2, 'Work', 'blue'), (3, 'Trips', 'green');
-                    INSERT INTO content (id, title, created, bucketId) VALUES
-                        (1, 'a', 1, 1), (2, 'b', 2, 2), (3, 'c', 3, 1),
-                        (4, 'd', 4, 3), (5, 'e', 5, 2), (6, 'f', 6, NULL);
-                    """)
+                try db.execute(
+                    sql: """
+                        INSERT INTO bucket (id, name, color) VALUES
+                            (1, 'Inbox', 'red'), (2, 'Work', 'blue'), (3, 'Trips', 'green');
+                        INSERT INTO content (id, title, created, bucketId) VALUES
+                            (1, 'a', 1, 1), (2, 'b', 2, 2), (3, 'c', 3, 1),
+                            (4, 'd', 4, 3), (5, 'e', 5, 2), (6, 'f', 6, NULL);
+                        """)
             }
-            let controller = SQLiteResultsController<Content>(fetchRequest: request, database: pool, sectionNameKeyPath: sectionNameKeyPath)
+            let controller = SQLiteResultsController<Content>(
+                fetchRequest: request, database: pool, sectionNameKeyPath: sectionNameKeyPath)
             self.controller = controller
             self.writer.controllerWrite = { body in try controller.write(body) }
             controller.delegate = recorder
@@ -51,7 +56,10 @@ import Testing
 
     /// The updates of a batch as (row id, changed columns).
     func updates(_ batches: [Recorder.Batch]) -> [Int64: Set<String>] {
-        Dictionary(uniqueKeysWithValues: batches.flatMap(\.objects).filter { $0.type == .update }.map { ($0.rowID, $0.changedColumns) })
+        Dictionary(
+            uniqueKeysWithValues: batches.flatMap(\.objects).filter { $0.type == .update }.map {
+                ($0.rowID, $0.changedColumns)
+            })
     }
 
     @Test(arguments: TransactionWriter.Kind.allCases)
@@ -65,7 +73,10 @@ import Testing
         #expect(batches.count == 1 && batches[0].sections.isEmpty)
         #expect(batches.flatMap(\.objects).allSatisfy { $0.type == .update })
         #expect(updates(batches) == [1: ["bucket.name"], 3: ["bucket.name"]])
-        #expect(batches.flatMap(\.objects).map(\.indexPath) == [IndexPath(row: 0, section: 0), IndexPath(row: 2, section: 0)])
+        #expect(
+            batches.flatMap(\.objects).map(\.indexPath) == [
+                IndexPath(row: 0, section: 0), IndexPath(row: 2, section: 0),
+            ])
         #expect(try controller.fetchedObjects!.map(\.bucketName) == ["Home", "Work", "Home", "Trips", "Work", nil])
 
         // Columns no key path names, and writes that change nothing: no callback at all.
@@ -89,7 +100,8 @@ import Testing
 
         // A rolled-back rename: nothing.
         fixture.recorder.reset()
-        try RandomTransaction(statements: ["UPDATE bucket SET name = 'Gone' WHERE id = 3"], rollback: true).run(on: fixture.pool)
+        try RandomTransaction(statements: ["UPDATE bucket SET name = 'Gone' WHERE id = 3"], rollback: true).run(
+            on: fixture.pool)
         try controller.processPendingChanges()
         #expect(fixture.recorder.batches.isEmpty)
     }
@@ -98,8 +110,12 @@ import Testing
         // No declared relationship: `bucket` is found from the foreign key on bucketId.
         let request = TableFetchRequest(
             table: "content",
-            sortDescriptors: [ColumnSortDescriptor(key: "bucket.name", collation: .caseInsensitive), ColumnSortDescriptor(key: "created")])
-        let fixture = try Fixture(writer: .controllersPool, request: request, sectionNameKeyPath: "bucket.name", foreignKey: true)
+            sortDescriptors: [
+                ColumnSortDescriptor(key: "bucket.name", collation: .caseInsensitive),
+                ColumnSortDescriptor(key: "created"),
+            ])
+        let fixture = try Fixture(
+            writer: .controllersPool, request: request, sectionNameKeyPath: "bucket.name", foreignKey: true)
         let controller = fixture.controller
         func sections() throws -> [String] {
             try controller.sections!.map { "\($0.name): \($0.objects.map(\.title).joined())" }
@@ -121,14 +137,23 @@ import Testing
     @Test func keyPathsThatCrossNoKnownRelationshipThrowDescriptiveErrors() throws {
         let (pool, _) = try makeBucketDatabase(foreignKey: true)
         func fetch(_ keyPath: String) throws {
-            let request = TableFetchRequest(table: "content", sortDescriptors: [ColumnSortDescriptor(key: "created")],
-                                            relationshipKeyPathsForRefreshing: [keyPath])
+            let request = TableFetchRequest(
+                table: "content", sortDescriptors: [ColumnSortDescriptor(key: "created")],
+                relationshipKeyPathsForRefreshing: [keyPath])
             try SQLiteResultsController<Content>(fetchRequest: request, database: pool).performFetch()
         }
-        #expect(throws: FetchedResultsError.unknownRelationship(keyPath: "owner.name", table: "content")) { try fetch("owner.name") }
-        #expect(throws: FetchedResultsError.unknownRelatedColumn(keyPath: "bucket.title", table: "bucket")) { try fetch("bucket.title") }
-        #expect(throws: FetchedResultsError.unsupportedKeyPath(keyPath: "bucket.owner.name")) { try fetch("bucket.owner.name") }
-        #expect("\(FetchedResultsError.unknownRelationship(keyPath: "owner.name", table: "content"))".contains("ToOneRelationship(\"owner\""))
+        #expect(throws: FetchedResultsError.unknownRelationship(keyPath: "owner.name", table: "content")) {
+            try fetch("owner.name")
+        }
+        #expect(throws: FetchedResultsError.unknownRelatedColumn(keyPath: "bucket.title", table: "bucket")) {
+            try fetch("bucket.title")
+        }
+        #expect(throws: FetchedResultsError.unsupportedKeyPath(keyPath: "bucket.owner.name")) {
+            try fetch("bucket.owner.name")
+        }
+        #expect(
+            "\(FetchedResultsError.unknownRelationship(keyPath: "owner.name", table: "content"))".contains(
+                "ToOneRelationship(\"owner\""))
         try fetch("bucket.color")
     }
 
@@ -137,13 +162,15 @@ import Testing
         let directory = TemporaryDirectory()
         let (pool, _) = try makeBucketDatabase()
         try pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO bucket (id, name) VALUES (1, 'b'), (2, 'a');
-                INSERT INTO content (title, created, bucketId) VALUES ('x', 1, 1), ('y', 2, 2), ('z', 3, 1);
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO bucket (id, name) VALUES (1, 'b'), (2, 'a');
+                    INSERT INTO content (title, created, bucketId) VALUES ('x', 1, 1), ('y', 2, 2), ('z', 3, 1);
+                    """)
         }
         let request = TableFetchRequest(
-            table: "content", sortDescriptors: [ColumnSortDescriptor(key: "bucket.name"), ColumnSortDescriptor(key: "created")],
+            table: "content",
+            sortDescriptors: [ColumnSortDescriptor(key: "bucket.name"), ColumnSortDescriptor(key: "created")],
             relationships: [ToOneRelationship("bucket", foreignKey: "bucketId", destinationTable: "bucket")])
         let recorder = Recorder()
         func launch() throws -> SQLiteResultsController<Content> {

@@ -1,7 +1,7 @@
-import TestSupport
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 /// The persistent cache: used when valid (no ordered fetch of the table), rebuilt for every
@@ -12,8 +12,10 @@ import Testing
         ColumnSortDescriptor(key: "score", ascending: false),
         ColumnSortDescriptor(key: "name", collation: .caseInsensitive),
     ]
-    static let request = TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings, fetchBatchSize: 4)
-    static let oracleSQL = "SELECT * FROM item WHERE visible = 1 ORDER BY grp COLLATE NOCASE, score DESC, name COLLATE NOCASE, id"
+    static let request = TableFetchRequest(
+        table: "item", predicate: "visible = 1", sortDescriptors: standings, fetchBatchSize: 4)
+    static let oracleSQL =
+        "SELECT * FROM item WHERE visible = 1 ORDER BY grp COLLATE NOCASE, score DESC, name COLLATE NOCASE, id"
 
     /// A store with history, 60 random items, and statements counted by kind.
     final class Fixture {
@@ -30,7 +32,9 @@ import Testing
             configuration.prepareDatabase { db in
                 db.trace { event in
                     // An ordered SELECT over the whole table is the full fetch a cache avoids.
-                    if event.description.contains("ORDER BY") && !event.description.contains("sqlite_") { counter.withLock { $0 += 1 } }
+                    if event.description.contains("ORDER BY") && !event.description.contains("sqlite_") {
+                        counter.withLock { $0 += 1 }
+                    }
                 }
             }
             pool = try DatabasePool(path: folder.store, configuration: configuration)
@@ -42,18 +46,23 @@ import Testing
             for _ in 0..<60 { _ = try RandomWorkload.transaction(pool, random: &random) }
         }
 
-        func controller(_ request: TableFetchRequest = ResultsCacheTests.request, sections: String? = "grp",
-                        name: String = "items") -> SQLiteResultsController<Item> {
+        func controller(
+            _ request: TableFetchRequest = ResultsCacheTests.request, sections: String? = "grp",
+            name: String = "items"
+        ) -> SQLiteResultsController<Item> {
             let controller = SQLiteResultsController<Item>(
-                fetchRequest: request, database: pool, sectionNameKeyPath: sections, cacheName: name, cacheDirectory: cacheDirectory)
+                fetchRequest: request, database: pool, sectionNameKeyPath: sections, cacheName: name,
+                cacheDirectory: cacheDirectory)
             controller.delegate = delegate
             return controller
         }
 
         /// Fetches with a new controller; returns where its ordering came from, after checking
         /// its results against SQLite.
-        func fetchAndCheck(_ request: TableFetchRequest = ResultsCacheTests.request, sections: String? = "grp",
-                           sql: String = ResultsCacheTests.oracleSQL) throws -> (FetchSource?, orderedFetches: Int) {
+        func fetchAndCheck(
+            _ request: TableFetchRequest = ResultsCacheTests.request, sections: String? = "grp",
+            sql: String = ResultsCacheTests.oracleSQL
+        ) throws -> (FetchSource?, orderedFetches: Int) {
             orderedFetches.withLock { $0 = 0 }
             let controller = controller(request, sections: sections)
             try controller.performFetch()
@@ -63,10 +72,15 @@ import Testing
             return (controller.lastFetchSource, fetches)
         }
 
-        func check(_ controller: SQLiteResultsController<Item>, sections: Bool = true, sql: String = ResultsCacheTests.oracleSQL) throws {
+        func check(
+            _ controller: SQLiteResultsController<Item>, sections: Bool = true,
+            sql: String = ResultsCacheTests.oracleSQL
+        ) throws {
             let expected = try pool.read { db in try ItemState.query(db, sql: sql, sectioned: sections) }
             let mine = try controller.sections!.map { ($0.name, $0.objects.map(\.id!)) }
-            let actual = ItemState(sections: mine, content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id!, $0) }))
+            let actual = ItemState(
+                sections: mine,
+                content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id!, $0) }))
             #expect(actual == expected)
         }
 
@@ -99,8 +113,10 @@ import Testing
 
     /// Every way a cache can stop describing the store makes the next fetch read the store,
     /// and the results stay right.
-    @Test(arguments: ["prunedHistory", "storeFromThePast", "otherStore", "schemaChange", "otherPredicate",
-                      "otherSortOrder", "otherSections", "otherWindow"])
+    @Test(arguments: [
+        "prunedHistory", "storeFromThePast", "otherStore", "schemaChange", "otherPredicate",
+        "otherSortOrder", "otherSections", "otherWindow",
+    ])
     func everyInvalidationCauseRebuilds(cause: String) throws {
         let fixture = try Fixture()
         _ = try fixture.fetchAndCheck()
@@ -115,7 +131,9 @@ import Testing
             // The cache was written after changes that the store no longer has (a restored backup).
             try fixture.pool.write { db in try db.execute(sql: "UPDATE item SET score = 7 WHERE id = 1") }
             _ = try fixture.fetchAndCheck()
-            try fixture.pool.write { db in try db.execute(sql: "UPDATE sqlite_sequence SET seq = seq - 1 WHERE name = 'fetchedresults_history'") }
+            try fixture.pool.write { db in
+                try db.execute(sql: "UPDATE sqlite_sequence SET seq = seq - 1 WHERE name = 'fetchedresults_history'")
+            }
         case "otherStore":
             try fixture.pool.write { db in try db.execute(sql: "UPDATE fetchedresults_store SET identity = 'another'") }
         case "schemaChange":
@@ -191,16 +209,21 @@ import Testing
             switch Int.random(in: 0..<20, using: &random) {
             case 0...2: try live.saveCache()
             case 3:
-                try fixture.pool.write { db in try ChangeHistory.prune(keeping: Int.random(in: 0...3, using: &random), in: db) }
+                try fixture.pool.write { db in
+                    try ChangeHistory.prune(keeping: Int.random(in: 0...3, using: &random), in: db)
+                }
             case 4...5:
                 live = fixture.controller()
                 try live.performFetch()
                 sources[live.lastFetchSource!, default: 0] += 1
             default: break
             }
-            let uncached = SQLiteResultsController<Item>(fetchRequest: ResultsCacheTests.request, database: fixture.pool, sectionNameKeyPath: "grp")
+            let uncached = SQLiteResultsController<Item>(
+                fetchRequest: ResultsCacheTests.request, database: fixture.pool, sectionNameKeyPath: "grp")
             try uncached.performFetch()
-            #expect(try live.sections!.map { $0.objects.map(\.id) } == uncached.sections!.map { $0.objects.map(\.id) }, "seed \(seed), step \(step)")
+            #expect(
+                try live.sections!.map { $0.objects.map(\.id) } == uncached.sections!.map { $0.objects.map(\.id) },
+                "seed \(seed), step \(step)")
             #expect(try live.fetchedObjects! == uncached.fetchedObjects!, "seed \(seed), step \(step)")
         }
         print("ResultsCacheTests reopened from: \(sources)")

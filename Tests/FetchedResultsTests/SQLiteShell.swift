@@ -46,7 +46,9 @@ final class SQLiteShell {
             }
             let data = output.fileHandleForReading.availableData
             guard !data.isEmpty else {
-                throw Failure(description: "the sqlite3 shell stopped (\(printed)); install it with: sudo apt-get install sqlite3")
+                throw Failure(
+                    description: "the sqlite3 shell stopped (\(printed)); install it with: sudo apt-get install sqlite3"
+                )
             }
             pending.append(data)
         }

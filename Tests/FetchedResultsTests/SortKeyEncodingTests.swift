@@ -1,10 +1,11 @@
-import TestSupport
-@testable import FetchedResults
-@testable import FetchedResultsSQLite
 import FetchedResults
 import Foundation
 import GRDB
+import TestSupport
 import Testing
+
+@testable import FetchedResults
+@testable import FetchedResultsSQLite
 
 /// The in-memory order must be exactly SQLite's: encoded keys, compared as bytes, are checked
 /// against SQLite's own ORDER BY on random values of every storage class.
@@ -18,9 +19,16 @@ import Testing
         switch Int.random(in: 0..<6, using: &random) {
         case 0: return .null
         case 1: return Int64.random(in: -3...3, using: &random).databaseValue
-        case 2: return [Int64.max, Int64.max - 1, Int64.min, 9007199254740993, -9007199254740993].randomElement(using: &random)!.databaseValue
-        case 3: return [-0.5, 2.5, 3.0, -0.0, 9007199254740992.0, 9.223372036854775807e18, -9.3e18, -1e300, .infinity].randomElement(using: &random)!.databaseValue
-        case 4: return Data((0..<Int.random(in: 0...2, using: &random)).map { _ in [0, 1, 0xFF].randomElement(using: &random)! }).databaseValue
+        case 2:
+            return [Int64.max, Int64.max - 1, Int64.min, 9007199254740993, -9007199254740993].randomElement(
+                using: &random)!.databaseValue
+        case 3:
+            return [-0.5, 2.5, 3.0, -0.0, 9007199254740992.0, 9.223372036854775807e18, -9.3e18, -1e300, .infinity]
+                .randomElement(using: &random)!.databaseValue
+        case 4:
+            return Data(
+                (0..<Int.random(in: 0...2, using: &random)).map { _ in [0, 1, 0xFF].randomElement(using: &random)! }
+            ).databaseValue
         default: return texts.randomElement(using: &random)!.databaseValue
         }
     }
@@ -34,16 +42,23 @@ import Testing
         try queue.write { db in
             try db.execute(sql: "CREATE TABLE v (id INTEGER PRIMARY KEY, x, y, z)")
             for _ in 0..<800 {
-                try db.execute(sql: "INSERT INTO v (x, y, z) VALUES (?, ?, ?)", arguments: [
-                    Self.randomValue(&random), Self.randomValue(&random), Self.randomValue(&random)])
+                try db.execute(
+                    sql: "INSERT INTO v (x, y, z) VALUES (?, ?, ?)",
+                    arguments: [
+                        Self.randomValue(&random), Self.randomValue(&random), Self.randomValue(&random),
+                    ])
             }
         }
         for descending in [[false, false, false], [true, false, true], [false, true, false]] {
-            let descriptors = zip(["x", "y", "z"], descending).map { ColumnSortDescriptor(key: $0, ascending: !$1, collation: collation) }
+            let descriptors = zip(["x", "y", "z"], descending).map {
+                ColumnSortDescriptor(key: $0, ascending: !$1, collation: collation)
+            }
             let request = TableFetchRequest(table: "v", sortDescriptors: descriptors)
             let encoding = SortKeyEncoding(descriptors: descriptors)
             let rows = try queue.read { db in try Row.fetchAll(db, sql: "SELECT id, x, y, z FROM v") }
-            let expected = try queue.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM v ORDER BY \(request.sqliteOrderBySQL)") }
+            let expected = try queue.read { db in
+                try Int64.fetchAll(db, sql: "SELECT id FROM v ORDER BY \(request.sqliteOrderBySQL)")
+            }
             let keyed = rows.map { row in
                 (id: row["id"] as Int64, key: encoding.key([row["x"], row["y"], row["z"]], rowID: row["id"]))
             }
@@ -61,17 +76,23 @@ import Testing
         let queue = try DatabaseQueue()
         // Round-tripped through SQLite, which keeps text only up to an embedded NUL when bound.
         let values = try queue.read { db in
-            try (0..<300).map { _ in try DatabaseValue.fetchOne(db, sql: "SELECT ?", arguments: [Self.randomValue(&random)])! }
+            try (0..<300).map { _ in
+                try DatabaseValue.fetchOne(db, sql: "SELECT ?", arguments: [Self.randomValue(&random)])!
+            }
         }
         for ascending in [true, false] {
-            let encoding = SortKeyEncoding(descriptors: [ColumnSortDescriptor(key: "x", ascending: ascending, collation: .caseInsensitive)])
+            let encoding = SortKeyEncoding(descriptors: [
+                ColumnSortDescriptor(key: "x", ascending: ascending, collation: .caseInsensitive)
+            ])
             let components = values.map { value in
                 let key = encoding.key([value, .null], rowID: 1)
                 let shape = ResultsShape(fetchOffset: 0, fetchLimit: 0, isSectioned: true, firstKeyAscending: ascending)
                 return Array(shape.firstComponent(of: key))
             }
             for _ in 0..<2000 {
-                let (i, j) = (Int.random(in: 0..<values.count, using: &random), Int.random(in: 0..<values.count, using: &random))
+                let (i, j) = (
+                    Int.random(in: 0..<values.count, using: &random), Int.random(in: 0..<values.count, using: &random)
+                )
                 let equal = try queue.read { db in
                     try Bool.fetchOne(db, sql: "SELECT (? IS ? COLLATE NOCASE)", arguments: [values[i], values[j]])!
                 }

@@ -1,7 +1,7 @@
-import TestSupport
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import TestSupport
 
 /// The test table's record.
 struct Item: Codable, FetchableRecord, PersistableRecord, Equatable, Sendable {
@@ -40,7 +40,9 @@ extension SectionedState where Content == Item {
 
     /// Runs the request's SQL and groups consecutive rows whose section value is equal ignoring
     /// ASCII case (as NOCASE compares).
-    static func query(_ db: Database, sql: String, arguments: StatementArguments = [], sectioned: Bool) throws -> ItemState {
+    static func query(
+        _ db: Database, sql: String, arguments: StatementArguments = [], sectioned: Bool
+    ) throws -> ItemState {
         let items = try Item.fetchAll(db, sql: sql, arguments: arguments)
         return ItemState(ordered: items.map { ($0.id!, $0.grp, $0) }, sectioned: sectioned)
     }

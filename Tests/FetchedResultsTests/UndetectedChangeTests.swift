@@ -1,7 +1,7 @@
-import TestSupport
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 /// The changes SQLite's update hook does not report (GRDB's "Dealing with Undetected Changes"):
@@ -17,8 +17,10 @@ import Testing
         let table: String
         let sortKey: String
 
-        init(schema: String, table: String, rows: [String], sortKey: String, sectioned: Bool = false,
-             collation: ColumnSortDescriptor.Collation = .binary, batchSize: Int = 0, history: Bool = false) throws {
+        init(
+            schema: String, table: String, rows: [String], sortKey: String, sectioned: Bool = false,
+            collation: ColumnSortDescriptor.Collation = .binary, batchSize: Int = 0, history: Bool = false
+        ) throws {
             path = NSTemporaryDirectory() + "fetched-results-undetected-" + UUID().uuidString + ".sqlite"
             pool = try DatabasePool(path: path)
             try pool.write { db in
@@ -42,14 +44,17 @@ import Testing
         func fresh() throws -> SectionedState<String> {
             try pool.read { db in
                 let rows = try GRDB.Row.fetchAll(
-                    db, sql: "SELECT id, \(sortKey.quotedDatabaseIdentifier), * FROM \(table) "
+                    db,
+                    sql: "SELECT id, \(sortKey.quotedDatabaseIdentifier), * FROM \(table) "
                         + "ORDER BY \(sortKey.quotedDatabaseIdentifier) "
                         + "COLLATE \(controller.fetchRequest.sortDescriptors[0].collation.sqlite), id")
                 return SectionedState(
                     ordered: rows.map { row in
                         let value: DatabaseValue = row[1]
-                        return (row[0], value.isNull ? nil : String.fromDatabaseValue(value) ?? value.description,
-                                AnyRow(row: row, droppingFirst: 2).content)
+                        return (
+                            row[0], value.isNull ? nil : String.fromDatabaseValue(value) ?? value.description,
+                            AnyRow(row: row, droppingFirst: 2).content
+                        )
                     },
                     sectioned: controller.sectionNameKeyPath != nil)
             }
@@ -73,17 +78,21 @@ import Testing
             try write()
             _ = try? controller.processPendingChanges()
             let after = try fresh()
-            _ = try checkStep(recorder, old: before, new: after, controllerState: try held(), rolledBack: false,
-                              batched: controller.fetchRequest.fetchBatchSize > 0, context: context)
+            _ = try checkStep(
+                recorder, old: before, new: after, controllerState: try held(), rolledBack: false,
+                batched: controller.fetchRequest.fetchBatchSize > 0, context: context)
         }
     }
 
     static let itemSchema = "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT)"
-    static let itemRows = ["INSERT INTO item VALUES (1, 'a')", "INSERT INTO item VALUES (2, 'b')", "INSERT INTO item VALUES (3, 'c')"]
+    static let itemRows = [
+        "INSERT INTO item VALUES (1, 'a')", "INSERT INTO item VALUES (2, 'b')", "INSERT INTO item VALUES (3, 'c')",
+    ]
 
     @Test(arguments: [0, 2])
     func aRowWhoseIDChangesIsMovedNotDuplicated(batchSize: Int) throws {
-        let fixture = try Fixture(schema: Self.itemSchema, table: "item", rows: Self.itemRows, sortKey: "name", batchSize: batchSize)
+        let fixture = try Fixture(
+            schema: Self.itemSchema, table: "item", rows: Self.itemRows, sortKey: "name", batchSize: batchSize)
         try fixture.check("rowid 1 → 10") {
             try fixture.pool.write { db in try db.execute(sql: "UPDATE item SET id = 10 WHERE id = 1") }
         }
@@ -114,13 +123,17 @@ import Testing
     }
 
     static let tagSchema = "CREATE TABLE tag (id INTEGER PRIMARY KEY, label TEXT NOT NULL UNIQUE)"
-    static let tagRows = ["INSERT INTO tag VALUES (1, 'a')", "INSERT INTO tag VALUES (2, 'b')", "INSERT INTO tag VALUES (3, 'c')"]
+    static let tagRows = [
+        "INSERT INTO tag VALUES (1, 'a')", "INSERT INTO tag VALUES (2, 'b')", "INSERT INTO tag VALUES (3, 'c')",
+    ]
 
     @Test(arguments: [0, 2])
     func insertOrReplaceThroughAUniqueColumnDeletesTheOtherRow(batchSize: Int) throws {
-        let fixture = try Fixture(schema: Self.tagSchema, table: "tag", rows: Self.tagRows, sortKey: "id", batchSize: batchSize)
+        let fixture = try Fixture(
+            schema: Self.tagSchema, table: "tag", rows: Self.tagRows, sortKey: "id", batchSize: batchSize)
         try fixture.check("insert or replace (7, b)") {
-            try fixture.pool.write { db in try db.execute(sql: "INSERT OR REPLACE INTO tag(id, label) VALUES (7, 'b')") }
+            try fixture.pool.write { db in try db.execute(sql: "INSERT OR REPLACE INTO tag(id, label) VALUES (7, 'b')")
+            }
         }
         #expect(try fixture.controller.fetchedObjects!.map { $0.id } == [1, 3, 7])
     }
@@ -134,21 +147,26 @@ import Testing
     }
 
     @Test func replaceByAnotherProcessIsSeenThroughTheHistory() throws {
-        let fixture = try Fixture(schema: Self.tagSchema, table: "tag", rows: Self.tagRows, sortKey: "id", history: true)
+        let fixture = try Fixture(
+            schema: Self.tagSchema, table: "tag", rows: Self.tagRows, sortKey: "id", history: true)
         let shell = try SQLiteShell(path: fixture.path)
         try fixture.check("another process: insert or replace (7, b), then rowid 1 → 10") {
-            try shell.execute("INSERT OR REPLACE INTO tag(id, label) VALUES (7, 'b'); UPDATE tag SET id = 10 WHERE id = 1;")
+            try shell.execute(
+                "INSERT OR REPLACE INTO tag(id, label) VALUES (7, 'b'); UPDATE tag SET id = 10 WHERE id = 1;")
             try fixture.controller.processPendingChanges()
         }
         #expect(try fixture.controller.fetchedObjects!.map { $0.id } == [3, 7, 10])
     }
 
     @Test func notifyChangesRefetchesWhatAnotherConnectionWrote() throws {
-        let fixture = try Fixture(schema: "CREATE TABLE note (id INTEGER PRIMARY KEY, text TEXT)",
-                                  table: "note", rows: ["INSERT INTO note VALUES (1, 'one')"], sortKey: "text")
+        let fixture = try Fixture(
+            schema: "CREATE TABLE note (id INTEGER PRIMARY KEY, text TEXT)",
+            table: "note", rows: ["INSERT INTO note VALUES (1, 'one')"], sortKey: "text")
         let other = try DatabaseQueue(path: fixture.path)
         try fixture.check("insert by another connection, then notifyChanges(in:)") {
-            try other.write { db in try db.execute(sql: "INSERT INTO note VALUES (2, 'two'); UPDATE note SET text = 'uno' WHERE id = 1") }
+            try other.write { db in
+                try db.execute(sql: "INSERT INTO note VALUES (2, 'two'); UPDATE note SET text = 'uno' WHERE id = 1")
+            }
             try fixture.pool.write { db in try db.notifyChanges(in: Table("note")) }
         }
         #expect(try fixture.controller.fetchedObjects!.map { $0["text"].description } == ["\"two\"", "\"uno\""])
@@ -158,7 +176,10 @@ import Testing
     @Test func sectionNamesFollowTheFirstRowNotHistory() throws {
         let fixture = try Fixture(
             schema: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT)", table: "item",
-            rows: ["INSERT INTO item VALUES (1, 'kappa')", "INSERT INTO item VALUES (2, 'Kappa')", "INSERT INTO item VALUES (3, 'zeta')"],
+            rows: [
+                "INSERT INTO item VALUES (1, 'kappa')", "INSERT INTO item VALUES (2, 'Kappa')",
+                "INSERT INTO item VALUES (3, 'zeta')",
+            ],
             sortKey: "name", sectioned: true, collation: .caseInsensitive)
         #expect(try fixture.controller.sections!.map { $0.name } == ["kappa", "zeta"])
         try fixture.check("delete the last 'kappa'") {
@@ -203,7 +224,8 @@ import Testing
         let (pool, _) = try makeItemDatabase()
         try pool.write { db in try db.execute(sql: "CREATE TABLE pair (a TEXT PRIMARY KEY, b TEXT) WITHOUT ROWID") }
         let controller = SQLiteResultsController<AnyRow>(
-            fetchRequest: TableFetchRequest(table: "pair", sortDescriptors: [ColumnSortDescriptor(key: "a")]), database: pool)
+            fetchRequest: TableFetchRequest(table: "pair", sortDescriptors: [ColumnSortDescriptor(key: "a")]),
+            database: pool)
         #expect(throws: FetchedResultsError.tableWithoutRowID(table: "pair")) { try controller.performFetch() }
         #expect("\(FetchedResultsError.tableWithoutRowID(table: "pair"))".contains("WITHOUT ROWID"))
     }
@@ -215,7 +237,8 @@ import Testing
             try other.write { db in try db.execute(sql: "ALTER TABLE item ADD COLUMN extra TEXT DEFAULT 'x'") }
             try fixture.pool.write { db in try db.execute(sql: "UPDATE item SET name = 'd' WHERE id = 1") }
         }
-        #expect(try fixture.controller.fetchedObjects!.map { $0["extra"] } == Array(repeating: "x".databaseValue, count: 3))
+        #expect(
+            try fixture.controller.fetchedObjects!.map { $0["extra"] } == Array(repeating: "x".databaseValue, count: 3))
     }
 }
 
@@ -228,7 +251,9 @@ struct AnyRow: FetchableRecord, Sendable {
     }
 
     init(row: GRDB.Row, droppingFirst count: Int) {
-        values = Dictionary(zip(row.columnNames.dropFirst(count).map { $0.lowercased() }, row.databaseValues.dropFirst(count))) { first, _ in first }
+        values = Dictionary(
+            zip(row.columnNames.dropFirst(count).map { $0.lowercased() }, row.databaseValues.dropFirst(count))
+        ) { first, _ in first }
     }
 
     subscript(_ column: String) -> DatabaseValue { values[column.lowercased()] ?? .null }

@@ -6,8 +6,10 @@ import Testing
 @Suite struct ServeCommandTests {
     @Test func badOptionsAreUsageErrors() throws {
         let folder = TemporaryDirectory()
-        for arguments in [["--listen", "nowhere"], ["--listen", "127.0.0.1:99999"], ["--listen", ":80"],
-                          ["--tls-cert", "x.pem"], ["--read-only", "--rotate-tokens"]] {
+        for arguments in [
+            ["--listen", "nowhere"], ["--listen", "127.0.0.1:99999"], ["--listen", ":80"],
+            ["--tls-cert", "x.pem"], ["--read-only", "--rotate-tokens"],
+        ] {
             let result = try worldcup(["serve"] + arguments, db: folder.store)
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
             #expect(result.stderr.hasPrefix("worldcup: "), "\(arguments): \(result.stderr)")
@@ -39,10 +41,12 @@ import Testing
     @Test func tlsServesTheSameStandingsOverHTTPS() throws {
         let folder = TemporaryDirectory()
         let certificate = folder.path + "/cert.pem", key = folder.path + "/key.pem"
-        let made = try ProgramRun("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", certificate,
-        ])
+        let made = try ProgramRun(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
+                "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", certificate,
+            ])
         try #require(made.status == 0, "\(made.stderr)")
         let serve = try ServeProcess(
             db: folder.store, home: folder.path + "/home", arguments: ["--tls-cert", certificate, "--tls-key", key])

@@ -25,10 +25,12 @@ import Testing
         // Every connection serve opens is open now: the follower's, the writes', the reads'.
         _ = try serve.standingsJSON()
         let admin = try database.connect()
-        let connections = try admin.execute("""
+        let connections = try admin.execute(
+            """
             SELECT count(*) FROM pg_stat_activity
             WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()
-            """).scalar
+            """
+        ).scalar
         #expect(Int(connections ?? "") ?? 99 <= 5, "serve's connections: \(connections ?? "?")")
 
         // Each viewer's events until Brazil shows 100: Brazil's wins only ever go up, and every
@@ -51,8 +53,9 @@ import Testing
             }
             stream.close()
         }
-        print("serve fan-out: \(Self.viewers) viewers, \(first?.count ?? 0) change sets for \(Self.wins) wins, "
-            + "\(connections ?? "?") server connections")
+        print(
+            "serve fan-out: \(Self.viewers) viewers, \(first?.count ?? 0) change sets for \(Self.wins) wins, "
+                + "\(connections ?? "?") server connections")
         #expect(serve.stop() == 0)
     }
 

@@ -61,8 +61,10 @@ struct MalformedRequests {
     mutating func badTeam() -> String {
         let noise = text(number(1...30), from: "0123456789abc%./-_~")
         // Digits alone could name a real team: the noise always holds something else.
-        return pick(["abc", "-1", "1.5", "0x10", "", "99999999", "9999999999999999999999", "%31", "1%00", "１",
-                     noise.allSatisfy(\.isNumber) ? noise + "x" : noise])
+        return pick([
+            "abc", "-1", "1.5", "0x10", "", "99999999", "9999999999999999999999", "%31", "1%00", "１",
+            noise.allSatisfy(\.isNumber) ? noise + "x" : noise,
+        ])
     }
 
     mutating func next() -> [UInt8] {
@@ -81,13 +83,17 @@ struct MalformedRequests {
         case 3:
             return Array("GET /\(String(repeating: "a", count: number(2_100...20_000))) HTTP/1.1\r\n\r\n".utf8)
         case 4:
-            let auth = pick(["", "Authorization: Bearer\r\n", "Authorization: Basic eDp5\r\n",
-                             "Authorization: Bearer \(text(number(1...80), from: "abcdefABC0123-_"))\r\n",
-                             "Authorization: bearer \(token)x\r\n"])
+            let auth = pick([
+                "", "Authorization: Bearer\r\n", "Authorization: Basic eDp5\r\n",
+                "Authorization: Bearer \(text(number(1...80), from: "abcdefABC0123-_"))\r\n",
+                "Authorization: bearer \(token)x\r\n",
+            ])
             return Array("POST /teams/\(number(1...40))/wins HTTP/1.1\r\n\(auth)Idempotency-Key: \(uuid)\r\n\r\n".utf8)
         case 5:
-            let key = pick(["", "Idempotency-Key: \r\n", "Idempotency-Key: 123\r\n", "Idempotency-Key: \(uuid)x\r\n",
-                            "Idempotency-Key: \(text(36, from: "0123456789abcdefg"))\r\n"])
+            let key = pick([
+                "", "Idempotency-Key: \r\n", "Idempotency-Key: 123\r\n", "Idempotency-Key: \(uuid)x\r\n",
+                "Idempotency-Key: \(text(36, from: "0123456789abcdefg"))\r\n",
+            ])
             return Array("POST /teams/\(number(1...40))/wins HTTP/1.1\r\n\(bearer)\(key)\r\n".utf8)
         case 6:
             return Array("POST /teams/\(badTeam())/wins HTTP/1.1\r\n\(bearer)Idempotency-Key: \(uuid)\r\n\r\n".utf8)

@@ -67,10 +67,11 @@ import Testing
         let browser = try WebDriver()
         try browser.open(scorerLink)
         try #require(try browser.wait { try PageRows.read(browser).ready })
-        #expect(try browser.wait {
-            try browser.run("return document.getElementById('scoring-note').textContent;") as? String
-                == "Tap a team to add a win."
-        })
+        #expect(
+            try browser.wait {
+                try browser.run("return document.getElementById('scoring-note').textContent;") as? String
+                    == "Tap a team to add a win."
+            })
         // The token left the address bar (and so any screenshot or shared tab).
         #expect(try browser.run("return location.href;") as? String == serve.viewerLink)
         let japan = try #require(try PageRows.read(browser).row(named: "Japan"))

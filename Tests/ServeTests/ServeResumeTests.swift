@@ -135,8 +135,9 @@ final class EventStream: @unchecked Sendable {
             headRead = true
         }
         while let lineEnd = Self.find([13, 10], in: raw),
-              let size = Int(String(decoding: raw[..<lineEnd], as: UTF8.self), radix: 16),
-              raw.count >= lineEnd + 2 + size + 2 {
+            let size = Int(String(decoding: raw[..<lineEnd], as: UTF8.self), radix: 16),
+            raw.count >= lineEnd + 2 + size + 2
+        {
             buffer += raw[(lineEnd + 2)..<(lineEnd + 2 + size)]
             raw.removeFirst(lineEnd + 2 + size + 2)
             if size == 0 { ended = true }

@@ -50,8 +50,11 @@ import Testing
         let auth = ["Authorization": "Bearer \(token)"]
         #expect(try HTTPClient.request("DELETE", undo, headers: auth).text == "{\"id\":\(brazil),\"wins\":1}")
         #expect(try HTTPClient.request("DELETE", undo, headers: auth).text == "{\"id\":\(brazil),\"wins\":1}")
-        #expect(try HTTPClient.request("DELETE", serve.base + "/teams/\(brazil)/wins/\(UUID().uuidString)",
-                                       headers: auth).status == 404)
+        #expect(
+            try HTTPClient.request(
+                "DELETE", serve.base + "/teams/\(brazil)/wins/\(UUID().uuidString)",
+                headers: auth
+            ).status == 404)
         #expect(try serve.wins()["Brazil"] == 1)
         #expect(try serve.wins().values.reduce(0, +) == 1)
     }
@@ -69,8 +72,10 @@ import Testing
             ("POST", "/teams/abc/wins", auth.merging(["Idempotency-Key": UUID().uuidString]) { $1 }, nil, 404),
             ("POST", "/teams/999999/wins", auth.merging(["Idempotency-Key": UUID().uuidString]) { $1 }, nil, 404),
             ("POST", "/teams/-1/wins", auth.merging(["Idempotency-Key": UUID().uuidString]) { $1 }, nil, 404),
-            ("POST", "/teams/\(brazil)/wins", auth.merging(["Idempotency-Key": UUID().uuidString]) { $1 },
-             Data(count: 65 * 1024), 413),
+            (
+                "POST", "/teams/\(brazil)/wins", auth.merging(["Idempotency-Key": UUID().uuidString]) { $1 },
+                Data(count: 65 * 1024), 413
+            ),
             ("GET", "/teams/\(brazil)/wins", auth, nil, 405),
             ("PUT", "/standings.json", [:], nil, 405),
             ("GET", "/" + String(repeating: "a", count: 3000), [:], nil, 414),

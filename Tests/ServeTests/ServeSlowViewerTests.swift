@@ -26,7 +26,8 @@ import Testing
             }
         }
         reader.start()
-        let updates = String(repeating: "UPDATE team SET wins = wins + 1 WHERE id = 1;\n.shell sleep 0.002\n", count: 100)
+        let updates = String(
+            repeating: "UPDATE team SET wins = wins + 1 WHERE id = 1;\n.shell sleep 0.002\n", count: 100)
         var rounds = 0
         while received.load(ordering: .relaxed) < Self.changeSets && rounds < 200 {
             let run = try ProgramRun("/bin/sh", ["-c", "printf '%s' \"$0\" | sqlite3 '\(folder.store)'", updates])
@@ -49,7 +50,8 @@ import Testing
         }
         #expect(cutOff, "cut off after \(got) events")
         #expect(got < Self.changeSets, "it got only what its buffers held: \(got)")
-        print("serve slow viewer: cut off after \(got) events; the live viewer got \(received.load(ordering: .relaxed))")
+        print(
+            "serve slow viewer: cut off after \(got) events; the live viewer got \(received.load(ordering: .relaxed))")
         #expect(serve.stop() == 0)
     }
 }

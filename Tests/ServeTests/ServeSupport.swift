@@ -18,7 +18,6 @@ enum StoreKind: String, CaseIterable {
     }
 }
 
-
 /// Runs `worldcup` (not `serve`) on a store, as a script would.
 @discardableResult
 func worldcup(_ arguments: [String], db: String) throws -> (status: Int32, stdout: String, stderr: String) {
@@ -100,9 +99,10 @@ func listedStandings(db: String) throws -> [[String]] {
     let listed = try worldcup(["list", "--json"], db: db)
     let sections = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]] ?? []
     return sections.map { section in
-        [section["zone"] as? String ?? ""] + (section["teams"] as? [[String: Any]] ?? []).map {
-            "\($0["teamName"] as? String ?? "")=\($0["wins"] as? Int ?? -1)"
-        }
+        [section["zone"] as? String ?? ""]
+            + (section["teams"] as? [[String: Any]] ?? []).map {
+                "\($0["teamName"] as? String ?? "")=\($0["wins"] as? Int ?? -1)"
+            }
     }
 }
 

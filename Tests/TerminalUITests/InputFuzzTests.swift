@@ -1,11 +1,13 @@
+import TerminalUI
 import TestSupport
 import Testing
-import TerminalUI
 
 /// Random byte streams through the key decoder into the line editor: no crash, invariants hold.
 @Suite struct InputFuzzTests {
-    static let functionKeys: [Key] = [.left, .right, .home, .end, .backspace, .delete, .up, .down,
-                                      .tab, .backTab, .enter, .escape, .pageUp, .pageDown, .resize]
+    static let functionKeys: [Key] = [
+        .left, .right, .home, .end, .backspace, .delete, .up, .down,
+        .tab, .backTab, .enter, .escape, .pageUp, .pageDown, .resize,
+    ]
 
     /// Keys as the terminal would deliver them for `bytes`: UTF-8 decoded (invalid sequences
     /// become U+FFFD, as a lenient decoder does), each character through ``KeyDecoder``, with
@@ -39,7 +41,9 @@ import TerminalUI
         var totalBytes = 0, totalKeys = 0
         var editor = LineEditor()
         while totalBytes < 1_000_000 {
-            let chunk = (0..<Int.random(in: 1...64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let chunk = (0..<Int.random(in: 1...64, using: &random)).map { _ in
+                UInt8.random(in: 0...255, using: &random)
+            }
             totalBytes += chunk.count
             for key in Self.keys(from: chunk) {
                 totalKeys += 1

@@ -1,5 +1,5 @@
-import Testing
 import TerminalUI
+import Testing
 
 /// The text field's editing keys, as a shell line has them.
 @Suite struct LineEditorTests {
@@ -46,7 +46,8 @@ import TerminalUI
         let lines = TextWidth.wrap(text, toColumns: 20)
         #expect(lines.allSatisfy { TextWidth.columns(of: $0) <= 20 })
         #expect(lines.joined(separator: " ") == text)
-        #expect(TextWidth.wrap("日本代表日本代表日本代表", toColumns: 5)
+        #expect(
+            TextWidth.wrap("日本代表日本代表日本代表", toColumns: 5)
                 == ["日本", "代表", "日本", "代表", "日本", "代表"])
     }
 }

@@ -1,8 +1,10 @@
 import Foundation
 import Testing
+
 @testable import TerminalUI
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Telling a dark background from a light one: the terminal's reply to OSC 11 (read from a real
@@ -40,20 +42,24 @@ import Glibc
         let bel = reply("\u{1B}]11;rgb:0000/0000/0000\u{07}\u{1B}[?1;2c")
         #expect(bel.background == .dark && bel.isComplete)
         let keysFirst = reply("jk\u{1B}]11;rgb:ffff/ffff/ffff\u{07}q\u{1B}[?1;2c")
-        #expect(keysFirst.background == .light && keysFirst.otherBytes == Array("jkq".utf8),
-                "keys typed meanwhile are kept")
+        #expect(
+            keysFirst.background == .light && keysFirst.otherBytes == Array("jkq".utf8),
+            "keys typed meanwhile are kept")
         let noColour = reply("\u{1B}[?1;2c")
-        #expect(noColour.background == nil && !noColour.hasColorReply && noColour.isComplete,
-                "a terminal without OSC 11")
+        #expect(
+            noColour.background == nil && !noColour.hasColorReply && noColour.isComplete,
+            "a terminal without OSC 11")
         let unnamed = reply("\u{1B}]11;cmyk:0/0/0/0\u{07}")
         #expect(unnamed.hasColorReply && unnamed.background == nil && !unnamed.isComplete)
         let arrowKey = reply("\u{1B}[A")
-        #expect(arrowKey.otherBytes == Array("\u{1B}[A".utf8) && !arrowKey.isComplete,
-                "a key's escape sequence is not a reply")
+        #expect(
+            arrowKey.otherBytes == Array("\u{1B}[A".utf8) && !arrowKey.isComplete,
+            "a key's escape sequence is not a reply")
         for cut in ["\u{1B}", "\u{1B}]1", "\u{1B}]11;rgb:ff", "\u{1B}]11;rgb:ffff/ffff/ffff\u{1B}", "\u{1B}[?1;"] {
             let partial = reply(cut)
-            #expect(partial.otherBytes.isEmpty && !partial.isComplete && partial.background == nil,
-                    "still coming: \(cut.debugDescription)")
+            #expect(
+                partial.otherBytes.isEmpty && !partial.isComplete && partial.background == nil,
+                "still coming: \(cut.debugDescription)")
         }
     }
 

@@ -1,16 +1,16 @@
-import Testing
 import TerminalUI
+import Testing
 
 @Suite struct TextWidthTests {
     init() { TextWidth.prepareLocale() }
 
     @Test(arguments: [
         ("Brazil", 6),
-        ("Côte d'Ivoire", 13),          // precomposed ô
-        ("Co\u{302}te", 4),              // o + combining circumflex is one column
-        ("日本", 4),                      // CJK ideographs are two columns each
+        ("Côte d'Ivoire", 13),  // precomposed ô
+        ("Co\u{302}te", 4),  // o + combining circumflex is one column
+        ("日本", 4),  // CJK ideographs are two columns each
         ("대한민국", 8),
-        ("🇧🇷", 2),                       // a flag: two regional indicators, one wide glyph
+        ("🇧🇷", 2),  // a flag: two regional indicators, one wide glyph
         ("⚽", 2),
         ("", 0),
     ])

@@ -20,10 +20,16 @@ open class CallbackLog: FetchedResultsControllerDelegate {
     public init() {}
 
     public func controllerWillChangeContent(_ controller: any AnyFetchedResultsController) { beginBatch() }
-    public func controller(_ controller: any AnyFetchedResultsController, didChange section: SectionChange) { record(section) }
-    public func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange) { record(object) }
+    public func controller(_ controller: any AnyFetchedResultsController, didChange section: SectionChange) {
+        record(section)
+    }
+    public func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange) {
+        record(object)
+    }
     public func controllerDidChangeContent(_ controller: any AnyFetchedResultsController) { endBatch() }
-    public func controller(_ controller: any AnyFetchedResultsController, didChangeContentWith snapshot: ResultsSnapshot) {
+    public func controller(
+        _ controller: any AnyFetchedResultsController, didChangeContentWith snapshot: ResultsSnapshot
+    ) {
         snapshots.append(snapshot)
     }
     public func controller(
@@ -31,10 +37,14 @@ open class CallbackLog: FetchedResultsControllerDelegate {
     ) {
         differences.append(difference)
     }
-    public func controller(_ controller: any AnyFetchedResultsController, didChangeConnectionState state: ConnectionState) {
+    public func controller(
+        _ controller: any AnyFetchedResultsController, didChangeConnectionState state: ConnectionState
+    ) {
         connectionStates.append(state)
     }
-    public func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error) { errors.append(error) }
+    public func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error) {
+        errors.append(error)
+    }
 
     public func beginBatch() { batches.append(Batch()) }
     public func record(_ section: SectionChange) { batches[batches.count - 1].sections.append(section) }
@@ -94,7 +104,9 @@ public struct SectionedState<Content: Equatable>: Equatable, CustomStringConvert
 /// destinations the new state; no `from == to` move; at most one change per object; no row
 /// operation inside an inserted or deleted section. An inserted section's rows come from the
 /// new state, as a table view asks its data source for them.
-public func replay<Content>(_ batch: CallbackLog.Batch, onto old: SectionedState<Content>, new: SectionedState<Content>) -> (SectionedState<Content>, [String]) {
+public func replay<Content>(
+    _ batch: CallbackLog.Batch, onto old: SectionedState<Content>, new: SectionedState<Content>
+) -> (SectionedState<Content>, [String]) {
     var problems: [String] = []
     var seen: Set<Int64> = []
     let deletedSections = Set(batch.sections.filter { $0.type == .delete }.map(\.index))
@@ -102,12 +114,19 @@ public func replay<Content>(_ batch: CallbackLog.Batch, onto old: SectionedState
 
     // The one allowed pair: a delete and an insert at the same path stand for a move that a
     // table view could not take as a move.
-    let deletePaths = Dictionary(batch.objects.filter { $0.type == .delete }.map { ($0.rowID, $0.indexPath) }) { a, _ in a }
+    let deletePaths = Dictionary(batch.objects.filter { $0.type == .delete }.map { ($0.rowID, $0.indexPath) }) { a, _ in
+        a
+    }
     for change in batch.objects {
-        let isSamePathReinsert = change.type == .insert && deletePaths[change.rowID].map { $0 == change.newIndexPath } == true
-        if !seen.insert(change.rowID).inserted && !isSamePathReinsert { problems.append("two changes for row \(change.rowID)") }
+        let isSamePathReinsert =
+            change.type == .insert && deletePaths[change.rowID].map { $0 == change.newIndexPath } == true
+        if !seen.insert(change.rowID).inserted && !isSamePathReinsert {
+            problems.append("two changes for row \(change.rowID)")
+        }
         if let from = change.indexPath {
-            if deletedSections.contains(from.section) { problems.append("\(change.type) inside deleted section \(from)") }
+            if deletedSections.contains(from.section) {
+                problems.append("\(change.type) inside deleted section \(from)")
+            }
             if old.sections.indices.contains(from.section), old.sections[from.section].ids.indices.contains(from.row) {
                 if old.sections[from.section].ids[from.row] != change.rowID {
                     problems.append("\(change.type) old path \(from) is not row \(change.rowID)")
@@ -119,15 +138,16 @@ public func replay<Content>(_ batch: CallbackLog.Batch, onto old: SectionedState
         if let to = change.newIndexPath {
             if insertedSections.contains(to.section) { problems.append("\(change.type) inside inserted section \(to)") }
             if !(new.sections.indices.contains(to.section) && new.sections[to.section].ids.indices.contains(to.row)
-                && new.sections[to.section].ids[to.row] == change.rowID) {
+                && new.sections[to.section].ids[to.row] == change.rowID)
+            {
                 problems.append("\(change.type) new path \(to) is not row \(change.rowID)")
             }
         }
         switch change.type {
         case .insert where change.indexPath != nil || change.newIndexPath == nil,
-             .delete where change.indexPath == nil || change.newIndexPath != nil,
-             .move where change.indexPath == nil || change.newIndexPath == nil,
-             .update where change.indexPath == nil || change.newIndexPath == nil:
+            .delete where change.indexPath == nil || change.newIndexPath != nil,
+            .move where change.indexPath == nil || change.newIndexPath == nil,
+            .update where change.indexPath == nil || change.newIndexPath == nil:
             problems.append("\(change.type) with wrong paths")
         case .move where change.indexPath == change.newIndexPath:
             problems.append("move from == to \(String(describing: change.indexPath))")
@@ -139,7 +159,12 @@ public func replay<Content>(_ batch: CallbackLog.Batch, onto old: SectionedState
     let removed = Set(batch.objects.filter { $0.type == .delete || $0.type == .move }.compactMap(\.indexPath))
     var sections: [(name: String, ids: [Int64])] = []
     for (index, section) in old.sections.enumerated() where !deletedSections.contains(index) {
-        sections.append((section.name, section.ids.enumerated().filter { !removed.contains(IndexPath(row: $0.offset, section: index)) }.map(\.element)))
+        sections.append(
+            (
+                section.name,
+                section.ids.enumerated().filter { !removed.contains(IndexPath(row: $0.offset, section: index)) }.map(
+                    \.element)
+            ))
     }
     // Insertions against the new state, in ascending order.
     for index in insertedSections.sorted() where index <= sections.count && index < new.sections.count {
@@ -147,11 +172,15 @@ public func replay<Content>(_ batch: CallbackLog.Batch, onto old: SectionedState
     }
     // Renamed sections (same rows' identity, a new first row spelling it otherwise) in the new state.
     for change in batch.sections where change.type == .update {
-        if sections.indices.contains(change.index) { sections[change.index].name = change.name } else {
+        if sections.indices.contains(change.index) {
+            sections[change.index].name = change.name
+        } else {
             problems.append("section update at \(change.index) out of range")
         }
     }
-    let inserted = batch.objects.filter { $0.type == .insert || $0.type == .move }.sorted { $0.newIndexPath! < $1.newIndexPath! }
+    let inserted = batch.objects.filter { $0.type == .insert || $0.type == .move }.sorted {
+        $0.newIndexPath! < $1.newIndexPath!
+    }
     for change in inserted {
         let to = change.newIndexPath!
         guard sections.indices.contains(to.section), to.row <= sections[to.section].ids.count else {
@@ -184,22 +213,25 @@ public func replay<Content>(_ batch: CallbackLog.Batch, onto old: SectionedState
 /// - Returns: whether the step changed the results (and so had callbacks).
 public func checkStep<Content: Equatable>(
     _ recorder: CallbackLog, old: SectionedState<Content>, new: SectionedState<Content>,
-    controllerState: SectionedState<Content>, rolledBack: Bool, batched: Bool, context: String, withDifference: Bool = true
+    controllerState: SectionedState<Content>, rolledBack: Bool, batched: Bool, context: String,
+    withDifference: Bool = true
 ) throws -> Bool {
     // (1) The controller equals SQLite's own order.
     try #require(controllerState == new, "\(context): controller \(controllerState) ≠ fetch \(new)")
 
     if rolledBack || (old == new && !batched) {
         // Nothing visible changed (or the work was rolled back): no callback at all.
-        try #require(recorder.batches.isEmpty && recorder.snapshots.isEmpty, "\(context): callbacks without a visible change")
+        try #require(
+            recorder.batches.isEmpty && recorder.snapshots.isEmpty, "\(context): callbacks without a visible change")
         return false
     }
     if old == new {
         // With batches, a row written without change whose old values were not loaded is
         // reported as updated; nothing else may be reported.
         let changes = recorder.batches.flatMap(\.objects)
-        try #require(recorder.batches.allSatisfy(\.sections.isEmpty) && changes.allSatisfy { $0.type == .update },
-                     "\(context): only updates without a visible change")
+        try #require(
+            recorder.batches.allSatisfy(\.sections.isEmpty) && changes.allSatisfy { $0.type == .update },
+            "\(context): only updates without a visible change")
         return false
     }
     // (2) Per-object callbacks replay onto the old state.
@@ -210,8 +242,10 @@ public func checkStep<Content: Equatable>(
         // With batches, a refetch (after pruned history) can compare only the rows it holds: a
         // row not loaded whose place did not change is read afresh when next asked for, not
         // reported. Its content was checked against the fetch in (1).
-        try #require(replayed.sections.map(\.ids) == new.sections.map(\.ids) && replayed.sections.map(\.name) == new.sections.map(\.name),
-                     "\(context): replayed \(replayed) ≠ \(new); batch \(recorder.batches[0])")
+        try #require(
+            replayed.sections.map(\.ids) == new.sections.map(\.ids)
+                && replayed.sections.map(\.name) == new.sections.map(\.name),
+            "\(context): replayed \(replayed) ≠ \(new); batch \(recorder.batches[0])")
     } else {
         try #require(replayed == new, "\(context): replayed \(replayed) ≠ \(new); batch \(recorder.batches[0])")
     }
@@ -232,4 +266,3 @@ public func checkStep<Content: Equatable>(
     #expect(old.flatIDs.applying(difference) == new.flatIDs, "\(context)")
     return true
 }
-

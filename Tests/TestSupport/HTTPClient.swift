@@ -134,8 +134,9 @@ public enum HTTPClient {
         var index = 0
         while index < bytes.count {
             guard let lineEnd = (index..<bytes.count - 1).first(where: { bytes[$0] == 13 && bytes[$0 + 1] == 10 }),
-                let size = Int(String(decoding: bytes[index..<lineEnd], as: UTF8.self)
-                    .split(separator: ";").first ?? "", radix: 16), size > 0
+                let size = Int(
+                    String(decoding: bytes[index..<lineEnd], as: UTF8.self)
+                        .split(separator: ";").first ?? "", radix: 16), size > 0
             else { break }
             let start = lineEnd + 2
             result += bytes[start..<min(bytes.count, start + size)]

@@ -35,9 +35,14 @@ public struct ItemWorkload {
         switch (choice, target) {
         case (0...2, _), (_, nil):
             let score = Int.random(in: 0..<8, using: &random) == 0 ? nil : Int.random(in: 0...5, using: &random)
-            let values = [String(nextID), Self.literal(Self.groups.randomElement(using: &random)!), score.map(String.init) ?? "NULL",
-                          Self.literal(Self.names.randomElement(using: &random)!), "''", Int.random(in: 0..<5, using: &random) == 0 ? "0" : "1"]
-            statements.append("INSERT INTO item (id, grp, score, name, note, visible) VALUES (\(values.joined(separator: ", ")))")
+            let values = [
+                String(nextID), Self.literal(Self.groups.randomElement(using: &random)!),
+                score.map(String.init) ?? "NULL",
+                Self.literal(Self.names.randomElement(using: &random)!), "''",
+                Int.random(in: 0..<5, using: &random) == 0 ? "0" : "1",
+            ]
+            statements.append(
+                "INSERT INTO item (id, grp, score, name, note, visible) VALUES (\(values.joined(separator: ", ")))")
             takeNextID()
         case (3, let id?):
             statements.append("DELETE FROM item WHERE id = \(id)")
@@ -45,9 +50,11 @@ public struct ItemWorkload {
         case (4, let id?):
             statements.append("UPDATE item SET score = coalesce(score, 0) + 1 WHERE id = \(id)")
         case (5, let id?):
-            statements.append("UPDATE item SET grp = \(Self.literal(Self.groups.randomElement(using: &random)!)) WHERE id = \(id)")
+            statements.append(
+                "UPDATE item SET grp = \(Self.literal(Self.groups.randomElement(using: &random)!)) WHERE id = \(id)")
         case (6, let id?):
-            statements.append("UPDATE item SET name = \(Self.literal(Self.names.randomElement(using: &random)!)) WHERE id = \(id)")
+            statements.append(
+                "UPDATE item SET name = \(Self.literal(Self.names.randomElement(using: &random)!)) WHERE id = \(id)")
         case (7, let id?):
             statements.append("UPDATE item SET note = note || 'x' WHERE id = \(id)")
         case (8, let id?):

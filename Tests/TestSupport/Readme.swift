@@ -16,7 +16,8 @@ public enum Readme {
     public static func fencedBlock(language: String, startingWith marker: String) throws -> String {
         let readme = try text()
         guard let start = readme.range(of: "```\(language)\n\(marker)"),
-              let end = readme.range(of: "\n```", range: start.upperBound..<readme.endIndex) else {
+            let end = readme.range(of: "\n```", range: start.upperBound..<readme.endIndex)
+        else {
             throw ReadmeError(description: "README.md has no ```\(language) block starting with \(marker)")
         }
         let body = readme.index(start.lowerBound, offsetBy: 4 + language.count)
@@ -28,7 +29,8 @@ public enum Readme {
     public static func table(after heading: String) throws -> [[String]] {
         let lines = try text().components(separatedBy: "\n")
         guard let headingIndex = lines.firstIndex(where: { $0.hasPrefix(heading) }),
-              let tableStart = lines[headingIndex...].firstIndex(where: { $0.hasPrefix("|") }) else {
+            let tableStart = lines[headingIndex...].firstIndex(where: { $0.hasPrefix("|") })
+        else {
             throw ReadmeError(description: "README.md has no table after a line starting with \(heading)")
         }
         let table = lines[tableStart...].prefix { $0.hasPrefix("|") }

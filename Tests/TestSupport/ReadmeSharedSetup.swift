@@ -29,17 +29,21 @@ public struct ReadmeSharedSetup: Sendable {
         ownerURI = String(uri)
         let loginLines = loginsBlock.matches(of: /CREATE ROLE (\w+) LOGIN .* IN ROLE worldcup_(\w+);/)
         logins = Dictionary(uniqueKeysWithValues: loginLines.map { (String($0.2), String($0.1)) })
-        let environment = ["PGHOST": cluster.socketFolder, "PGPORT": String(cluster.port),
-                           "PATH": (worldcup as NSString).deletingLastPathComponent + ":/usr/bin:/bin"]
+        let environment = [
+            "PGHOST": cluster.socketFolder, "PGPORT": String(cluster.port),
+            "PATH": (worldcup as NSString).deletingLastPathComponent + ":/usr/bin:/bin",
+        ]
         // As the postgres user, without a terminal, so that --pwprompt reads its two answers from stdin.
         let asPostgres = ["/usr/bin/setsid", "-w", "/usr/sbin/runuser", "-u", "postgres", "--"]
-        try Self.run(asPostgres + ["/bin/sh", "-e", "-c", server],
-                     input: "secret\nsecret\n", environment: environment, block: "worldcup server")
+        try Self.run(
+            asPostgres + ["/bin/sh", "-e", "-c", server],
+            input: "secret\nsecret\n", environment: environment, block: "worldcup server")
         try Self.run(["/bin/sh", "-e", "-c", here(firstRun)], environment: environment, block: "worldcup first run")
         let psql = try TemporaryCluster.program("psql")
         for (name, block) in [("worldcup roles", roles), ("worldcup logins", loginsBlock)] {
-            try Self.run([psql, ownerURI, "--no-psqlrc", "--quiet", "--set", "ON_ERROR_STOP=1"],
-                         input: block, environment: environment, block: name)
+            try Self.run(
+                [psql, ownerURI, "--no-psqlrc", "--quiet", "--set", "ON_ERROR_STOP=1"],
+                input: block, environment: environment, block: name)
         }
     }
 

@@ -11,7 +11,8 @@ public final class ServeProcess: @unchecked Sendable {
     public static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     /// `$WORLDCUP_BIN`, else the debug build.
-    public static let binary = ProcessInfo.processInfo.environment["WORLDCUP_BIN"]
+    public static let binary =
+        ProcessInfo.processInfo.environment["WORLDCUP_BIN"]
         ?? packageRoot.appendingPathComponent(".build/debug/worldcup").path
     public static let seed = packageRoot.appendingPathComponent("seed.json").path
 
@@ -56,7 +57,8 @@ public final class ServeProcess: @unchecked Sendable {
             output = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
             let lines = output.split(separator: "\n")
             if let viewers = lines.first(where: { $0.hasPrefix("Viewers: ") }),
-                lines.contains(where: { $0.hasPrefix("Scorers: ") || $0.hasPrefix("Read-only") }) {
+                lines.contains(where: { $0.hasPrefix("Scorers: ") || $0.hasPrefix("Read-only") })
+            {
                 viewerLink = String(viewers.dropFirst("Viewers: ".count))
                 scorerLink = lines.first { $0.hasPrefix("Scorers: http") }
                     .map { String($0.dropFirst("Scorers: ".count)) }

@@ -44,7 +44,8 @@ public struct SharedDatabase: Sendable {
     public func cutCommitsOfScores(times: Int?) throws {
         let connection = try connect()
         try connection.execute("CREATE SEQUENCE commits_cut")
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE FUNCTION cut_during_commit() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
                 IF \(times.map { "nextval('commits_cut') <= \($0)" } ?? "true") THEN
@@ -53,7 +54,8 @@ public struct SharedDatabase: Sendable {
                 RETURN NULL;
             END $$
             """)
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE CONSTRAINT TRIGGER cut AFTER INSERT ON score_receipt DEFERRABLE INITIALLY DEFERRED
             FOR EACH ROW EXECUTE FUNCTION cut_during_commit()
             """)
@@ -69,7 +71,8 @@ public struct SharedDatabase: Sendable {
     public func createRoles() throws {
         let connection = try connect()
         // Roles are cluster-wide: a database made earlier in this run may have made them.
-        let rolesExist = try connection.execute("SELECT count(*) FROM pg_roles WHERE rolname = 'worldcup_viewer'").scalar != "0"
+        let rolesExist =
+            try connection.execute("SELECT count(*) FROM pg_roles WHERE rolname = 'worldcup_viewer'").scalar != "0"
         for statement in try Self.readmeRolesStatements() where !(rolesExist && statement.hasPrefix("CREATE ROLE")) {
             try connection.execute(statement)
         }

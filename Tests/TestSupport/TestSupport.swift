@@ -1,6 +1,6 @@
+import Foundation
 @_exported import Synchronization
 @_exported import ThrowawayPostgreSQL
-import Foundation
 
 /// A small deterministic random generator, so a failing randomised test can be replayed from
 /// its printed seed.

@@ -57,10 +57,14 @@ public final class WebDriver: @unchecked Sendable {
             "--hide-scrollbars", "--user-data-dir=\(profile)", "--window-size=\(width),\(height)",
             "--force-device-scale-factor=\(scale)",
         ]
-        let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
-            "browserName": "chrome",
-            "goog:chromeOptions": ["binary": "/usr/bin/chromium", "args": arguments],
-        ]]]
+        let capabilities: [String: Any] = [
+            "capabilities": [
+                "alwaysMatch": [
+                    "browserName": "chrome",
+                    "goog:chromeOptions": ["binary": "/usr/bin/chromium", "args": arguments],
+                ]
+            ]
+        ]
         let reply = try call(base + "/session", "POST", capabilities)
         guard let value = reply as? [String: Any], let id = value["sessionId"] as? String else {
             throw Failure(description: "no WebDriver session: \(String(describing: reply))")

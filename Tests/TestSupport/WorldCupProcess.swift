@@ -10,7 +10,9 @@ public enum WorldCupProcess {
         public var stdoutBytes = Data()
         public var stderrBytes = Data()
 
-        public init(status: Int32, stdout: String, stderr: String, stdoutBytes: Data = Data(), stderrBytes: Data = Data()) {
+        public init(
+            status: Int32, stdout: String, stderr: String, stdoutBytes: Data = Data(), stderrBytes: Data = Data()
+        ) {
             self.status = status
             self.stdout = stdout
             self.stderr = stderr

@@ -18,7 +18,8 @@ public final class NetworkLab: @unchecked Sendable {
         server = prefix + "s"
         hosts = (1...count).map { prefix + "h\($0)" }
         let names = ([server] + hosts).joined(separator: " ")
-        let watchdog = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; for n in \(names); do ip netns del $n; done"
+        let watchdog =
+            "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; for n in \(names); do ip netns del $n; done"
         _ = try TemporaryCluster.spawn(["/bin/sh", "-c", watchdog], output: "/dev/null")
         try Self.ip(["netns", "add", server])
         try Self.ip(["-n", server, "link", "set", "lo", "up"])
@@ -28,7 +29,10 @@ public final class NetworkLab: @unchecked Sendable {
         for (index, host) in hosts.enumerated() {
             try Self.ip(["netns", "add", host])
             try Self.ip(["-n", host, "link", "set", "lo", "up"])
-            try Self.ip(["link", "add", "port\(index + 1)", "netns", server, "type", "veth", "peer", "name", "eth0", "netns", host])
+            try Self.ip([
+                "link", "add", "port\(index + 1)", "netns", server, "type", "veth", "peer", "name", "eth0", "netns",
+                host,
+            ])
             try Self.ip(["-n", server, "link", "set", "port\(index + 1)", "master", "br0", "up"])
             try Self.ip(["-n", host, "addr", "add", address(ofHost: index) + "/24", "dev", "eth0"])
             try Self.ip(["-n", host, "link", "set", "eth0", "up"])
@@ -68,7 +72,9 @@ public final class NetworkLab: @unchecked Sendable {
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw LabError(description: "ip \(arguments.joined(separator: " ")): \(text)") }
+        guard process.terminationStatus == 0 else {
+            throw LabError(description: "ip \(arguments.joined(separator: " ")): \(text)")
+        }
     }
 
     struct LabError: Error, CustomStringConvertible {

@@ -31,7 +31,9 @@ public final class TemporaryCluster: @unchecked Sendable {
     ///   - listenAddress: an address to accept TCP connections on (with trust authentication:
     ///     the address is inside a namespace the test made).
     ///   - tls: PEM files of the server's certificate and key, to turn TLS on.
-    public init(namespace: String? = nil, listenAddress: String? = nil, tls: (certificate: String, key: String)? = nil) throws {
+    public init(
+        namespace: String? = nil, listenAddress: String? = nil, tls: (certificate: String, key: String)? = nil
+    ) throws {
         self.namespace = namespace
         self.listenAddress = listenAddress
         folder = NSTemporaryDirectory() + "worldcup-pg-" + UUID().uuidString.prefix(8)
@@ -49,8 +51,10 @@ public final class TemporaryCluster: @unchecked Sendable {
         let asRoot = getuid() == 0
         if asRoot { try Self.run("/bin/chown", ["-R", "postgres:postgres", folder]) }
         let bin = try Self.binaryFolder()
-        try Self.run(bin + "/initdb", ["-D", dataFolder, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"],
-                     asPostgres: asRoot)
+        try Self.run(
+            bin + "/initdb",
+            ["-D", dataFolder, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"],
+            asPostgres: asRoot)
         if listenAddress != nil {
             let rules = "host all all 0.0.0.0/0 trust\n"
             let hba = try FileHandle(forWritingTo: URL(fileURLWithPath: dataFolder + "/pg_hba.conf"))
@@ -61,7 +65,8 @@ public final class TemporaryCluster: @unchecked Sendable {
         try pgCtl(["-o", serverOptions, "start"])
         // Stops the server if this process ends without calling stop() (a crash, a kill).
         // SIGQUIT to the postmaster is an immediate shutdown, and works as root (pg_ctl does not).
-        let watchdog = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; "
+        let watchdog =
+            "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; "
             + "kill -QUIT $(head -1 '\(dataFolder)/postmaster.pid') 2>/dev/null; sleep 2; rm -rf '\(folder)'"
         _ = try Self.spawn(["/bin/sh", "-c", watchdog], output: "/dev/null")
     }
@@ -71,7 +76,8 @@ public final class TemporaryCluster: @unchecked Sendable {
     /// Stops the server at once (`-m immediate`) and removes its folder.
     public func stop() {
         guard FileManager.default.fileExists(atPath: dataFolder), let bin = try? Self.binaryFolder() else { return }
-        _ = try? Self.run(bin + "/pg_ctl", ["-D", dataFolder, "-m", "immediate", "-w", "stop"], asPostgres: getuid() == 0)
+        _ = try? Self.run(
+            bin + "/pg_ctl", ["-D", dataFolder, "-m", "immediate", "-w", "stop"], asPostgres: getuid() == 0)
         try? FileManager.default.removeItem(atPath: folder)
     }
 
@@ -95,7 +101,9 @@ public final class TemporaryCluster: @unchecked Sendable {
     /// processes are gone, and starts it again: it recovers from its log, as after a power cut.
     public func killAndStart() throws {
         let pidFile = try String(contentsOfFile: dataFolder + "/postmaster.pid", encoding: .utf8)
-        guard let pid = pid_t(pidFile.prefix { $0 != "\n" }) else { throw ClusterError("no postmaster pid in \(dataFolder)") }
+        guard let pid = pid_t(pidFile.prefix { $0 != "\n" }) else {
+            throw ClusterError("no postmaster pid in \(dataFolder)")
+        }
         kill(pid, SIGKILL)
         for _ in 0..<500 where kill(pid, 0) == 0 { usleep(10_000) }
         // The server's children leave when they notice their parent is gone; a new server
@@ -104,7 +112,7 @@ public final class TemporaryCluster: @unchecked Sendable {
             do {
                 try startServer()
                 return
-            } catch where attempt < 50 {
+            } catch  where attempt < 50 {
                 usleep(200_000)
             }
         }
@@ -117,8 +125,9 @@ public final class TemporaryCluster: @unchecked Sendable {
 
     /// Runs `pg_ctl` on this cluster, in its namespace (a server it starts stays there).
     private func pgCtl(_ arguments: [String]) throws {
-        try Self.run(try Self.binaryFolder() + "/pg_ctl", ["-D", dataFolder, "-l", folder + "/server.log", "-w"] + arguments,
-                     asPostgres: getuid() == 0, namespace: namespace)
+        try Self.run(
+            try Self.binaryFolder() + "/pg_ctl", ["-D", dataFolder, "-l", folder + "/server.log", "-w"] + arguments,
+            asPostgres: getuid() == 0, namespace: namespace)
     }
 
     /// The path of one of the server's programs (`psql`, `pg_ctl`…).
@@ -127,15 +136,19 @@ public final class TemporaryCluster: @unchecked Sendable {
     /// Debian keeps the server's programs in /usr/lib/postgresql/VERSION/bin, off the PATH.
     static func binaryFolder() throws -> String {
         let root = "/usr/lib/postgresql"
-        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).sorted()
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init)
+            .sorted()
         if let newest = versions.last { return "\(root)/\(newest)/bin" }
-        throw ClusterError("PostgreSQL's server programs are not installed (looked in \(root)/*/bin): "
-                           + "run make deps, or apt-get install postgresql")
+        throw ClusterError(
+            "PostgreSQL's server programs are not installed (looked in \(root)/*/bin): "
+                + "run make deps, or apt-get install postgresql")
     }
 
     /// Runs a server program and waits for it.
-    static func run(_ program: String, _ arguments: [String], asPostgres: Bool = false, namespace: String? = nil) throws {
-        let words = (namespace.map { ["/usr/sbin/ip", "netns", "exec", $0] } ?? [])
+    static func run(_ program: String, _ arguments: [String], asPostgres: Bool = false, namespace: String? = nil) throws
+    {
+        let words =
+            (namespace.map { ["/usr/sbin/ip", "netns", "exec", $0] } ?? [])
             + (asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--", program] : [program]) + arguments
         let log = NSTemporaryDirectory() + "worldcup-pg-run-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: log) }
@@ -170,12 +183,15 @@ public final class TemporaryCluster: @unchecked Sendable {
 
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
     /// module does not declare.
-    private static let addCloseFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
-            fatalError("glibc 2.34 or later is needed (posix_spawn_file_actions_addclosefrom_np)")
-        }
-        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-    }()
+    private static let addCloseFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 =
+        {
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+            else {
+                fatalError("glibc 2.34 or later is needed (posix_spawn_file_actions_addclosefrom_np)")
+            }
+            return unsafeBitCast(
+                symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+        }()
 
     public struct ClusterError: Error, CustomStringConvertible {
         public let description: String

@@ -1,7 +1,8 @@
-import TestSupport
 import Foundation
 import TerminalUI
+import TestSupport
 import Testing
+
 @testable import WorldCupModel
 @testable import WorldCupScoreboard
 @testable import WorldCupStores
@@ -35,8 +36,9 @@ import Testing
             }
         }
         if h.grid.cursor != fresh.cursor || h.grid.isCursorVisible != fresh.isCursorVisible {
-            differences.append("hardware cursor \(h.grid.cursor) \(h.grid.isCursorVisible), "
-                               + "fresh \(fresh.cursor) \(fresh.isCursorVisible)")
+            differences.append(
+                "hardware cursor \(h.grid.cursor) \(h.grid.isCursorVisible), "
+                    + "fresh \(fresh.cursor) \(fresh.isCursorVisible)")
         }
         return differences
     }
@@ -74,9 +76,11 @@ import Testing
         let seed: UInt64 = 22_06
         print("everyDialogStepEqualsAFreshDraw seed \(seed)")
         var random = SplitMix64(seed: seed)
-        let keys: [Key] = [.character("a"), .character("B"), .character(" "), .character("日"), .character("é"),
-                           .backspace, .delete, .left, .right, .home, .end, .tab, .backTab, .up, .down, .enter,
-                           .control("u"), .control("k"), .control("w"), .escape]
+        let keys: [Key] = [
+            .character("a"), .character("B"), .character(" "), .character("日"), .character("é"),
+            .backspace, .delete, .left, .right, .home, .end, .tab, .backTab, .up, .down, .enter,
+            .control("u"), .control("k"), .control("w"), .escape,
+        ]
         // Names that exist (refused by the store), and zone prefixes that complete.
         let texts = ["brazil", "Ghana", "South", "eu", "A much longer team name than any box is wide, to wrap"]
         for (rows, columns) in [(24, 80), (40, 100), (12, 40), (8, 30), (5, 20)] {

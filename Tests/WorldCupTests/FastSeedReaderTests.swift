@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import WorldCupModel
 @testable import WorldCupScoreboard
 @testable import WorldCupStores
@@ -19,13 +20,17 @@ import Testing
         let fast = FastSeedReader.entries(in: data)
         let thorough = try? SeedFile.thoroughlyParse(data, file: "test.json")
         if let fast {
-            #expect(thorough == fast, "the fast reader accepted what the thorough one reads otherwise: \(label.prefix(200))",
-                    sourceLocation: sourceLocation)
+            #expect(
+                thorough == fast,
+                "the fast reader accepted what the thorough one reads otherwise: \(label.prefix(200))",
+                sourceLocation: sourceLocation)
         }
         return fast != nil
     }
 
-    static func entry(_ name: String, zone: String = #""Zone""#, image: String = "\"flag\"", wins: String = "1", extra: String = "") -> String {
+    static func entry(
+        _ name: String, zone: String = #""Zone""#, image: String = "\"flag\"", wins: String = "1", extra: String = ""
+    ) -> String {
         #"{"teamName": \#(name), "qualifyingZone": \#(zone), "imageName": \#(image), "wins": \#(wins)\#(extra)}"#
     }
 
@@ -36,9 +41,13 @@ import Testing
         #expect(Self.check(data, label: "generated"))
         #expect(Self.check("[" + Self.entry(#"" Padded name ""#, zone: #""\tTabbed zone\n""#) + "]"), "trimmed alike")
         #expect(Self.check("[" + Self.entry(#""\u00c9crin \"quoted\" \\ back""#, image: "null") + "]"), "escapes")
-        #expect(Self.check("[" + Self.entry(#""No image""#, image: "null", extra: #", "colour": [1, {"x": 2}]"#) + "]"), "extra keys ignored")
+        #expect(
+            Self.check("[" + Self.entry(#""No image""#, image: "null", extra: #", "colour": [1, {"x": 2}]"#) + "]"),
+            "extra keys ignored")
         #expect(Self.check(#"[{"teamName": "Left out", "qualifyingZone": "Z", "wins": 0}]"#), "imageName left out")
-        #expect(Self.check("[" + Self.entry(#""École""#) + "," + Self.entry(#""école""#) + "]"), "É and é differ (ASCII-only folding)")
+        #expect(
+            Self.check("[" + Self.entry(#""École""#) + "," + Self.entry(#""école""#) + "]"),
+            "É and é differ (ASCII-only folding)")
     }
 
     @Test func everythingUnusualIsLeftToTheThoroughReader() {
@@ -52,7 +61,8 @@ import Testing
             "[" + Self.entry("\"" + String(repeating: "x", count: 101) + "\"") + "]",  // too long
             "[" + Self.entry(#""A""#, wins: "-1") + "]", "[" + Self.entry(#""A""#, wins: "1.5") + "]",
             "[" + Self.entry(#""A""#, wins: "3.0") + "]", "[" + Self.entry(#""A""#, wins: "1e2") + "]",
-            "[" + Self.entry(#""A""#, wins: "9223372036854775808") + "]", "[" + Self.entry(#""A""#, wins: "\"3\"") + "]",
+            "[" + Self.entry(#""A""#, wins: "9223372036854775808") + "]",
+            "[" + Self.entry(#""A""#, wins: "\"3\"") + "]",
             "[" + Self.entry("5") + "]", "[" + Self.entry("null") + "]", "[" + Self.entry(#""A""#, image: "7") + "]",
             #"[{"teamName": "A", "teamName": "B", "qualifyingZone": "Z", "imageName": null, "wins": 1}]"#,
             #"[{"qualifyingZone": "Z", "imageName": null, "wins": 1}]"#, "[]", "{}", "[1]", "[[]]", "", "[", "nul",
@@ -84,7 +94,9 @@ import Testing
                 default: bytes.insert(alphabet.randomElement(using: &random)!, at: index)
                 }
             }
-            if Self.check(Data(bytes), label: "round \(round): \(String(decoding: bytes, as: UTF8.self))") { accepted += 1 }
+            if Self.check(Data(bytes), label: "round \(round): \(String(decoding: bytes, as: UTF8.self))") {
+                accepted += 1
+            }
         }
         print("FastSeedReaderTests: the fast reader took \(accepted) of 3000 damaged files")
     }

@@ -1,9 +1,10 @@
-import TestSupport
 import FetchedResultsSQLite
 import Foundation
 import GRDB
 import TerminalUI
+import TestSupport
 import Testing
+
 @testable import WorldCupModel
 @testable import WorldCupScoreboard
 @testable import WorldCupStores
@@ -19,15 +20,19 @@ import Testing
         let directory = TemporaryDirectory()
         let store = try Fixtures.seededStore(in: directory)
         var generator = TeamGenerator(seed: 15)
-        try store.importTeams(from: SeedSource(entries: generator.teams(count: Self.extraTeams, zones: 8), file: "generated.json"))
+        try store.importTeams(
+            from: SeedSource(entries: generator.teams(count: Self.extraTeams, zones: 8), file: "generated.json"))
         let total = 32 + Self.extraTeams
         let driver = try ScoreboardDriver(store: store, rows: 30)
         let grid = driver.grid, screen = driver.screen
 
         #expect(screen.isLoadingStandings)
-        #expect(grid.line(0) == "World Cup — loading the standings: "
+        #expect(
+            grid.line(0) == "World Cup — loading the standings: "
                 + "\(Thousands.grouped(LoadPacer.firstRows)) teams so far")
-        #expect(grid.line(29).hasSuffix(" 1 / \(Thousands.grouped(LoadPacer.firstRows))+ loading"), "the status line says more is coming")
+        #expect(
+            grid.line(29).hasSuffix(" 1 / \(Thousands.grouped(LoadPacer.firstRows))+ loading"),
+            "the status line says more is coming")
 
         // Keys work during the load: a win for the team under the cursor counts at once.
         let first = try #require(try store.teamsInStandingsOrder().first)
@@ -53,14 +58,18 @@ import Testing
         let expected = try store.teamsInStandingsOrder()
         let results = screen.controller
         let shown = (0..<results.numberOfSections).flatMap { section in
-            (0..<results.numberOfObjects(inSection: section)).map { results.rowID(at: IndexPath(row: $0, section: section)) }
+            (0..<results.numberOfObjects(inSection: section)).map {
+                results.rowID(at: IndexPath(row: $0, section: section))
+            }
         }
         #expect(shown == expected.map(\.id!), "once loaded, the standings are the store's")
-        #expect(grid.line(0) == "World Cup — \(Thousands.grouped(total + 1)) teams in \(results.numberOfSections) zones")
+        #expect(
+            grid.line(0) == "World Cup — \(Thousands.grouped(total + 1)) teams in \(results.numberOfSections) zones")
         #expect(grid.line(29).hasSuffix(" / \(Thousands.grouped(total + 1))"), "and says no more once loaded")
 
         let fresh = GridSurface(rows: 30, columns: 80)
-        let freshScreen = try ScoreboardScreen(store: store, surface: fresh, renderer: TeamRowRenderer(showsFlags: false))
+        let freshScreen = try ScoreboardScreen(
+            store: store, surface: fresh, renderer: TeamRowRenderer(showsFlags: false))
         while freshScreen.isLoadingStandings { freshScreen.loadMoreStandings() }
         freshScreen.tableView.setCursor(screen.tableView.cursor)
         freshScreen.tableView.scroll(toLine: screen.tableView.scrollTop)

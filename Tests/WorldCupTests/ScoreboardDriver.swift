@@ -1,5 +1,6 @@
 import TerminalUI
 import WorldCupModel
+
 @testable import WorldCupScoreboard
 
 /// A scoreboard on an in-memory grid, driven the way the real loop drives it: each event goes

@@ -1,7 +1,8 @@
-import TestSupport
 import Foundation
 import TerminalUI
+import TestSupport
 import Testing
+
 @testable import WorldCupModel
 @testable import WorldCupScoreboard
 @testable import WorldCupStores
@@ -9,7 +10,6 @@ import Testing
 /// The selected team through resizes (issue 22, bug 2), and rows as wide as the window.
 @Suite struct ScoreboardResizeTests {
     typealias Harness = ScoreboardScreenTests.Harness
-
 
     /// The rows drawn in reverse video (the highlight bar).
     static func highlightedRows(_ grid: GridSurface) -> [Int] {
@@ -40,8 +40,10 @@ import Testing
         // The oracle for what the bar must show: the selected team's name, read from the store
         // by the id the screen follows (nothing is written here, so read once).
         let names = Dictionary(uniqueKeysWithValues: try h.store.teamsInStandingsOrder().map { ($0.id!, $0.teamName) })
-        let moves: [Key] = [.up, .down, .pageUp, .pageDown, .home, .end, .control("d"), .control("u"),
-                            .character("]"), .character("["), .wheelUp, .wheelDown]
+        let moves: [Key] = [
+            .up, .down, .pageUp, .pageDown, .home, .end, .control("d"), .control("u"),
+            .character("]"), .character("["), .wheelUp, .wheelDown,
+        ]
         for step in 0..<1_000 {
             if Int.random(in: 0..<4, using: &random) == 0 {
                 let rows = Int.random(in: 2...45, using: &random), columns = Int.random(in: 20...120, using: &random)
@@ -56,10 +58,12 @@ import Testing
             let name = try #require(h.screen.binding.cursorRowID.flatMap { names[$0] }, "\(size): a team is selected")
             let shown = h.grid.line(bars[0])
             // A narrow window cuts long names with "…": compare what fits.
-            let visible = shown.split(separator: "  ").dropFirst(2).first
+            let visible =
+                shown.split(separator: "  ").dropFirst(2).first
                 .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-            try #require(!visible.isEmpty && name.hasPrefix(visible.replacingOccurrences(of: "…", with: "")),
-                         "\(size): the bar shows \"\(shown)\", the selected team is \(name)")
+            try #require(
+                !visible.isEmpty && name.hasPrefix(visible.replacingOccurrences(of: "…", with: "")),
+                "\(size): the bar shows \"\(shown)\", the selected team is \(name)")
         }
     }
 
@@ -74,11 +78,13 @@ import Testing
         let status = (20..<24).map(h.grid.line)
         let shown = status.joined(separator: " ")
         #expect(shown.hasSuffix("…"), "cut after four rows: \(status)")
-        #expect(words.joined(separator: " ").hasPrefix(shown.dropLast()),
-                "the text in order, broken at spaces: \(status)")
+        #expect(
+            words.joined(separator: " ").hasPrefix(shown.dropLast()),
+            "the text in order, broken at spaces: \(status)")
         #expect(status.allSatisfy { TextWidth.columns(of: $0) <= 40 })
-        #expect(h.screen.tableView.height == 18 && h.cursorLine.contains(" Uruguay "),
-                "the selected team stays on screen")
+        #expect(
+            h.screen.tableView.height == 18 && h.cursorLine.contains(" Uruguay "),
+            "the selected team stays on screen")
         #expect(try DialogRedrawTests.differencesFromAFreshDraw(h) == [])
         h.screen.message = "A message of two rows: " + words.prefix(5).joined(separator: " ")
         h.screen.render()
@@ -98,8 +104,9 @@ import Testing
         #expect(h.grid.line(1).hasPrefix("   #  Code Team") && h.grid.line(1).hasSuffix("Wins"))
         #expect(TextWidth.columns(of: h.grid.line(1)) == columns, "the headings end at the right edge")
         #expect(TextWidth.columns(of: h.grid.line(3)) == columns && h.grid.line(3).hasSuffix(" 0"), "so do the wins")
-        #expect((0..<columns).allSatisfy { h.grid.style(row: 3, column: $0).contains(.reverse) },
-                "the bar spans the row")
+        #expect(
+            (0..<columns).allSatisfy { h.grid.style(row: 3, column: $0).contains(.reverse) },
+            "the bar spans the row")
         #expect((0..<columns).allSatisfy { !h.grid.style(row: 4, column: $0).contains(.reverse) })
     }
 }

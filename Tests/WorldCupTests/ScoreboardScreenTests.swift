@@ -1,8 +1,9 @@
-import TestSupport
 import Foundation
 import GRDB
 import TerminalUI
+import TestSupport
 import Testing
+
 @testable import WorldCupModel
 @testable import WorldCupScoreboard
 @testable import WorldCupStores
@@ -54,8 +55,10 @@ import Testing
         #expect(h.grid.line(3).hasSuffix(" 0"))
         #expect(h.grid.line(8) == "Asia (4 teams)")
         #expect(h.grid.lines.contains("North, Central America & Caribbean (4 teams)"))
-        #expect(h.grid.line(39).hasPrefix("↑↓ move · Enter +1 win · / search · ] zone · "
-                                          + "u undo · ? help · q quit"))
+        #expect(
+            h.grid.line(39).hasPrefix(
+                "↑↓ move · Enter +1 win · / search · ] zone · "
+                    + "u undo · ? help · q quit"))
         #expect(h.grid.line(39).hasSuffix("  1 / 32"), "where the cursor is; everything fits, so no ▲ or ▼")
         #expect(h.grid.style(row: 3, column: 0).contains(.reverse), "the cursor starts on the first team")
         #expect(h.grid.cursor.row == 3, "the hidden hardware cursor sits on the cursor row")
@@ -163,7 +166,9 @@ import Testing
         h.press(.tab)
         h.type("Internets")
         h.press(.enter)
-        try h.store.pool.write { db in try db.execute(sql: "UPDATE team SET qualifyingZone = 'Oceans' WHERE teamName = 'Wenderland'") }
+        try h.store.pool.write { db in
+            try db.execute(sql: "UPDATE team SET qualifyingZone = 'Oceans' WHERE teamName = 'Wenderland'")
+        }
         h.driver.storeChanged()
         h.press(.character("u"))
         #expect(h.grid.line(39).hasPrefix("Not undone: Wenderland was changed elsewhere"), "\(h.grid.line(39))")
@@ -174,7 +179,9 @@ import Testing
         try h.store.pool.write { db in try db.execute(sql: "UPDATE team SET wins = 0 WHERE teamName = 'Algeria'") }
         h.press(.character("u"))
         #expect(h.grid.line(39).hasPrefix("Not undone: Algeria has no win left"), "\(h.grid.line(39))")
-        #expect(try h.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT wins FROM team WHERE teamName = 'Algeria'") } == 0)
+        #expect(
+            try h.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT wins FROM team WHERE teamName = 'Algeria'")
+            } == 0)
 
         try h.moveCursor(to: "Ghana")
         h.press(.enter)
@@ -237,7 +244,8 @@ import Testing
 
     @Test func flagsAreOptInAndShortCodesTheDefault() throws {
         let brazil = Team(teamName: "Brazil", qualifyingZone: "South America", imageName: "brazil-flag", wins: 5)
-        let wenderland = Team(teamName: "Wenderland", qualifyingZone: "Internets", imageName: Team.addedTeamImageName, wins: 0)
+        let wenderland = Team(
+            teamName: "Wenderland", qualifyingZone: "Internets", imageName: Team.addedTeamImageName, wins: 0)
         let plain = TeamRowRenderer(showsFlags: false), flags = TeamRowRenderer(showsFlags: true)
         #expect(plain.text(for: brazil, rank: 1, rankColumns: 2, width: 40).hasPrefix("   1  BRA  Brazil"))
         #expect(flags.text(for: brazil, rank: 1, rankColumns: 2, width: 40).hasPrefix("   1  🇧🇷   Brazil"))
@@ -250,7 +258,9 @@ import Testing
             #expect(row.hasSuffix(" 5") && flags.heading(rankColumns: 2, width: width).hasSuffix(" Wins"))
         }
         #expect(plain.heading(rankColumns: 2, width: 40).hasPrefix("   #  Code Team"))
-        #expect(Thousands.grouped(1_000_032) == "1,000,032" && Thousands.grouped(999) == "999" && Thousands.grouped(1000) == "1,000")
+        #expect(
+            Thousands.grouped(1_000_032) == "1,000,032" && Thousands.grouped(999) == "999"
+                && Thousands.grouped(1000) == "1,000")
     }
 
     @Test func scrollingKeepsTheSectionHeaderOfTheTopRowVisible() throws {
@@ -267,13 +277,16 @@ import Testing
         print("randomKeysNeverBreakTheScreen seed \(seed)")
         var random = SplitMix64(seed: seed)
         let h = try Harness(rows: 12, columns: 40)
-        let keys: [Key] = [.up, .down, .pageUp, .pageDown, .home, .end, .enter, .character(" "), .character("u"),
-                           .character("?"), .character("S"), .character("+"), .tab, .backTab, .escape, .backspace,
-                           .delete, .left, .right, .control("u"), .character("x"), .character("日"), .character("É"),
-                           .wheelUp, .wheelDown, .mouseClick(row: 3, column: 5), .character("q"), .control("c")]
+        let keys: [Key] = [
+            .up, .down, .pageUp, .pageDown, .home, .end, .enter, .character(" "), .character("u"),
+            .character("?"), .character("S"), .character("+"), .tab, .backTab, .escape, .backspace,
+            .delete, .left, .right, .control("u"), .character("x"), .character("日"), .character("É"),
+            .wheelUp, .wheelDown, .mouseClick(row: 3, column: 5), .character("q"), .control("c"),
+        ]
         for _ in 0..<20_000 {
             if Int.random(in: 0..<200, using: &random) == 0 {
-                h.grid.resize(rows: Int.random(in: 1...30, using: &random), columns: Int.random(in: 1...90, using: &random))
+                h.grid.resize(
+                    rows: Int.random(in: 1...30, using: &random), columns: Int.random(in: 1...90, using: &random))
                 h.press(.resize)
             }
             h.press(keys.randomElement(using: &random)!)
@@ -302,13 +315,16 @@ import Testing
             case 6: h.press(.pageDown)
             case 7:
                 let teams = try h.store.teamsInStandingsOrder()
-                try h.store.addWins(to: teams.randomElement(using: &random)!.teamName, count: Int.random(in: 1...3, using: &random))
+                try h.store.addWins(
+                    to: teams.randomElement(using: &random)!.teamName, count: Int.random(in: 1...3, using: &random))
                 // As the scoreboard's own writes: not highlighted, which a fresh draw cannot know.
                 h.screen.followOwnWrite()
                 h.screen.render()
             case 8:
                 added += 1
-                try h.store.addTeam(name: "Team \(added)", zone: ["Europe", "Internets", "Atlantis", "asia"].randomElement(using: &random)!)
+                try h.store.addTeam(
+                    name: "Team \(added)",
+                    zone: ["Europe", "Internets", "Atlantis", "asia"].randomElement(using: &random)!)
                 // As the scoreboard's own writes: not highlighted, which a fresh draw cannot know.
                 h.screen.followOwnWrite()
                 h.screen.render()
@@ -320,15 +336,19 @@ import Testing
                 h.screen.render()
             }
             let fresh = GridSurface(rows: 14, columns: 50)
-            let freshScreen = try ScoreboardScreen(store: h.store, surface: fresh, renderer: TeamRowRenderer(showsFlags: false))
+            let freshScreen = try ScoreboardScreen(
+                store: h.store, surface: fresh, renderer: TeamRowRenderer(showsFlags: false))
             freshScreen.tableView.setCursor(h.screen.tableView.cursor)
             freshScreen.tableView.scroll(toLine: h.screen.tableView.scrollTop)
             freshScreen.render()
             let band = h.screen.tableView.top..<(h.screen.tableView.top + h.screen.tableView.height)
             for row in band {
-                try #require(h.grid.line(row) == fresh.line(row),
-                             "step \(step), row \(row): drawn \"\(h.grid.line(row))\", fresh \"\(fresh.line(row))\"")
-                try #require(h.grid.style(row: row, column: 0) == fresh.style(row: row, column: 0), "step \(step), row \(row): style")
+                try #require(
+                    h.grid.line(row) == fresh.line(row),
+                    "step \(step), row \(row): drawn \"\(h.grid.line(row))\", fresh \"\(fresh.line(row))\"")
+                try #require(
+                    h.grid.style(row: row, column: 0) == fresh.style(row: row, column: 0),
+                    "step \(step), row \(row): style")
             }
         }
     }
@@ -452,11 +472,14 @@ import Testing
         h.type("sou")
         #expect(h.grid.lines.contains { $0.contains("Qualifying Zone: sou") })
         h.press(.tab)
-        #expect(h.grid.lines.contains { $0.contains("Qualifying Zone: South America") }, "Tab completes an existing zone")
+        #expect(
+            h.grid.lines.contains { $0.contains("Qualifying Zone: South America") }, "Tab completes an existing zone")
         h.press(.enter)
         // The store's refusal is longer than the box: it wraps instead of being cut.
         let problem = h.grid.lines.compactMap { line in
-            line.firstRange(of: "│ ").map { String(line[$0.upperBound...].prefix { $0 != "│" }).trimmingCharacters(in: .whitespaces) }
+            line.firstRange(of: "│ ").map {
+                String(line[$0.upperBound...].prefix { $0 != "│" }).trimmingCharacters(in: .whitespaces)
+            }
         }.drop { !$0.hasPrefix("A team named") }.prefix { !$0.isEmpty }.joined(separator: " ")
         #expect(problem.hasPrefix("A team named \"Brazil\" already exists") && problem.hasSuffix("."), "\(problem)")
         #expect(!h.grid.lines.contains { $0.contains("…") && $0.contains("│") }, "nothing cut in the box")

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import WorldCupModel
 @testable import WorldCupScoreboard
 @testable import WorldCupStores
@@ -12,11 +13,15 @@ import Testing
     @Test func writesWhatJSONEncoderWrites() throws {
         var generator = TeamGenerator(seed: 11)
         var entries = generator.teams(count: 20_000, zones: 36)
-        let awkward = ["quote \" and \\ backslash", "a/b", "tab\tnew\nline\r", "bell \u{7} nul \u{0} esc \u{1B}[31m",
-                       "emoji 🏳️‍🌈 and 漢字", "\u{1F}\u{8}\u{C}", "ÜÑÎÇØDÉ"]
+        let awkward = [
+            "quote \" and \\ backslash", "a/b", "tab\tnew\nline\r", "bell \u{7} nul \u{0} esc \u{1B}[31m",
+            "emoji 🏳️‍🌈 and 漢字", "\u{1F}\u{8}\u{C}", "ÜÑÎÇØDÉ",
+        ]
         entries += awkward.enumerated().map { index, text in
-            SeedEntry(teamName: text, qualifyingZone: awkward[(index + 1) % awkward.count], imageName: index % 2 == 0 ? nil : text,
-                      wins: index * 1_000_000_007)
+            SeedEntry(
+                teamName: text, qualifyingZone: awkward[(index + 1) % awkward.count],
+                imageName: index % 2 == 0 ? nil : text,
+                wins: index * 1_000_000_007)
         }
         let directory = TemporaryDirectory()
         let path = directory.path + "/written.json"
@@ -26,7 +31,8 @@ import Testing
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == encoder.encode(entries))
-        #expect(try SeedFile.read(path: path).prefix(20_000) == entries.prefix(20_000), "and the importer reads it back")
+        #expect(
+            try SeedFile.read(path: path).prefix(20_000) == entries.prefix(20_000), "and the importer reads it back")
     }
 
     @Test func anEmptyFileIsAnEmptyArray() throws {
@@ -46,7 +52,9 @@ import Testing
         var ours = ByteStringSet(), reserved = ByteStringSet(), reference = Set<[UInt8]>()
         reserved.reserveCapacity(3_000)
         for step in 0..<50_000 {
-            let member = (0..<Int.random(in: 1...6, using: &random)).map { _ in UInt8.random(in: 97...100, using: &random) }
+            let member = (0..<Int.random(in: 1...6, using: &random)).map { _ in
+                UInt8.random(in: 97...100, using: &random)
+            }
             let inserted = reference.insert(member).inserted
             #expect(ours.insert(member) == inserted)
             #expect(reserved.insert(member) == inserted)

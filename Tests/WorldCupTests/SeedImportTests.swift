@@ -1,7 +1,8 @@
-import TestSupport
 import Foundation
 import GRDB
+import TestSupport
 import Testing
+
 @testable import WorldCupModel
 @testable import WorldCupScoreboard
 @testable import WorldCupStores
@@ -13,7 +14,10 @@ import Testing
         let imported = try store.seedIfNeeded { .file(Fixtures.seedPath) }
         #expect(imported == 32)
         let standings = try store.standings()
-        #expect(standings.map(\.zone) == ["Africa", "Asia", "Europe", "North, Central America & Caribbean", "South America"])
+        #expect(
+            standings.map(\.zone) == [
+                "Africa", "Asia", "Europe", "North, Central America & Caribbean", "South America",
+            ])
         #expect(standings.map(\.teams.count) == [5, 4, 13, 4, 6])
         #expect(standings.flatMap(\.teams).allSatisfy { $0.wins == 0 && $0.imageName?.hasSuffix("-flag") == true })
     }
@@ -44,15 +48,17 @@ import Testing
     }
 
     @Test func tutorialShapeWithBOMTrailingCommasAndNullImageLoads() throws {
-        let text = "\u{FEFF}[\n  {\"teamName\": \"Algeria\", \"qualifyingZone\": \"Africa\", "
+        let text =
+            "\u{FEFF}[\n  {\"teamName\": \"Algeria\", \"qualifyingZone\": \"Africa\", "
             + "\"imageName\": \"algeria-flag\", \"wins\": 0,},\n"
             + "  {\"teamName\": \"Wenderland\", \"qualifyingZone\": \"Internets\", "
             + "\"imageName\": null, \"wins\": 3},\n]\n"
         let entries = try SeedFile.parse(Data(text.utf8), file: "seed.json")
-        #expect(entries == [
-            SeedEntry(teamName: "Algeria", qualifyingZone: "Africa", imageName: "algeria-flag", wins: 0),
-            SeedEntry(teamName: "Wenderland", qualifyingZone: "Internets", imageName: nil, wins: 3),
-        ])
+        #expect(
+            entries == [
+                SeedEntry(teamName: "Algeria", qualifyingZone: "Africa", imageName: "algeria-flag", wins: 0),
+                SeedEntry(teamName: "Wenderland", qualifyingZone: "Internets", imageName: nil, wins: 3),
+            ])
     }
 
     @Test func namesWithQuotesAndSQLAreStoredLiterally() throws {
@@ -63,7 +69,8 @@ import Testing
             try store.addTeam(name: name, zone: "Injections")
         }
         let stored = try store.pool.read { db in
-            try String.fetchAll(db, sql: "SELECT teamName FROM team WHERE qualifyingZone = 'Injections' ORDER BY teamName")
+            try String.fetchAll(
+                db, sql: "SELECT teamName FROM team WHERE qualifyingZone = 'Injections' ORDER BY teamName")
         }
         #expect(stored == hostile.sorted { NoCase.key($0).utf8.lexicographicallyPrecedes(NoCase.key($1).utf8) })
         #expect(try Fixtures.teamCount(store) == 32 + hostile.count)

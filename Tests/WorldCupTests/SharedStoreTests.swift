@@ -3,6 +3,7 @@ import Foundation
 import TerminalUI
 import TestSupport
 import Testing
+
 @testable import WorldCupModel
 @testable import WorldCupScoreboard
 @testable import WorldCupStores
@@ -32,7 +33,10 @@ import Testing
         #expect(try store.addWins(to: "ghana", count: 5, key: key).wins == 1, "a key already used counts nothing")
         #expect(try store.addWin(teamID: ghana, key: ScoreKey())?.wins == 2)
         let undo = ScoreKey()
-        #expect(try store.takeBackWin(teamID: ghana, key: undo) == .undone(Team(id: ghana, teamName: "Ghana", qualifyingZone: "Africa", imageName: "ghana-flag", wins: 1)))
+        #expect(
+            try store.takeBackWin(teamID: ghana, key: undo)
+                == .undone(
+                    Team(id: ghana, teamName: "Ghana", qualifyingZone: "Africa", imageName: "ghana-flag", wins: 1)))
         _ = try store.takeBackWin(teamID: ghana, key: undo)
         #expect(try database.wins()["Ghana"] == 1)
         #expect(try database.connect().execute("SELECT count(*) FROM score_receipt").scalar == "3")
@@ -46,7 +50,9 @@ import Testing
         try database.cutCommitsOfScores(times: 1)
         let japan = try Self.teamID("Japan", database)
         #expect(try store.addWin(teamID: japan, key: ScoreKey())?.wins == 1)
-        #expect(try database.connect().execute("SELECT last_value FROM commits_cut").scalar == "2", "the first attempt was cut, the second counted")
+        #expect(
+            try database.connect().execute("SELECT last_value FROM commits_cut").scalar == "2",
+            "the first attempt was cut, the second counted")
         #expect(try database.wins()["Japan"] == 1)
     }
 
@@ -102,7 +108,9 @@ import Testing
 
         try database.stopCuttingCommits()
         driver.advance(by: ScoreboardProgram.doubtLookInterval)
-        #expect(grid.line(39).hasPrefix("The win for Algeria, in doubt while the server was away, is counted once."), "\(grid.line(39))")
+        #expect(
+            grid.line(39).hasPrefix("The win for Algeria, in doubt while the server was away, is counted once."),
+            "\(grid.line(39))")
         #expect(reported == ["Algeria"])
         #expect(try database.wins()["Algeria"] == 1)
         #expect(grid.lines.contains { $0.contains(" Algeria ") && $0.split(separator: " ").last == "1" })
@@ -113,8 +121,10 @@ import Testing
 /// and 10), drawn into an in-memory grid.
 @Suite(.serialized) struct SharedScoreboardStatusTests {
     /// A screen on `database` as `role`, drawn into a grid of the given size.
-    static func screen(_ database: SharedDatabase, role: String, rows: Int = 24,
-                       columns: Int = 80) throws -> (ScoreboardScreen, GridSurface) {
+    static func screen(
+        _ database: SharedDatabase, role: String, rows: Int = 24,
+        columns: Int = 80
+    ) throws -> (ScoreboardScreen, GridSurface) {
         TextWidth.prepareLocale()
         let store = try PostgreSQLTeamStore.open(conninfo: database.uri(role: role))
         let grid = GridSurface(rows: rows, columns: columns)
@@ -170,8 +180,9 @@ import Testing
             let (viewer, grid) = try Self.screen(database, role: "viewer", rows: rows, columns: columns)
             Self.press(viewer, .enter)
             let status = Self.status(viewer, grid)
-            #expect(status.hasPrefix("Read-only: the PostgreSQL role \"viewer\" may not add wins"),
-                    "\(rows)×\(columns): \(status)")
+            #expect(
+                status.hasPrefix("Read-only: the PostgreSQL role \"viewer\" may not add wins"),
+                "\(rows)×\(columns): \(status)")
             #expect(status.contains("ask the database's owner for the grant"), "\(rows)×\(columns): \(status)")
             #expect(!status.contains("…"), "\(rows)×\(columns): nothing cut: \(status)")
             #expect(viewer.tableView.cursorScreenRow != nil, "the selected team stays on screen")

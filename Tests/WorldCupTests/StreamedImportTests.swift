@@ -1,7 +1,8 @@
-import TestSupport
 import Foundation
 import GRDB
+import TestSupport
 import Testing
+
 @testable import WorldCupModel
 @testable import WorldCupScoreboard
 @testable import WorldCupStores
@@ -13,7 +14,9 @@ import Testing
     static let bigCount = TeamStore.bulkImportThreshold + 500
 
     /// Writes `entries` as a seed file; `text` can damage it on the way.
-    static func write(_ entries: [SeedEntry], in directory: TemporaryDirectory, edit: (String) -> String = { $0 }) throws -> String {
+    static func write(
+        _ entries: [SeedEntry], in directory: TemporaryDirectory, edit: (String) -> String = { $0 }
+    ) throws -> String {
         let path = directory.path + "/teams-\(UUID().uuidString).json"
         var writer = try #require(SeedFileWriter(path: path))
         for entry in entries { try writer.write(entry) }
@@ -24,14 +27,17 @@ import Testing
     }
 
     static func schema(_ store: TeamStore) throws -> [String] {
-        try store.pool.read { db in try String.fetchAll(db, sql: "SELECT coalesce(sql, name) FROM sqlite_master ORDER BY name") }
+        try store.pool.read { db in
+            try String.fetchAll(db, sql: "SELECT coalesce(sql, name) FROM sqlite_master ORDER BY name")
+        }
     }
 
     /// The teams after the seed's, in id order, as entries.
     static func importedEntries(_ store: TeamStore, after seedCount: Int) throws -> [SeedEntry] {
         try store.pool.read { db in
             try Team.order(Column("id")).fetchAll(db).dropFirst(seedCount).map {
-                SeedEntry(teamName: $0.teamName, qualifyingZone: $0.qualifyingZone, imageName: $0.imageName, wins: $0.wins)
+                SeedEntry(
+                    teamName: $0.teamName, qualifyingZone: $0.qualifyingZone, imageName: $0.imageName, wins: $0.wins)
             }
         }
     }
@@ -51,11 +57,14 @@ import Testing
         #expect(try Self.importedEntries(store, after: 32) == expected, "every entry, in the file's order")
         #expect(try Self.schema(store) == schemaBefore, "the indexes and the history triggers are back as they were")
         #expect(try store.pool.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok")
-        #expect(try store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM fetchedresults_history") } == 0,
-                "no history row per team: open scoreboards refetch once")
+        #expect(
+            try store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM fetchedresults_history") } == 0,
+            "no history row per team: open scoreboards refetch once")
         let seen = statuses.all
         #expect(seen.last == ImportStatus(teams: expected.count, share: 1))
-        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.share <= $1.share && $0.teams <= $1.teams }, "progress only grows")
+        #expect(
+            zip(seen, seen.dropFirst()).allSatisfy { $0.share <= $1.share && $0.teams <= $1.teams },
+            "progress only grows")
         #expect(seen.count > 5 && seen.dropLast().allSatisfy { !$0.isDone })
     }
 
@@ -85,8 +94,10 @@ import Testing
         let path = try Self.write(teams, in: directory)
 
         let error = try #require(throws: WorldCupError.self) { try store.importTeams(from: .file(path)) }
-        #expect(error.description.contains("entry \(teams.count - 1), field \"teamName\": a team named \"bRAZIL\" is already in the store"),
-                "\(error)")
+        #expect(
+            error.description.contains(
+                "entry \(teams.count - 1), field \"teamName\": a team named \"bRAZIL\" is already in the store"),
+            "\(error)")
         #expect(try Self.schema(store) == before.0)
         #expect(try store.teamsInStandingsOrder() == before.1)
 
@@ -115,17 +126,24 @@ import Testing
             let pool = try DatabasePool(path: path)
             try StoreSchema.migrator.migrate(pool, upTo: "v4: history of rows REPLACE deletes")
             try pool.write { db in
-                try db.execute(sql: "INSERT INTO team (id, teamName, qualifyingZone, imageName, wins) "
-                               + "VALUES (7, 'Old', 'Zone', NULL, 3), (9, 'Older', 'Zone', 'x', 0)")
+                try db.execute(
+                    sql: "INSERT INTO team (id, teamName, qualifyingZone, imageName, wins) "
+                        + "VALUES (7, 'Old', 'Zone', NULL, 3), (9, 'Older', 'Zone', 'x', 0)")
             }
         }
         let store = try TeamStore.open(path: path)
         let teams = try store.pool.read { db in try Team.order(Column("id")).fetchAll(db) }
-        #expect(teams.map(\.id) == [7, 9] && teams.map(\.teamName) == ["Old", "Older"] && teams.map(\.wins) == [3, 0])
+        #expect(
+            teams.map(\.id) == [7, 9] && teams.map(\.teamName) == ["Old", "Older"] && teams.map(\.wins) == [3, 0])
         #expect(throws: WorldCupError.self) { try store.addTeam(name: "OLD", zone: "Zone") }
-        let indexes = try store.pool.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'team' ORDER BY name") }
+        let indexes = try store.pool.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'team' ORDER BY name")
+        }
         #expect(indexes == ["team_name", "team_standings"])
-        let history = { try store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM fetchedresults_history")! } }
+        let history = {
+            try store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM fetchedresults_history")! }
+        }
         let recorded = try history()
         try store.addWins(to: "older")
         #expect(try history() > recorded, "the change history records again")

@@ -1,6 +1,7 @@
-import TestSupport
 import Foundation
 import GRDB
+import TestSupport
+
 @testable import WorldCupModel
 @testable import WorldCupScoreboard
 @testable import WorldCupStores

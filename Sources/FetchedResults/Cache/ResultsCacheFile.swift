@@ -38,7 +38,8 @@ package struct ResultsCacheFile {
     /// `$XDG_CACHE_HOME/FetchedResults`, or `~/.cache/FetchedResults`.
     package static var defaultDirectory: URL {
         let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+        let base =
+            environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
         return base.appendingPathComponent("FetchedResults")
     }
@@ -50,7 +51,9 @@ package struct ResultsCacheFile {
 
     // MARK: - Writing
 
-    package static func write(_ keys: OrderedKeys, validity: Validity, generation: String, sectionNames: [[UInt8]: String], to url: URL) throws {
+    package static func write(
+        _ keys: OrderedKeys, validity: Validity, generation: String, sectionNames: [[UInt8]: String], to url: URL
+    ) throws {
         var checksum = Checksum()
         for chunk in keys.chunks { forEachPart(of: chunk) { checksum.add($0) } }
         let header = Header(
@@ -91,7 +94,9 @@ package struct ResultsCacheFile {
     /// Closures, not key paths, in the maps: a key path used as a function was projected for
     /// each element, two thirds of the time of saving a million rows (300 → 100 ms).
     private static func forEachPart(of chunk: OrderedKeys.Chunk, _ body: (UnsafeRawBufferPointer) -> Void) {
-        let counts = [UInt32(chunk.count), UInt32(chunk.bytes.count), UInt32(chunk.prefix.count)].map { $0.littleEndian }
+        let counts = [UInt32(chunk.count), UInt32(chunk.bytes.count), UInt32(chunk.prefix.count)].map {
+            $0.littleEndian
+        }
         counts.withUnsafeBytes(body)
         chunk.rowIDs.map { $0.littleEndian }.withUnsafeBytes(body)
         chunk.ends.map { $0.littleEndian }.withUnsafeBytes(body)
@@ -111,10 +116,12 @@ package struct ResultsCacheFile {
             return data
         }
         guard let start = read(magic.count + 4), Array(start.prefix(magic.count)) == magic else { return nil }
-        let headerLength = Int(UInt32(littleEndian: start.suffix(4).withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }))
+        let headerLength = Int(
+            UInt32(littleEndian: start.suffix(4).withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }))
         guard headerLength < 64 << 20, let headerData = read(headerLength),
-              let header = try? JSONDecoder().decode(Header.self, from: headerData),
-              header.validity == validity else { return nil }
+            let header = try? JSONDecoder().decode(Header.self, from: headerData),
+            header.validity == validity
+        else { return nil }
 
         var checksum = Checksum()
         var chunks: [OrderedKeys.Chunk] = []
@@ -124,12 +131,15 @@ package struct ResultsCacheFile {
         for index in 0..<header.chunkCount {
             guard let counts = read(12) else { return nil }
             let (count, byteCount, prefixCount) = counts.withUnsafeBytes {
-                (Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))),
-                 Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self))),
-                 Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self))))
+                (
+                    Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))),
+                    Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self))),
+                    Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
+                )
             }
             guard count > 0, count <= OrderedKeys.maximumChunkCount, byteCount < 1 << 30, prefixCount < 1 << 20,
-                  let chunk = readChunk(descriptor, count: count, byteCount: byteCount, prefixCount: prefixCount, id: UInt32(index))
+                let chunk = readChunk(
+                    descriptor, count: count, byteCount: byteCount, prefixCount: prefixCount, id: UInt32(index))
             else { return nil }
             // The same parts as the writer adds, so that words align the same way.
             counts.withUnsafeBytes { checksum.add($0) }
@@ -140,19 +150,23 @@ package struct ResultsCacheFile {
             chunks.append(chunk)
             rows += count
         }
-        guard rows == header.rowCount, checksum.value == header.payloadChecksum, (try? handle.read(upToCount: 1))?.isEmpty ?? true
+        guard rows == header.rowCount, checksum.value == header.payloadChecksum,
+            (try? handle.read(upToCount: 1))?.isEmpty ?? true
         else { return nil }
         return (header, OrderedKeys(sortedChunks: chunks))
     }
 
     /// Reads one chunk's row ids, key ends and key bytes straight into its arrays (one copy from
     /// the file), or nil when the file ends early or the key ends are out of order or bounds.
-    private static func readChunk(_ descriptor: Int32, count: Int, byteCount: Int, prefixCount: Int, id: UInt32) -> OrderedKeys.Chunk? {
+    private static func readChunk(
+        _ descriptor: Int32, count: Int, byteCount: Int, prefixCount: Int, id: UInt32
+    ) -> OrderedKeys.Chunk? {
         var chunk = OrderedKeys.Chunk(id: id)
         guard let rowIDs: [Int64] = readArray(descriptor, count: count),
-              let ends: [Int32] = readArray(descriptor, count: count),
-              let prefix: [UInt8] = readArray(descriptor, count: prefixCount),
-              let bytes: [UInt8] = readArray(descriptor, count: byteCount) else { return nil }
+            let ends: [Int32] = readArray(descriptor, count: count),
+            let prefix: [UInt8] = readArray(descriptor, count: prefixCount),
+            let bytes: [UInt8] = readArray(descriptor, count: byteCount)
+        else { return nil }
         chunk.rowIDs = rowIDs.map { Int64(littleEndian: $0) }
         chunk.ends = ends.map { Int32(littleEndian: $0) }
         chunk.prefix = prefix
@@ -193,7 +207,9 @@ package struct ResultsCacheFile {
     package static func bytes(fromHex text: String) -> [UInt8]? {
         let digits = Array(text.utf8)
         guard digits.count % 2 == 0 else { return nil }
-        return stride(from: 0, to: digits.count, by: 2).compactMap { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16) }
+        return stride(from: 0, to: digits.count, by: 2).compactMap {
+            UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)
+        }
     }
 
     /// Removes the cache named `name`, or every cache in `directory` when `name` is nil.

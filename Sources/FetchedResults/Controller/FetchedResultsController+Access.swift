@@ -48,7 +48,9 @@ extension FetchedResultsController {
     /// - Throws: as ``fetchedObjects``.
     public func object(at indexPath: IndexPath) throws -> Record {
         let rowID = self.rowID(at: indexPath)
-        guard let record = try objectIfPresent(at: indexPath) else { throw FetchedResultsError.objectDeleted(rowID: rowID) }
+        guard let record = try objectIfPresent(at: indexPath) else {
+            throw FetchedResultsError.objectDeleted(rowID: rowID)
+        }
         return record
     }
 

@@ -17,10 +17,12 @@ extension FetchedResultsController {
     public func saveCache() throws {
         // A progressive fetch's rows up to its boundary are not the results a cache describes.
         guard cacheIsStale, loadBoundary == nil, let url = cacheFile, let state, let position,
-              let generation = store.generation(of: position),
-              let validity = try store.read(consistent: false, { try cacheValidity($0) }) else { return }
-        try ResultsCacheFile.write(state.keys, validity: validity, generation: generation,
-                                   sectionNames: state.sectionNames.mapValues(\.name), to: url)
+            let generation = store.generation(of: position),
+            let validity = try store.read(consistent: false, { try cacheValidity($0) })
+        else { return }
+        try ResultsCacheFile.write(
+            state.keys, validity: validity, generation: generation,
+            sectionNames: state.sectionNames.mapValues(\.name), to: url)
         cacheIsStale = false
     }
 
@@ -53,9 +55,9 @@ extension FetchedResultsController {
     /// written; returns false (and changes nothing) when there is no usable cache.
     func loadFromCache(_ snapshot: Store.Snapshot) throws -> Bool {
         guard isTracking, let url = cacheFile, let validity = try cacheValidity(snapshot),
-              let (header, cachedKeys) = ResultsCacheFile.read(from: url, expecting: validity),
-              let cachedPosition = store.position(fromGeneration: header.generation),
-              case let .changed(touched, freshRows, newPosition) = try store.changes(since: cachedPosition, in: snapshot)
+            let (header, cachedKeys) = ResultsCacheFile.read(from: url, expecting: validity),
+            let cachedPosition = store.position(fromGeneration: header.generation),
+            case let .changed(touched, freshRows, newPosition) = try store.changes(since: cachedPosition, in: snapshot)
         else { return false }
 
         var cachedRecords = RecordCache<Store.Row>(batchSize: fetchRequest.fetchBatchSize)
@@ -64,7 +66,9 @@ extension FetchedResultsController {
         // changed since are read again when the changes are applied.
         var names: [[UInt8]: KnownSectionName] = [:]
         for (identity, name) in header.sectionNames {
-            if let bytes = ResultsCacheFile.bytes(fromHex: identity) { names[bytes] = KnownSectionName(name: name, firstRowID: nil) }
+            if let bytes = ResultsCacheFile.bytes(fromHex: identity) {
+                names[bytes] = KnownSectionName(name: name, firstRowID: nil)
+            }
         }
         let cachedState = try ResultsState(keys: cachedKeys, shape: shape, knownNames: names, recheck: []) { rowID in
             try sectionName(ofRow: rowID, loaded: cachedRecords[rowID], snapshot)

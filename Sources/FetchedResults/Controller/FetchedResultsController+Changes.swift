@@ -23,7 +23,7 @@ extension FetchedResultsController {
             }
             noteConnectionState(error: nil)
             return outcome == .applied
-        } catch where store.isConnectionLoss(error) {
+        } catch  where store.isConnectionLoss(error) {
             noteConnectionState(error: error)
             return false
         } catch {
@@ -51,14 +51,14 @@ extension FetchedResultsController {
                 guard isTracking, state != nil else { return }
                 do {
                     mustRefetch = try follow(snapshot) == .mustRefetch
-                } catch where store.isConnectionLoss(error) {
+                } catch  where store.isConnectionLoss(error) {
                     noteConnectionState(error: error)
                 } catch {
                     needsRefetch = true
                     report(error)
                 }
             }
-        } catch where store.isConnectionLoss(error) {
+        } catch  where store.isConnectionLoss(error) {
             noteConnectionState(error: error)
             throw error
         }
@@ -92,16 +92,25 @@ extension FetchedResultsController {
     /// changes when reading a section name fails.
     ///
     /// - Parameter notify: false while a fetch catches up, when there is nothing to tell yet.
-    func apply(touched: Set<Int64>, fresh allFresh: [Int64: Store.Row], _ snapshot: Store.Snapshot, notify: Bool) throws {
+    func apply(touched: Set<Int64>, fresh allFresh: [Int64: Store.Row], _ snapshot: Store.Snapshot, notify: Bool) throws
+    {
         let fresh = keepingLoaded(allFresh)
         let store = self.store
-        guard let rows = state?.touchedRows(touched, fresh: fresh, key: store.key(of:rowID:), changedColumns: {
-            store.changedColumns(from: records[$0], to: $1)
-        }) else { return }
+        guard
+            let rows = state?.touchedRows(
+                touched, fresh: fresh, key: store.key(of:rowID:),
+                changedColumns: {
+                    store.changedColumns(from: records[$0], to: $1)
+                })
+        else { return }
         // Optional chaining changes the keys in place: no copy of the state is held here.
-        guard let changes = try state?.apply(rows, flatDifference: changeStyles.contains(.difference), sectionName: { id in
-            try sectionName(ofRow: id, loaded: fresh[id] ?? records[id], snapshot)
-        }) else { return }
+        guard
+            let changes = try state?.apply(
+                rows, flatDifference: changeStyles.contains(.difference),
+                sectionName: { id in
+                    try sectionName(ofRow: id, loaded: fresh[id] ?? records[id], snapshot)
+                })
+        else { return }
         records.apply(touched: touched, fresh: fresh)
         cacheIsStale = true
         if notify, !changes.isEmpty { deliver(changes) }
@@ -123,7 +132,9 @@ extension FetchedResultsController {
         let changes = try ResultsState.difference(
             from: old, to: fetched.state, flatDifference: changeStyles.contains(.difference)
         ) { rowID, keyChanged in
-            if let oldRow = oldRecords[rowID], let newRow = newRecords[rowID] { return store.changedColumns(from: oldRow, to: newRow) }
+            if let oldRow = oldRecords[rowID], let newRow = newRecords[rowID] {
+                return store.changedColumns(from: oldRow, to: newRow)
+            }
             // Not loaded before: only a changed key shows that the row changed.
             return keyChanged ? try store.allColumns(in: snapshot) : []
         }
@@ -152,7 +163,8 @@ extension FetchedResultsController {
                 delegate.controller(self, didChangeContentWith: difference)
             }
         }
-        yieldToStreams(ChangeSet(sectionChanges: changes.sectionChanges, objectChanges: changes.objectChanges), snapshot)
+        yieldToStreams(
+            ChangeSet(sectionChanges: changes.sectionChanges, objectChanges: changes.objectChanges), snapshot)
     }
 
     /// Tells the delegate and the change sequences of an error.

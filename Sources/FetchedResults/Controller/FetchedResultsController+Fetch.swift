@@ -70,7 +70,8 @@ extension FetchedResultsController {
             throw FetchedResultsError.missingSortDescriptors(table: fetchRequest.table)
         }
         if let sectionNameKeyPath, sectionNameKeyPath.lowercased() != first.key.lowercased() {
-            throw FetchedResultsError.sectionKeyPathMismatch(sectionNameKeyPath: sectionNameKeyPath, firstSortKey: first.key)
+            throw FetchedResultsError.sectionKeyPathMismatch(
+                sectionNameKeyPath: sectionNameKeyPath, firstSortKey: first.key)
         }
     }
 
@@ -143,7 +144,7 @@ extension FetchedResultsController {
                 try appendNextRows(count, snapshot)
             }
             noteConnectionState(error: nil)
-        } catch where store.isConnectionLoss(error) {
+        } catch  where store.isConnectionLoss(error) {
             noteConnectionState(error: error)
         } catch {
             if isTracking {
@@ -163,7 +164,8 @@ extension FetchedResultsController {
         // Both are exact at this snapshot, so the held rows are the cached results' first rows;
         // were they not, the general difference would still be exact.
         let flatDifference = changeStyles.contains(.difference)
-        let changes = try loaded.changes(appendedTo: held, flatDifference: flatDifference)
+        let changes =
+            try loaded.changes(appendedTo: held, flatDifference: flatDifference)
             ?? ResultsState.difference(from: held, to: loaded, flatDifference: flatDifference) { _, keyChanged in
                 keyChanged ? try store.allColumns(in: snapshot) : []
             }
@@ -177,10 +179,15 @@ extension FetchedResultsController {
         guard let boundary = loadBoundary, let held = state?.keys else { return }
         // Untracked results may still hold a row that has since moved past the boundary.
         let tracking = isTracking
-        let next = try store.readOrdered(limit: count, after: boundary, skipping: { !tracking && held.contains($0) }, in: snapshot)
-        guard let changes = try state?.append(next.keys, flatDifference: changeStyles.contains(.difference), sectionName: { id in
-            try next.sectionNames[id] ?? sectionName(ofRow: id, loaded: next.loaded[id], snapshot)
-        }) else { return }
+        let next = try store.readOrdered(
+            limit: count, after: boundary, skipping: { !tracking && held.contains($0) }, in: snapshot)
+        guard
+            let changes = try state?.append(
+                next.keys, flatDifference: changeStyles.contains(.difference),
+                sectionName: { id in
+                    try next.sectionNames[id] ?? sectionName(ofRow: id, loaded: next.loaded[id], snapshot)
+                })
+        else { return }
         records.storeBatch(next.loaded)
         loadBoundary = next.count < count ? nil : next.last
         cacheIsStale = true

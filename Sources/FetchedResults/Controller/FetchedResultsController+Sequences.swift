@@ -18,7 +18,9 @@ extension FetchedResultsController {
     /// the whole state, so the ones before it are of no use. An error the controller meets ends
     /// the sequence by throwing it; cancelling the iterating task ends it, and stops tracking
     /// when nobody else listens.
-    public func snapshots(bufferingPolicy: ChangeBufferingPolicy = .bufferingNewest(1)) -> ResultsChanges<ResultsSnapshot, Record, Store> {
+    public func snapshots(
+        bufferingPolicy: ChangeBufferingPolicy = .bufferingNewest(1)
+    ) -> ResultsChanges<ResultsSnapshot, Record, Store> {
         ResultsChanges(controller: self, stream: openStream(.snapshots, bufferingPolicy))
     }
 
@@ -26,7 +28,9 @@ extension FetchedResultsController {
     /// results, for code that applies them one by one (a table view's batch updates). Every
     /// change set is kept for a slow consumer by default: each one is relative to the one
     /// before it. Waits and ends as ``snapshots(bufferingPolicy:)`` does.
-    public func changeSets(bufferingPolicy: ChangeBufferingPolicy = .unbounded) -> ResultsChanges<ChangeSet, Record, Store> {
+    public func changeSets(
+        bufferingPolicy: ChangeBufferingPolicy = .unbounded
+    ) -> ResultsChanges<ChangeSet, Record, Store> {
         ResultsChanges(controller: self, stream: openStream(.changeSets, bufferingPolicy))
     }
 
@@ -148,7 +152,9 @@ public struct ResultsChanges<Element, Record, Store: ResultsStore>: AsyncSequenc
                 }
                 if !controller.isTracking || controller.state == nil {
                     try controller.performFetch()
-                    if stream.kind == .snapshots, let state = controller.state { stream.add(snapshot: state.snapshot(reloaded: [])) }
+                    if stream.kind == .snapshots, let state = controller.state {
+                        stream.add(snapshot: state.snapshot(reloaded: []))
+                    }
                     continue
                 }
                 await StoreWake.wait(descriptor: controller.wakeDescriptor, until: controller.nextLookDeadline)

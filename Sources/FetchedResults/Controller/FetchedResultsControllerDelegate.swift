@@ -19,7 +19,8 @@ public protocol FetchedResultsControllerDelegate: AnyObject {
     /// The whole new state as a snapshot (an alternative to the per-change callbacks).
     func controller(_ controller: any AnyFetchedResultsController, didChangeContentWith snapshot: ResultsSnapshot)
     /// The change of the flat, ordered list of row ids (an alternative to the per-change callbacks).
-    func controller(_ controller: any AnyFetchedResultsController, didChangeContentWith difference: CollectionDifference<Int64>)
+    func controller(
+        _ controller: any AnyFetchedResultsController, didChangeContentWith difference: CollectionDifference<Int64>)
     /// The store's connection was lost or came back (a server store). While it is away the
     /// controller keeps its last results and tries again at each look.
     func controller(_ controller: any AnyFetchedResultsController, didChangeConnectionState state: ConnectionState)
@@ -36,11 +37,15 @@ extension FetchedResultsControllerDelegate {
     public func controller(_ controller: any AnyFetchedResultsController, didChange section: SectionChange) {}
     public func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange) {}
     public func controllerDidChangeContent(_ controller: any AnyFetchedResultsController) {}
-    public func controller(_ controller: any AnyFetchedResultsController, didChangeContentWith snapshot: ResultsSnapshot) {}
+    public func controller(
+        _ controller: any AnyFetchedResultsController, didChangeContentWith snapshot: ResultsSnapshot
+    ) {}
     public func controller(
         _ controller: any AnyFetchedResultsController, didChangeContentWith difference: CollectionDifference<Int64>
     ) {}
-    public func controller(_ controller: any AnyFetchedResultsController, didChangeConnectionState state: ConnectionState) {}
+    public func controller(
+        _ controller: any AnyFetchedResultsController, didChangeConnectionState state: ConnectionState
+    ) {}
 }
 
 /// A controller whatever its record type and store: what its delegate sees of it, and what code
@@ -123,7 +128,9 @@ public protocol FetchedResultsControlling<Record>: AnyFetchedResultsController {
     /// ``FetchedResultsController/search(sortDescriptorAt:containing:narrowing:)``).
     func search(sortDescriptorAt index: Int, containing text: String, narrowing previous: TextSearch?) -> TextSearch
     /// The first row matching a search from a row, going round the end once.
-    func indexPath(matching search: TextSearch, from start: IndexPath?, forward: Bool, includingStart: Bool) -> SearchHit?
+    func indexPath(
+        matching search: TextSearch, from start: IndexPath?, forward: Bool, includingStart: Bool
+    ) -> SearchHit?
     /// Counts more of a search's matches for about `duration`.
     func countMatches(_ search: inout TextSearch, for duration: Duration)
     /// The matches counted so far, and whether that is all.

@@ -34,21 +34,24 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
             return "a fetched results controller needs a fetch request with at least one sort descriptor "
                 + "(table \"\(table)\" has none): add one, such as ColumnSortDescriptor(key: \"name\")"
         case let .sectionKeyPathMismatch(path, key):
-            return "sections come from \"\(path)\" but the first sort descriptor sorts by \"\(key)\"; make the first sort "
+            return
+                "sections come from \"\(path)\" but the first sort descriptor sorts by \"\(key)\"; make the first sort "
                 + "descriptor sort by \"\(path)\" so that each section's rows are contiguous"
         case let .unsupportedKeyPath(keyPath):
             return "key path \"\(keyPath)\" is not supported: use a column (\"name\") or one to-one "
                 + "relationship and a column of its table (\"zone.name\")"
         case let .unknownRelationship(keyPath, table):
             let name = keyPath.split(separator: ".").first.map(String.init) ?? keyPath
-            return "key path \"\(keyPath)\": table \"\(table)\" has no to-one relationship \"\(name)\"; declare it in the "
+            return
+                "key path \"\(keyPath)\": table \"\(table)\" has no to-one relationship \"\(name)\"; declare it in the "
                 + "request's relationships, such as ToOneRelationship(\"\(name)\", foreignKey: \"\(name)Id\", "
                 + "destinationTable: \"\(name)\")"
         case let .unknownRelatedColumn(keyPath, table):
             return "key path \"\(keyPath)\": the related table \"\(table)\" has no such column; "
                 + "check the name after the dot"
         case let .tableWithoutRowID(table):
-            return "table \"\(table)\" has no row id (a WITHOUT ROWID table, a view, or no such id column), and a fetched "
+            return
+                "table \"\(table)\" has no row id (a WITHOUT ROWID table, a view, or no such id column), and a fetched "
                 + "results controller follows rows by id: fetch from a table with one, or name its id column in the "
                 + "request's rowIDColumn"
         case let .rowIDUnreadable(table, column):
@@ -58,11 +61,13 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
             return "the sort descriptor on \"\(key)\" sorts a column of type \(type), whose order a fetched results "
                 + "controller cannot keep in memory: sort by an integer, real, text or binary column"
         case let .changeFeedMissing(table, installation):
-            return "\(table) has no change feed, which following its changes needs: as its owner, run \(installation) once"
+            return
+                "\(table) has no change feed, which following its changes needs: as its owner, run \(installation) once"
         case let .predicateForAnotherStore(predicate, expected):
             return "the fetch request's predicate is a \(predicate), which this store cannot run: give it a \(expected)"
         case let .objectDeleted(rowID):
-            return "the row with id \(rowID) was deleted from the store before it could be read; the controller reports "
+            return
+                "the row with id \(rowID) was deleted from the store before it could be read; the controller reports "
                 + "its deletion at its next processPendingChanges()"
         }
     }

@@ -61,7 +61,9 @@ package enum KeysetPlan {
 
     /// The parts as SQL conditions, each one in parentheses and written by its own dialect from
     /// `makeDialect` (which then holds that part's parameters: each part is its own statement).
-    package static func sql<D: Dialect>(ascending: [Bool], boundaryIsNull: [Bool], makeDialect: () -> D) -> [(sql: String, dialect: D)] {
+    package static func sql<D: Dialect>(
+        ascending: [Bool], boundaryIsNull: [Bool], makeDialect: () -> D
+    ) -> [(sql: String, dialect: D)] {
         parts(ascending: ascending, boundaryIsNull: boundaryIsNull).map { conditions in
             var dialect = makeDialect()
             let terms = conditions.map { condition -> String in

@@ -7,8 +7,8 @@ import Synchronization
 /// in one byte buffer, so that inserting or deleting a row moves at most one chunk's bytes
 /// (tens of kilobytes), not the whole list. Neighbouring keys mostly share their first sort
 /// values (a zone name, say), so each chunk stores the prefix all its keys share once, and only
-/// the rest of each key: a third less memory for the scoreboard's keys. A row is found from its id through ``RowLocator``
-/// (id → chunk), then a scan of that chunk's ids; a key's place by binary search over the
+/// the rest of each key: a third less memory for the scoreboard's keys. A row is found from its
+/// id through ``RowLocator`` (id → chunk), then a scan of that chunk's ids; a key's place by binary search over the
 /// chunks' last keys, then inside one chunk. With c chunks, each operation costs O(log n + c)
 /// cheap steps; c stays around n / 700.
 ///
@@ -55,7 +55,9 @@ package struct OrderedKeys {
             guard !range.isEmpty else { return }
             bytes.withUnsafeMutableBufferPointer { bytes in
                 let tail = bytes.count - range.upperBound
-                if tail > 0 { memmove(bytes.baseAddress! + range.lowerBound, bytes.baseAddress! + range.upperBound, tail) }
+                if tail > 0 {
+                    memmove(bytes.baseAddress! + range.lowerBound, bytes.baseAddress! + range.upperBound, tail)
+                }
             }
             bytes.removeLast(range.count)
         }
@@ -80,8 +82,9 @@ package struct OrderedKeys {
                 // `key` is a proper prefix of the shared prefix: the stored key is longer.
                 if key.count < prefix.count { return 1 }
                 return bytes.withUnsafeBufferPointer { bytes in
-                    SortKey.compare(UnsafeBufferPointer(rebasing: bytes[keyRange(index)]),
-                                            UnsafeBufferPointer(rebasing: key[prefix.count...]))
+                    SortKey.compare(
+                        UnsafeBufferPointer(rebasing: bytes[keyRange(index)]),
+                        UnsafeBufferPointer(rebasing: key[prefix.count...]))
                 }
             }
         }
@@ -223,7 +226,8 @@ package struct OrderedKeys {
     /// The position of the row with this id, or nil when it is not in the list.
     package func position(of rowID: Int64) -> Int? {
         guard let chunkID = locator[rowID], let chunk = chunkIndexByID[chunkID],
-              let index = chunks[chunk].rowIDs.firstIndex(of: rowID) else { return nil }
+            let index = chunks[chunk].rowIDs.firstIndex(of: rowID)
+        else { return nil }
         return chunkStarts[chunk] + index
     }
 
@@ -291,9 +295,10 @@ package struct OrderedKeys {
         let added = rows.finishedChunks().filter { $0.count > 0 }
         guard let first = added.first else { return }
         #if DEBUG
-        if let last = chunks.last {
-            precondition(SortKey.compare(last.key(last.count - 1), first.key(0)) < 0, "appended keys follow every key held")
-        }
+            if let last = chunks.last {
+                precondition(
+                    SortKey.compare(last.key(last.count - 1), first.key(0)) < 0, "appended keys follow every key held")
+            }
         #endif
         let firstNew = chunks.count
         for chunk in added {
@@ -319,7 +324,8 @@ package struct OrderedKeys {
     @discardableResult
     package mutating func remove(rowID: Int64) -> Bool {
         guard let chunkID = locator[rowID], let chunk = chunkIndexByID[chunkID],
-              let index = chunks[chunk].rowIDs.firstIndex(of: rowID) else { return false }
+            let index = chunks[chunk].rowIDs.firstIndex(of: rowID)
+        else { return false }
         version = Self.makeVersion()
         let range = chunks[chunk].keyRange(index)
         chunks[chunk].rowIDs.remove(at: index)
@@ -346,7 +352,11 @@ package struct OrderedKeys {
         var (low, high) = (0, chunks.count)
         while low < high {
             let middle = (low + high) / 2
-            if chunks[middle].compare(chunks[middle].count - 1, with: key) < 0 { low = middle + 1 } else { high = middle }
+            if chunks[middle].compare(chunks[middle].count - 1, with: key) < 0 {
+                low = middle + 1
+            } else {
+                high = middle
+            }
         }
         guard low < chunks.count else { return (chunks.count, 0) }
         let chunk = low
@@ -415,7 +425,8 @@ package struct OrderedKeys {
         var previous: [UInt8]?
         for (index, chunk) in chunks.enumerated() {
             precondition(chunk.count > 0 && chunk.count <= Self.maximumChunkCount, "chunk sizes stay in bounds")
-            precondition(chunk.ends.count == chunk.count && Int(chunk.ends.last!) == chunk.bytes.count, "each key has its end")
+            precondition(
+                chunk.ends.count == chunk.count && Int(chunk.ends.last!) == chunk.bytes.count, "each key has its end")
             precondition(chunk.prefix.count < Int32.max, "the prefix is bounded")
             precondition(chunkStarts[index] == start, "chunk starts count the rows before")
             precondition(chunkIndexByID[chunk.id] == index, "chunk ids find their chunk")

@@ -130,7 +130,9 @@ package struct RowLocator {
         guard !overflow && Self.isDense(span: span, count: count + 1) else {
             var dictionary: [Int64: UInt32] = [:]
             dictionary.reserveCapacity(count + 1)
-            for (index, value) in slots.enumerated() where value != Self.absent { dictionary[base + Int64(index)] = value }
+            for (index, value) in slots.enumerated() where value != Self.absent {
+                dictionary[base + Int64(index)] = value
+            }
             sparse = dictionary
             (sparseLow, sparseHigh) = (low, high)
             slots = []

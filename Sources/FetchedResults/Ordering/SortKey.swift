@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Sort keys as bytes, for any store: a row's sort values become one byte string whose plain
@@ -36,7 +36,8 @@ package enum SortKey {
         let nearest = Double(integer)
         // The distance from the double back to the integer, computed without overflow: the
         // double can be 2^63, one past Int64.max.
-        let distance: Int64 = nearest >= 9223372036854775808.0
+        let distance: Int64 =
+            nearest >= 9223372036854775808.0
             ? (integer - Int64.max) - 1
             : integer - Int64(nearest)
         appendNumber(nearest: nearest, distance: distance, to: &buffer)
@@ -138,7 +139,9 @@ package enum SortKey {
 
     /// Written in place into room for the longest encoding, then trimmed: an `append` per byte
     /// checks the array's capacity and uniqueness each time, and a load encodes a million keys.
-    private static func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>, tag: UInt8, fold: Bool, to buffer: inout [UInt8]) {
+    private static func appendBytes(
+        _ bytes: UnsafeBufferPointer<UInt8>, tag: UInt8, fold: Bool, to buffer: inout [UInt8]
+    ) {
         let start = buffer.count
         let end = withRoom(1 + 2 * bytes.count + 2, in: &buffer) { out in
             out[0] = tag

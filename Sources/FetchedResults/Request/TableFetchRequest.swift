@@ -75,8 +75,9 @@ public struct TableFetchRequest: Sendable {
 
     /// How the request cuts its rows into visible sections.
     func shape(sectioned: Bool) -> ResultsShape {
-        ResultsShape(fetchOffset: fetchOffset, fetchLimit: fetchLimit, isSectioned: sectioned,
-                     firstKeyAscending: sortDescriptors.first?.ascending ?? true)
+        ResultsShape(
+            fetchOffset: fetchOffset, fetchLimit: fetchLimit, isSectioned: sectioned,
+            firstKeyAscending: sortDescriptors.first?.ascending ?? true)
     }
 }
 

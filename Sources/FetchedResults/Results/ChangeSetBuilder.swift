@@ -32,7 +32,8 @@ package struct ChangeSetBuilder {
     let sameLayout: Bool
     let placements: [CandidatePlacement]
 
-    package init(oldLayout: ResultsLayout, newLayout: ResultsLayout, sameLayout: Bool, placements: [CandidatePlacement]) {
+    package init(oldLayout: ResultsLayout, newLayout: ResultsLayout, sameLayout: Bool, placements: [CandidatePlacement])
+    {
         self.oldLayout = oldLayout
         self.newLayout = newLayout
         self.sameLayout = sameLayout
@@ -64,7 +65,8 @@ package struct ChangeSetBuilder {
         if !sameLayout {
             for (index, section) in oldLayout.sections.enumerated() {
                 if let newIndex = sections.newIndex(ofOld: index), newLayout.sections[newIndex].name != section.name {
-                    result.sectionChanges.append(SectionChange(type: .update, index: newIndex, name: newLayout.sections[newIndex].name))
+                    result.sectionChanges.append(
+                        SectionChange(type: .update, index: newIndex, name: newLayout.sections[newIndex].name))
                 }
             }
         }
@@ -109,7 +111,8 @@ package struct ChangeSetBuilder {
                 }
             }
         }
-        result.objectChanges = deletes.sorted { $0.0 > $1.0 }.map(\.1) + inserts.sorted { $0.0 < $1.0 }.map(\.1)
+        result.objectChanges =
+            deletes.sorted { $0.0 > $1.0 }.map(\.1) + inserts.sorted { $0.0 < $1.0 }.map(\.1)
             + moves.sorted { $0.0 < $1.0 }.map(\.1) + updates.sorted { $0.0 < $1.0 }.map(\.1)
         if flatDifference { result.flatDifference = flatChanges(moved: movedRows(sections: nil)) }
         return result
@@ -127,12 +130,15 @@ package struct ChangeSetBuilder {
         for placement in placements {
             guard let oldPosition = placement.oldPosition, let newPosition = placement.newPosition else { continue }
             let newSection = sections == nil ? 0 : newLayout.sectionIndex(ofVisible: newPosition)
-            let sameSection = sections.map { $0.newIndex(ofOld: oldLayout.sectionIndex(ofVisible: oldPosition)) == newSection } ?? true
+            let sameSection =
+                sections.map { $0.newIndex(ofOld: oldLayout.sectionIndex(ofVisible: oldPosition)) == newSection }
+                ?? true
             let (oldGap, newGap) = (oldGaps[oldPosition]!, newGaps[newPosition]!)
             if !sameSection || oldGap != newGap {
                 moved.insert(placement.rowID)
             } else {
-                groups[GroupKey(section: newSection, gap: oldGap), default: []].append((oldPosition, newPosition, placement.rowID))
+                groups[GroupKey(section: newSection, gap: oldGap), default: []].append(
+                    (oldPosition, newPosition, placement.rowID))
             }
         }
         for members in groups.values where members.count > 1 {
@@ -208,7 +214,8 @@ struct SectionCorrespondence {
     }
 
     init(old: ResultsLayout, new: ResultsLayout) {
-        let identical = old.sections.count == new.sections.count
+        let identical =
+            old.sections.count == new.sections.count
             && zip(old.sections, new.sections).allSatisfy { $0.identity == $1.identity }
         if identical {
             oldToNew = nil

@@ -111,7 +111,6 @@ public struct ResultsSnapshot: Sendable, Equatable {
     }
 }
 
-
 /// A position in sectioned results: a section and a row inside it.
 public struct IndexPath: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The section's index.

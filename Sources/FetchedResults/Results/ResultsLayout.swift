@@ -23,9 +23,11 @@ package struct ResultsLayout {
     ///     or nil for one section holding every row.
     ///   - name: the name of a section, given its identity and the ordered position of its
     ///     first row.
-    package init(keys: OrderedKeys, fetchOffset: Int, fetchLimit: Int,
-                 firstComponentLength: ((UnsafeBufferPointer<UInt8>) -> Int)?,
-                 name: ([UInt8], Int) throws -> String) rethrows {
+    package init(
+        keys: OrderedKeys, fetchOffset: Int, fetchLimit: Int,
+        firstComponentLength: ((UnsafeBufferPointer<UInt8>) -> Int)?,
+        name: ([UInt8], Int) throws -> String
+    ) rethrows {
         let lower = min(fetchOffset, keys.count)
         let upper = fetchLimit > 0 ? min(lower + fetchLimit, keys.count) : keys.count
         window = lower..<upper
@@ -38,8 +40,9 @@ package struct ResultsLayout {
             return
         }
         var found: [Section] = []
-        try Self.appendSections(of: keys, from: window.lowerBound, window: window, firstComponentLength, name,
-                                to: &found)
+        try Self.appendSections(
+            of: keys, from: window.lowerBound, window: window, firstComponentLength, name,
+            to: &found)
         sections = found
     }
 
@@ -47,20 +50,25 @@ package struct ResultsLayout {
     /// step of a progressive load), without a window: `old`'s sections but the last are kept
     /// as they are, and only the rows from the last one's start are cut again — O(new sections
     /// × log n) instead of every section.
-    package init(appendingTo old: ResultsLayout, keys: OrderedKeys,
-                 firstComponentLength: ((UnsafeBufferPointer<UInt8>) -> Int)?,
-                 name: ([UInt8], Int) throws -> String) rethrows {
-        precondition(old.window.lowerBound == 0 && old.window.upperBound <= keys.count,
-                     "an unwindowed layout of fewer rows")
+    package init(
+        appendingTo old: ResultsLayout, keys: OrderedKeys,
+        firstComponentLength: ((UnsafeBufferPointer<UInt8>) -> Int)?,
+        name: ([UInt8], Int) throws -> String
+    ) rethrows {
+        precondition(
+            old.window.lowerBound == 0 && old.window.upperBound <= keys.count,
+            "an unwindowed layout of fewer rows")
         guard let firstComponentLength, let last = old.sections.last else {
-            self = try ResultsLayout(keys: keys, fetchOffset: 0, fetchLimit: 0,
-                                     firstComponentLength: firstComponentLength, name: name)
+            self = try ResultsLayout(
+                keys: keys, fetchOffset: 0, fetchLimit: 0,
+                firstComponentLength: firstComponentLength, name: name)
             return
         }
         window = 0..<keys.count
         var found = Array(old.sections.dropLast())
-        try Self.appendSections(of: keys, from: last.range.lowerBound, window: window, firstComponentLength, name,
-                                to: &found)
+        try Self.appendSections(
+            of: keys, from: last.range.lowerBound, window: window, firstComponentLength, name,
+            to: &found)
         sections = found
     }
 
@@ -75,10 +83,11 @@ package struct ResultsLayout {
             let key = keys.key(at: start)
             let identity = Array(key.prefix(key.withUnsafeBufferPointer(firstComponentLength)))
             let end = keys.endOfRun(withPrefix: identity, in: start..<window.upperBound)
-            found.append(Section(
-                identity: identity,
-                name: try name(identity, start),
-                range: (start - window.lowerBound)..<(end - window.lowerBound)))
+            found.append(
+                Section(
+                    identity: identity,
+                    name: try name(identity, start),
+                    range: (start - window.lowerBound)..<(end - window.lowerBound)))
             start = end
         }
     }

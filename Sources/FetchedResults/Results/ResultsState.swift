@@ -66,7 +66,8 @@ package struct ResultsState {
     ///     still start their section; nil reads every name.
     ///   - sectionName: the first sort value of a row, as text, from memory or the store.
     package init(
-        keys: OrderedKeys, shape: ResultsShape, knownNames: [[UInt8]: KnownSectionName] = [:], recheck: Set<Int64>? = nil,
+        keys: OrderedKeys, shape: ResultsShape, knownNames: [[UInt8]: KnownSectionName] = [:],
+        recheck: Set<Int64>? = nil,
         sectionName: (Int64) throws -> String
     ) throws {
         var names = knownNames
@@ -85,7 +86,8 @@ package struct ResultsState {
         func name(_ identity: [UInt8], _ position: Int) throws -> String {
             let firstRowID = keys.rowID(at: position)
             if let recheck, let known = names[identity], !recheck.contains(firstRowID),
-               known.firstRowID == firstRowID || known.firstRowID == nil {
+                known.firstRowID == firstRowID || known.firstRowID == nil
+            {
                 names[identity] = KnownSectionName(name: known.name, firstRowID: firstRowID)
                 return known.name
             }
@@ -94,11 +96,13 @@ package struct ResultsState {
             return name
         }
         if let appended, !shape.isWindowed {
-            return try ResultsLayout(appendingTo: appended, keys: keys, firstComponentLength: shape.firstComponentLength,
-                                     name: name)
+            return try ResultsLayout(
+                appendingTo: appended, keys: keys, firstComponentLength: shape.firstComponentLength,
+                name: name)
         }
-        return try ResultsLayout(keys: keys, fetchOffset: shape.fetchOffset, fetchLimit: shape.fetchLimit,
-                                 firstComponentLength: shape.firstComponentLength, name: name)
+        return try ResultsLayout(
+            keys: keys, fetchOffset: shape.fetchOffset, fetchLimit: shape.fetchLimit,
+            firstComponentLength: shape.firstComponentLength, name: name)
     }
 
     // MARK: - One transaction
@@ -120,7 +124,8 @@ package struct ResultsState {
     /// read after the transaction (`fresh`: those that still match the request): each one's new
     /// key and, for a row that was already in the results, the columns that changed.
     package func touchedRows<Row>(
-        _ touched: Set<Int64>, fresh: [Int64: Row], key: (Row, Int64) -> [UInt8], changedColumns: (Int64, Row) -> Set<String>
+        _ touched: Set<Int64>, fresh: [Int64: Row], key: (Row, Int64) -> [UInt8],
+        changedColumns: (Int64, Row) -> Set<String>
     ) -> [Int64: TouchedRow] {
         var rows: [Int64: TouchedRow] = [:]
         for id in touched {
@@ -128,7 +133,8 @@ package struct ResultsState {
                 rows[id] = TouchedRow(newKey: nil, changedColumns: [])
                 continue
             }
-            rows[id] = TouchedRow(newKey: key(newRow, id), changedColumns: keys.contains(id) ? changedColumns(id, newRow) : [])
+            rows[id] = TouchedRow(
+                newKey: key(newRow, id), changedColumns: keys.contains(id) ? changedColumns(id, newRow) : [])
         }
         return rows
     }
@@ -178,7 +184,8 @@ package struct ResultsState {
         if !sectionsUnchanged {
             var names = sectionNames
             do {
-                layout = try Self.layout(of: keys, shape: shape, names: &names, recheck: Set(touched.keys), sectionName: sectionName)
+                layout = try Self.layout(
+                    of: keys, shape: shape, names: &names, recheck: Set(touched.keys), sectionName: sectionName)
             } catch {
                 // Every key back as it was, so the results stay the last good ones.
                 for (id, row) in touched where row.newKey != oldKeys[id] {
@@ -194,13 +201,16 @@ package struct ResultsState {
         let placements = candidates.map { id in
             let newPosition = keys.position(of: id).flatMap(layout.visiblePosition)
             let changed = oldKeys[id] != nil && touched[id]?.newKey != nil ? touched[id]!.changedColumns : []
-            return CandidatePlacement(rowID: id, oldPosition: oldPositions[id], newPosition: newPosition, changedColumns: changed)
+            return CandidatePlacement(
+                rowID: id, oldPosition: oldPositions[id], newPosition: newPosition, changedColumns: changed)
         }
         #if DEBUG
-        keys._checkInvariants()
+            keys._checkInvariants()
         #endif
-        return ChangeSetBuilder(oldLayout: oldLayout, newLayout: layout, sameLayout: sectionsUnchanged, placements: placements)
-            .build(flatDifference: flatDifference)
+        return ChangeSetBuilder(
+            oldLayout: oldLayout, newLayout: layout, sameLayout: sectionsUnchanged, placements: placements
+        )
+        .build(flatDifference: flatDifference)
     }
 
     /// Appends rows whose keys all follow every key held — the next rows of a progressive
@@ -219,15 +229,16 @@ package struct ResultsState {
         var names = sectionNames
         do {
             // Known sections keep their names: only a section that starts among the new rows is named.
-            layout = try Self.layout(of: keys, shape: shape, names: &names, recheck: [], appendingTo: oldLayout,
-                                     sectionName: sectionName)
+            layout = try Self.layout(
+                of: keys, shape: shape, names: &names, recheck: [], appendingTo: oldLayout,
+                sectionName: sectionName)
         } catch {
             keys.removeLast(keys.count - oldCount)
             throw error
         }
         sectionNames = names
         #if DEBUG
-        keys._checkInvariants()
+            keys._checkInvariants()
         #endif
         return appendedChanges(after: oldLayout, oldCount: oldCount, flatDifference: flatDifference)
     }
@@ -237,7 +248,9 @@ package struct ResultsState {
     /// do not start with `old`'s rows.
     package func changes(appendedTo old: ResultsState, flatDifference: Bool) -> ChangeSetBuilder.Result? {
         guard old.keys.count <= keys.count,
-              (0..<old.keys.count).allSatisfy({ old.keys.rowID(at: $0) == keys.rowID(at: $0) && old.keys.key(at: $0) == keys.key(at: $0) })
+            (0..<old.keys.count).allSatisfy({
+                old.keys.rowID(at: $0) == keys.rowID(at: $0) && old.keys.key(at: $0) == keys.key(at: $0)
+            })
         else { return nil }
         return appendedChanges(after: old.layout, oldCount: old.keys.count, flatDifference: flatDifference)
     }
@@ -245,7 +258,9 @@ package struct ResultsState {
     /// Rows inserted after the first `oldCount`. A table view inserts a new section whole, so
     /// only the rows that join the old last section are placed one by one — unless the flat
     /// difference, which lists every row, is asked for.
-    private func appendedChanges(after oldLayout: ResultsLayout, oldCount: Int, flatDifference: Bool) -> ChangeSetBuilder.Result {
+    private func appendedChanges(
+        after oldLayout: ResultsLayout, oldCount: Int, flatDifference: Bool
+    ) -> ChangeSetBuilder.Result {
         var end = keys.count
         if !flatDifference, shape.isSectioned, oldCount > 0, let last = oldLayout.sections.last {
             end = keys.endOfRun(withPrefix: last.identity, in: oldCount..<keys.count)
@@ -253,7 +268,8 @@ package struct ResultsState {
         if !flatDifference, !shape.isWindowed { return appendedInOrder(after: oldLayout, oldCount: oldCount, end: end) }
         let placements = (oldCount..<end).compactMap { position in
             layout.visiblePosition(position).map {
-                CandidatePlacement(rowID: keys.rowID(at: position), oldPosition: nil, newPosition: $0, changedColumns: [])
+                CandidatePlacement(
+                    rowID: keys.rowID(at: position), oldPosition: nil, newPosition: $0, changedColumns: [])
             }
         }
         return ChangeSetBuilder(oldLayout: oldLayout, newLayout: layout, sameLayout: false, placements: placements)
@@ -301,10 +317,13 @@ package struct ResultsState {
             let rowID = new.keys.rowID(at: position)
             let before = oldByID.removeValue(forKey: rowID)
             let changed = try before.map { try changedColumns(rowID, $0.key != new.keys.key(at: position)) } ?? []
-            placements.append(CandidatePlacement(rowID: rowID, oldPosition: before?.position, newPosition: visible, changedColumns: changed))
+            placements.append(
+                CandidatePlacement(
+                    rowID: rowID, oldPosition: before?.position, newPosition: visible, changedColumns: changed))
         }
         for (rowID, before) in oldByID {
-            placements.append(CandidatePlacement(rowID: rowID, oldPosition: before.position, newPosition: nil, changedColumns: []))
+            placements.append(
+                CandidatePlacement(rowID: rowID, oldPosition: before.position, newPosition: nil, changedColumns: []))
         }
         return ChangeSetBuilder(oldLayout: old.layout, newLayout: new.layout, sameLayout: false, placements: placements)
             .build(flatDifference: flatDifference)
@@ -327,7 +346,9 @@ package struct ResultsState {
 
     /// The index path of a visible row, or nil.
     package func indexPath(forRowID rowID: Int64) -> IndexPath? {
-        guard let position = keys.position(of: rowID), let visible = layout.visiblePosition(position) else { return nil }
+        guard let position = keys.position(of: rowID), let visible = layout.visiblePosition(position) else {
+            return nil
+        }
         return layout.indexPath(ofVisible: visible)
     }
 
@@ -346,8 +367,9 @@ package struct ResultsState {
 
     /// Section names and row ids, with the rows to reload.
     package func snapshot(reloaded: Set<Int64>) -> ResultsSnapshot {
-        ResultsSnapshot(sections: layout.sections.indices.map { (layout.sections[$0].name, rowIDs(inSection: $0)) },
-                        reloadedRowIDs: reloaded)
+        ResultsSnapshot(
+            sections: layout.sections.indices.map { (layout.sections[$0].name, rowIDs(inSection: $0)) },
+            reloadedRowIDs: reloaded)
     }
 
     /// The distinct index titles of the sections, in section order.
@@ -359,6 +381,7 @@ package struct ResultsState {
     /// The first section whose index title is `title`, or failing that the section at `index`
     /// (kept in range).
     package func section(forSectionIndexTitle title: String, at index: Int, _ titleOf: (String) -> String?) -> Int {
-        layout.sections.firstIndex { titleOf($0.name) == title } ?? min(max(0, index), max(0, layout.sections.count - 1))
+        layout.sections.firstIndex { titleOf($0.name) == title }
+            ?? min(max(0, index), max(0, layout.sections.count - 1))
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Finds a byte string in a buffer: the scan under a text search of the sort keys (27 MB for a

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Says which keys of a chunk hold a text inside one of their text components: "the sort value
@@ -79,8 +79,10 @@ private struct ChunkScan {
     /// The reader after the shared prefix.
     let shared: ComponentReader
 
-    init(needle: UnsafeBufferPointer<UInt8>, flips: UnsafeBufferPointer<UInt8>, prefix: UnsafeBufferPointer<UInt8>,
-         keys: KeyBytes) {
+    init(
+        needle: UnsafeBufferPointer<UInt8>, flips: UnsafeBufferPointer<UInt8>, prefix: UnsafeBufferPointer<UInt8>,
+        keys: KeyBytes
+    ) {
         (self.needle, self.flips, self.prefix, self.keys) = (needle, flips, prefix, keys)
         var reader = ComponentReader()
         reader.read(prefix, flips: flips)

@@ -10,8 +10,9 @@ enum StoreWake {
         let waiter = Waiter()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                waiter.start(continuation, descriptor: descriptor,
-                             after: deadline.map { max(.zero, $0 - .now) } ?? (descriptor == nil ? longestWait : nil))
+                waiter.start(
+                    continuation, descriptor: descriptor,
+                    after: deadline.map { max(.zero, $0 - .now) } ?? (descriptor == nil ? longestWait : nil))
             }
         } onCancel: {
             waiter.finish()
@@ -37,8 +38,11 @@ enum StoreWake {
                     self.source = source
                 }
                 if let delay {
-                    let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
-                    queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) { [self] in finishOnQueue() }
+                    let nanoseconds =
+                        delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+                    queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) { [self] in
+                        finishOnQueue()
+                    }
                 }
             }
         }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A set of byte strings kept one after another in a single buffer, with an open-addressing

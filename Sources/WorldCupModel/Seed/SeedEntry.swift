@@ -72,7 +72,8 @@ extension SeedEntry: Decodable {
             // The decoder reports fractions and out-of-range numbers without a coding path;
             // read the number again to say which entry holds it.
             if let number = try? container.decode(Double.self, forKey: .wins) {
-                let problem = number.rounded() == number
+                let problem =
+                    number.rounded() == number
                     ? "\(number) is too large for a win count"
                     : "must be a whole number, not \(number)"
                 throw DecodingError.dataCorruptedError(

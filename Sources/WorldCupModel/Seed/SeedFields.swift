@@ -8,7 +8,9 @@ package struct SeedFields {
     package var image: UnsafeRawBufferPointer?
     package var wins: Int64
 
-    package init(name: UnsafeRawBufferPointer, zone: UnsafeRawBufferPointer, image: UnsafeRawBufferPointer?, wins: Int64) {
+    package init(
+        name: UnsafeRawBufferPointer, zone: UnsafeRawBufferPointer, image: UnsafeRawBufferPointer?, wins: Int64
+    ) {
         self.name = name
         self.zone = zone
         self.image = image
@@ -21,7 +23,9 @@ package struct SeedFields {
         return try name.withUTF8 { name in
             try zone.withUTF8 { zone in
                 func fields(_ image: UnsafeRawBufferPointer?) -> SeedFields {
-                    SeedFields(name: UnsafeRawBufferPointer(name), zone: UnsafeRawBufferPointer(zone), image: image, wins: Int64(entry.wins))
+                    SeedFields(
+                        name: UnsafeRawBufferPointer(name), zone: UnsafeRawBufferPointer(zone), image: image,
+                        wins: Int64(entry.wins))
                 }
                 guard image != nil else { return try body(fields(nil)) }
                 return try image!.withUTF8 { try body(fields(UnsafeRawBufferPointer($0))) }
@@ -31,7 +35,9 @@ package struct SeedFields {
 
     /// The entry these fields hold.
     package var entry: SeedEntry {
-        SeedEntry(teamName: Self.text(name), qualifyingZone: Self.text(zone), imageName: image.map(Self.text), wins: Int(wins))
+        SeedEntry(
+            teamName: Self.text(name), qualifyingZone: Self.text(zone), imageName: image.map(Self.text), wins: Int(wins)
+        )
     }
 
     package static func text(_ bytes: UnsafeRawBufferPointer) -> String {
@@ -43,7 +49,9 @@ package struct SeedFields {
     /// characters), and no space of any kind to trim at either end (an ASCII letter, digit or
     /// sign there; anything else is left to the full rule).
     package static func isPlainText(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard let first = bytes.first, let last = bytes.last, bytes.count <= SeedEntry.maximumTextLength else { return false }
+        guard let first = bytes.first, let last = bytes.last, bytes.count <= SeedEntry.maximumTextLength else {
+            return false
+        }
         return (0x21...0x7E).contains(first) && (0x21...0x7E).contains(last)
     }
 }

@@ -7,7 +7,9 @@ public enum SeedLocator {
     ///
     /// A path the user named explicitly (option or variable) is used as given, even if missing,
     /// so that the error names the file the user meant rather than a fallback.
-    public static func locate(explicit: String?, environment: [String: String], executablePath: String?) throws -> String {
+    public static func locate(
+        explicit: String?, environment: [String: String], executablePath: String?
+    ) throws -> String {
         if let explicit { return explicit }
         if let fromEnvironment = environment["WORLDCUP_SEED"], !fromEnvironment.isEmpty { return fromEnvironment }
         let candidates = bundledCandidates(executablePath: executablePath)

@@ -12,10 +12,16 @@ public struct TeamGenerator {
     ]
     // Names are put together as UTF-8 bytes: a million of them as Swift strings (joined,
     // uppercased, folded, hashed) would take seconds.
-    private static let prefixes = bytes(["", "", "", "", "New ", "North ", "South ", "East ", "West ", "Upper ", "Lower ", "Saint ", "San ", "Grand "])
-    private static let syllables = bytes(["ba", "lo", "ri", "ma", "ne", "to", "ka", "sa", "vi", "do", "ar", "el", "or", "un", "te",
-                                          "mon", "gar", "bel", "cor", "dan", "fin", "hal", "ist", "jor", "kel", "lum", "nor", "per", "rus", "tal"])
-    private static let endings = bytes(["ia", "land", "stan", "ova", "ique", "ana", "ay", "esh", "or", "ein", "ica", "uay"])
+    private static let prefixes = bytes([
+        "", "", "", "", "New ", "North ", "South ", "East ", "West ", "Upper ", "Lower ", "Saint ", "San ", "Grand ",
+    ])
+    private static let syllables = bytes([
+        "ba", "lo", "ri", "ma", "ne", "to", "ka", "sa", "vi", "do", "ar", "el", "or", "un", "te",
+        "mon", "gar", "bel", "cor", "dan", "fin", "hal", "ist", "jor", "kel", "lum", "nor", "per", "rus", "tal",
+    ])
+    private static let endings = bytes([
+        "ia", "land", "stan", "ova", "ique", "ana", "ay", "esh", "or", "ein", "ica", "uay",
+    ])
     private static let accented = bytes(["É", "Ø", "Å", "Ç", "Ü", "Ñ"])
     private static let kanji = bytes([
         "東", "西", "南", "北", "山", "川", "海", "島", "森", "風", "星", "龍",

@@ -91,15 +91,19 @@ public final class ScoreboardProgram {
     /// while work waits for quiet (a load, a count), nil when only an event can bring news.
     public func nextWake(at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
         if screen.canLoadMoreStandings || screen.hasSearchToCount { return now }
-        var deadlines = [screen.controller.nextLookDeadline, restingSince.map { $0 + Self.rest },
-                         screen.nextHighlightExpiry]
+        var deadlines = [
+            screen.controller.nextLookDeadline, restingSince.map { $0 + Self.rest },
+            screen.nextHighlightExpiry,
+        ]
         if screen.hasScoresInDoubt { deadlines.append(lastLook + Self.doubtLookInterval) }
         return deadlines.compactMap { $0 }.min()
     }
 
     /// Hands `event` to ``update(_:at:)`` and runs the effects, and those of the events they
     /// lead to; returns why the scoreboard ends, or nil to go on.
-    public func dispatch(_ event: ScoreboardEvent, at now: ContinuousClock.Instant, terminal: any TerminalControl)
+    public func dispatch(
+        _ event: ScoreboardEvent, at now: ContinuousClock.Instant, terminal: any TerminalControl
+    )
         -> ScoreboardExit?
     {
         if case .key = event { stats?.keyReceived() }

@@ -50,7 +50,9 @@ public enum ScoreboardSession {
     }
 
     /// Milliseconds from `now` until `deadline`, rounded up (0 once it passed).
-    private static func milliseconds(from now: ContinuousClock.Instant, until deadline: ContinuousClock.Instant)
+    private static func milliseconds(
+        from now: ContinuousClock.Instant, until deadline: ContinuousClock.Instant
+    )
         -> Int32
     {
         Int32(clamping: Int64(max(0, ((deadline - now) / .milliseconds(1)).rounded(.up))))

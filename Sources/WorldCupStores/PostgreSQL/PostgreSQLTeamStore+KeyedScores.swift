@@ -10,10 +10,12 @@ extension PostgreSQLTeamStore {
             if let receipt = try Self.receipt(clientKey, connection) { return Self.answer(receipt, teamID: teamID) }
             guard let team = try Self.lockedTeam(teamID, connection) else { return .teamGone }
             guard team.wins < Int(Int64.max) else { throw WorldCupError.winsOverflow(team: team.teamName) }
-            let recorded = try connection.execute(
-                "INSERT INTO score_receipt (key, team_id, change, wins_after) VALUES ($1, $2, 1, $3) "
-                    + "ON CONFLICT (key) DO NOTHING",
-                [clientKey.description, String(teamID), String(team.wins + 1)]).affectedRows == 1
+            let recorded =
+                try connection.execute(
+                    "INSERT INTO score_receipt (key, team_id, change, wins_after) VALUES ($1, $2, 1, $3) "
+                        + "ON CONFLICT (key) DO NOTHING",
+                    [clientKey.description, String(teamID), String(team.wins + 1)]
+                ).affectedRows == 1
             // The same key, sent again while the first request held the team, committed first.
             guard recorded else {
                 return try Self.receipt(clientKey, connection).map { Self.answer($0, teamID: teamID) }
@@ -83,9 +85,11 @@ extension PostgreSQLTeamStore {
     }
 
     private static func receipt(_ key: ScoreKey, _ connection: PostgreSQLConnection) throws -> Receipt? {
-        guard let row = try connection.execute(
-            "SELECT team_id, change, wins_after, undone_wins_after FROM score_receipt WHERE key = $1",
-            [key.description]).rows.first
+        guard
+            let row = try connection.execute(
+                "SELECT team_id, change, wins_after, undone_wins_after FROM score_receipt WHERE key = $1",
+                [key.description]
+            ).rows.first
         else { return nil }
         return Receipt(
             teamID: Int64(row[0] ?? "") ?? 0, change: Int(row[1] ?? "") ?? 0, winsAfter: row[2].flatMap { Int($0) },

@@ -69,7 +69,9 @@ public final class PostgreSQLTeamStore: ScoreStore {
     }
 
     /// Runs `body` in one transaction; the server's errors become ones a user can act on.
-    func transaction<T>(_ action: String, isolation: IsolationLevel = .readCommitted, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
+    func transaction<T>(
+        _ action: String, isolation: IsolationLevel = .readCommitted, _ body: (PostgreSQLConnection) throws -> T
+    ) throws -> T {
         do {
             let connection = try connected()
             return try connection.transaction(isolation: isolation) { try body(connection) }
@@ -111,7 +113,9 @@ public final class PostgreSQLTeamStore: ScoreStore {
                 let connection = try connected()
                 sentOnce = true
                 return try connection.transaction { try body(connection) }
-            } catch let error as PostgreSQLError where error.isConnectionLost || (sentOnce && Self.isConnectionFailure(error)) {
+            } catch let error as PostgreSQLError
+                where error.isConnectionLost || (sentOnce && Self.isConnectionFailure(error))
+            {
                 connection = nil
                 guard clock.now + pause < deadline else {
                     throw WorldCupError.scoreInDoubt(server: displayName, reason: Self.firstLine("\(error)"))
@@ -141,7 +145,8 @@ public final class PostgreSQLTeamStore: ScoreStore {
         do {
             try transaction("create the worldcup tables") { connection in
                 try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgreSQLSchema.lockKey])
-                try connection.execute("""
+                try connection.execute(
+                    """
                     CREATE TABLE IF NOT EXISTS \(PostgreSQLSchema.versionTable) (
                         version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
                     """)
@@ -151,8 +156,9 @@ public final class PostgreSQLTeamStore: ScoreStore {
                     if migration.version == 1 {
                         try PostgreSQLChangeFeed.install(on: "team", keyColumn: "id", in: connection)
                     }
-                    try connection.execute("INSERT INTO \(PostgreSQLSchema.versionTable) (version, name) VALUES ($1, $2)",
-                                           [String(migration.version), migration.name])
+                    try connection.execute(
+                        "INSERT INTO \(PostgreSQLSchema.versionTable) (version, name) VALUES ($1, $2)",
+                        [String(migration.version), migration.name])
                 }
             }
         } catch WorldCupError.notPermitted {
@@ -162,9 +168,12 @@ public final class PostgreSQLTeamStore: ScoreStore {
 
     /// The last migration applied, 0 for a database without worldcup tables.
     private static func appliedVersion(_ connection: PostgreSQLConnection) throws -> Int {
-        let exists = try connection.execute("SELECT to_regclass($1) IS NOT NULL", [PostgreSQLSchema.versionTable]).scalar == "t"
+        let exists =
+            try connection.execute("SELECT to_regclass($1) IS NOT NULL", [PostgreSQLSchema.versionTable]).scalar == "t"
         guard exists else { return 0 }
-        return Int(try connection.execute("SELECT coalesce(max(version), 0) FROM \(PostgreSQLSchema.versionTable)").scalar ?? "0") ?? 0
+        return Int(
+            try connection.execute("SELECT coalesce(max(version), 0) FROM \(PostgreSQLSchema.versionTable)").scalar
+                ?? "0") ?? 0
     }
 
     // MARK: - Seeding and import
@@ -180,9 +189,11 @@ public final class PostgreSQLTeamStore: ScoreStore {
             // Every program that found no seed waits here; the first one seeds.
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgreSQLSchema.lockKey])
             if try Self.isSeeded(connection) { return 0 }
-            _ = try Self.insert(seed.entries, file: seed.source, skippingExisting: false, connection, progress: progress)
-            try connection.execute("INSERT INTO seed_marker (id, source, team_count) VALUES (1, $1, $2)",
-                                   [seed.source, String(seed.entries.count)])
+            _ = try Self.insert(
+                seed.entries, file: seed.source, skippingExisting: false, connection, progress: progress)
+            try connection.execute(
+                "INSERT INTO seed_marker (id, source, team_count) VALUES (1, $1, $2)",
+                [seed.source, String(seed.entries.count)])
             return seed.entries.count
         }
     }
@@ -197,7 +208,8 @@ public final class PostgreSQLTeamStore: ScoreStore {
     ) throws -> (imported: Int, skipped: Int) {
         let entries = try source.entries(), file = source.file
         return try transaction("add teams") { connection in
-            let imported = try Self.insert(entries, file: file, skippingExisting: skippingExisting, connection, progress: progress)
+            let imported = try Self.insert(
+                entries, file: file, skippingExisting: skippingExisting, connection, progress: progress)
             return (imported, entries.count - imported)
         }
     }
@@ -208,7 +220,8 @@ public final class PostgreSQLTeamStore: ScoreStore {
     /// Inserts entries in batches inside the caller's transaction; a zone matching one in the
     /// store ignoring case takes its spelling. Returns how many were inserted.
     private static func insert(
-        _ entries: [SeedEntry], file: String, skippingExisting: Bool, _ connection: PostgreSQLConnection, progress: ImportProgress?
+        _ entries: [SeedEntry], file: String, skippingExisting: Bool, _ connection: PostgreSQLConnection,
+        progress: ImportProgress?
     ) throws -> Int {
         var zoneSpelling: [String: String] = [:]
         for row in try connection.execute("SELECT DISTINCT qualifying_zone FROM team").rows {
@@ -218,16 +231,19 @@ public final class PostgreSQLTeamStore: ScoreStore {
         for start in stride(from: 0, to: entries.count, by: importBatchSize) {
             let batch = entries[start..<min(start + importBatchSize, entries.count)]
             let keys = batch.map { NoCase.key($0.teamName) }
-            let present = Set(try connection.execute(
-                "SELECT \(PostgreSQLSchema.foldedName) FROM team"
-                    + " WHERE \(PostgreSQLSchema.foldedName) = ANY($1::text[])",
-                [PostgreSQLConnection.arrayLiteral(keys)]).rows.compactMap { $0[0] })
+            let present = Set(
+                try connection.execute(
+                    "SELECT \(PostgreSQLSchema.foldedName) FROM team"
+                        + " WHERE \(PostgreSQLSchema.foldedName) = ANY($1::text[])",
+                    [PostgreSQLConnection.arrayLiteral(keys)]
+                ).rows.compactMap { $0[0] })
             if !skippingExisting, let index = keys.firstIndex(where: present.contains) {
                 let entryIndex = start + index
-                throw WorldCupError.seedInvalid(SeedProblem(
-                    file: file, entryIndex: entryIndex, field: "teamName",
-                    message: "a team named \"\(entries[entryIndex].teamName)\" is already in the store",
-                    remedy: SeedProblem.skipExisting))
+                throw WorldCupError.seedInvalid(
+                    SeedProblem(
+                        file: file, entryIndex: entryIndex, field: "teamName",
+                        message: "a team named \"\(entries[entryIndex].teamName)\" is already in the store",
+                        remedy: SeedProblem.skipExisting))
             }
             let zones = batch.map { entry in
                 let key = NoCase.key(entry.qualifyingZone)
@@ -235,13 +251,18 @@ public final class PostgreSQLTeamStore: ScoreStore {
                 zoneSpelling[key] = zone
                 return zone
             }
-            inserted += try connection.execute("""
+            inserted += try connection.execute(
+                """
                 INSERT INTO team (team_name, qualifying_zone, image_name, wins)
                 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])
                 ON CONFLICT ((\(PostgreSQLSchema.foldedName))) DO NOTHING
-                """, [PostgreSQLConnection.arrayLiteral(batch.map(\.teamName)), PostgreSQLConnection.arrayLiteral(zones),
-                      PostgreSQLConnection.arrayLiteral(batch.map(\.imageName)),
-                      PostgreSQLConnection.arrayLiteral(batch.map { String($0.wins) })]).affectedRows
+                """,
+                [
+                    PostgreSQLConnection.arrayLiteral(batch.map(\.teamName)), PostgreSQLConnection.arrayLiteral(zones),
+                    PostgreSQLConnection.arrayLiteral(batch.map(\.imageName)),
+                    PostgreSQLConnection.arrayLiteral(batch.map { String($0.wins) }),
+                ]
+            ).affectedRows
             progress?(ImportStatus(teams: inserted, share: Double(start + batch.count) / Double(entries.count)))
         }
         return inserted
@@ -258,10 +279,13 @@ public final class PostgreSQLTeamStore: ScoreStore {
 
     /// Stores the score's key; false when the server already holds it (an earlier attempt
     /// whose reply was lost committed).
-    private static func recordReceipt(_ key: ScoreKey, teamID: Int64, change: Int, _ connection: PostgreSQLConnection) throws -> Bool {
+    private static func recordReceipt(
+        _ key: ScoreKey, teamID: Int64, change: Int, _ connection: PostgreSQLConnection
+    ) throws -> Bool {
         try connection.execute(
             "INSERT INTO score_receipt (key, team_id, change) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING",
-            [key.description, String(teamID), String(change)]).affectedRows == 1
+            [key.description, String(teamID), String(change)]
+        ).affectedRows == 1
     }
 
     @discardableResult
@@ -269,9 +293,11 @@ public final class PostgreSQLTeamStore: ScoreStore {
         guard count >= 1 else { throw WorldCupError.invalidWinCount(count) }
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         return try score("add wins") { connection in
-            guard let team = try Self.team(connection.execute(
-                "SELECT \(Self.teamColumns) FROM team"
-                    + " WHERE \(PostgreSQLSchema.foldedName) = lower($1 COLLATE \"C\") FOR UPDATE", [name]))
+            guard
+                let team = try Self.team(
+                    connection.execute(
+                        "SELECT \(Self.teamColumns) FROM team"
+                            + " WHERE \(PostgreSQLSchema.foldedName) = lower($1 COLLATE \"C\") FOR UPDATE", [name]))
             else {
                 let names = try connection.execute("SELECT team_name FROM team").rows.compactMap { $0[0] }
                 throw WorldCupError.unknownTeam(name: name, suggestions: NameSuggestions.closest(to: name, in: names))
@@ -283,28 +309,41 @@ public final class PostgreSQLTeamStore: ScoreStore {
     @discardableResult
     public func addWin(teamID: Int64, key: ScoreKey = ScoreKey()) throws -> Team? {
         try score("add wins") { connection in
-            guard let team = try Self.team(connection.execute(
-                "SELECT \(Self.teamColumns) FROM team WHERE id = $1 FOR UPDATE", [String(teamID)])) else { return nil }
+            guard
+                let team = try Self.team(
+                    connection.execute(
+                        "SELECT \(Self.teamColumns) FROM team WHERE id = $1 FOR UPDATE", [String(teamID)]))
+            else { return nil }
             return try Self.add(1, to: team, key: key, connection)
         }
     }
 
     /// Adds wins to a team locked by the caller's transaction, once per key.
-    private static func add(_ count: Int, to team: Team, key: ScoreKey, _ connection: PostgreSQLConnection) throws -> Team {
+    private static func add(
+        _ count: Int, to team: Team, key: ScoreKey, _ connection: PostgreSQLConnection
+    ) throws -> Team {
         guard team.wins <= Int(Int64.max) - count else { throw WorldCupError.winsOverflow(team: team.teamName) }
         guard try recordReceipt(key, teamID: team.id!, change: count, connection) else { return team }
-        return try Self.team(connection.execute(
-            "UPDATE team SET wins = wins + $2 WHERE id = $1 RETURNING \(teamColumns)", [String(team.id!), String(count)]))!
+        return try Self.team(
+            connection.execute(
+                "UPDATE team SET wins = wins + $2 WHERE id = $1 RETURNING \(teamColumns)",
+                [String(team.id!), String(count)]))!
     }
 
     public func takeBackWin(teamID: Int64, key: ScoreKey = ScoreKey()) throws -> UndoOutcome {
         try score("take back wins") { connection in
-            guard let team = try Self.team(connection.execute(
-                "SELECT \(Self.teamColumns) FROM team WHERE id = $1 FOR UPDATE", [String(teamID)])) else { return .teamGone }
+            guard
+                let team = try Self.team(
+                    connection.execute(
+                        "SELECT \(Self.teamColumns) FROM team WHERE id = $1 FOR UPDATE", [String(teamID)]))
+            else { return .teamGone }
             guard team.wins > 0 else { return .changedByOthers(team) }
             guard try Self.recordReceipt(key, teamID: teamID, change: -1, connection) else { return .undone(team) }
-            return .undone(try Self.team(connection.execute(
-                "UPDATE team SET wins = wins - 1 WHERE id = $1 RETURNING \(Self.teamColumns)", [String(teamID)])))
+            return .undone(
+                try Self.team(
+                    connection.execute(
+                        "UPDATE team SET wins = wins - 1 WHERE id = $1 RETURNING \(Self.teamColumns)", [String(teamID)])
+                ))
         }
     }
 
@@ -315,18 +354,22 @@ public final class PostgreSQLTeamStore: ScoreStore {
         let fields = try NewTeamFields(name: name, zone: zone)
         return try transaction("add teams") { connection in
             if let existing = try connection.execute(
-                "SELECT team_name FROM team WHERE \(PostgreSQLSchema.foldedName) = lower($1 COLLATE \"C\")", [fields.name]).scalar {
+                "SELECT team_name FROM team WHERE \(PostgreSQLSchema.foldedName) = lower($1 COLLATE \"C\")",
+                [fields.name]
+            ).scalar {
                 throw WorldCupError.duplicateTeam(name: fields.name, existing: existing)
             }
             let spelling = try connection.execute(
                 "SELECT qualifying_zone FROM team"
                     + " WHERE lower(qualifying_zone COLLATE \"C\") = lower($1 COLLATE \"C\") LIMIT 1",
-                [fields.zone]).scalar
+                [fields.zone]
+            ).scalar
             do {
-                return try Self.team(connection.execute(
-                    "INSERT INTO team (team_name, qualifying_zone, image_name, wins) VALUES ($1, $2, $3, 0)"
-                        + " RETURNING \(Self.teamColumns)",
-                    [fields.name, spelling ?? fields.zone, Team.addedTeamImageName]))!
+                return try Self.team(
+                    connection.execute(
+                        "INSERT INTO team (team_name, qualifying_zone, image_name, wins) VALUES ($1, $2, $3, 0)"
+                            + " RETURNING \(Self.teamColumns)",
+                        [fields.name, spelling ?? fields.zone, Team.addedTeamImageName]))!
             } catch PostgreSQLError.statementFailed(sqlState: .uniqueViolation, _) {
                 // Another machine added the same name since the check.
                 throw WorldCupError.duplicateTeam(name: fields.name, existing: fields.name)
@@ -337,8 +380,11 @@ public final class PostgreSQLTeamStore: ScoreStore {
     public func removeAddedTeam(_ added: Team) throws -> UndoOutcome {
         guard let teamID = added.id else { return .teamGone }
         return try transaction("delete teams") { connection in
-            guard let team = try Self.team(connection.execute(
-                "SELECT \(Self.teamColumns) FROM team WHERE id = $1 FOR UPDATE", [String(teamID)])) else { return .teamGone }
+            guard
+                let team = try Self.team(
+                    connection.execute(
+                        "SELECT \(Self.teamColumns) FROM team WHERE id = $1 FOR UPDATE", [String(teamID)]))
+            else { return .teamGone }
             guard team == added else { return .changedByOthers(team) }
             try connection.execute("DELETE FROM team WHERE id = $1", [String(teamID)])
             return .undone(nil)
@@ -369,7 +415,8 @@ public final class PostgreSQLTeamStore: ScoreStore {
     /// the change feed, and keeps the last standings while the server is away.
     public func standingsController(cacheDirectory: String?) -> any FetchedResultsControlling<Team> {
         PostgreSQLResultsController<Team>(
-            fetchRequest: PostgreSQLSchema.standingsRequest, conninfo: conninfo, connectionDefaults: Self.connectionDefaults,
+            fetchRequest: PostgreSQLSchema.standingsRequest, conninfo: conninfo,
+            connectionDefaults: Self.connectionDefaults,
             sectionNameKeyPath: PostgreSQLSchema.column(Team.sectionAttribute),
             cacheName: cacheDirectory.map { _ in StandingsCacheName.make(for: displayName, resolvingFilePath: false) },
             cacheDirectory: cacheDirectory.map { URL(fileURLWithPath: $0) })

@@ -11,27 +11,28 @@ enum StoreSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: teams and seed marker") { db in
-            try db.execute(sql: """
-                CREATE TABLE team (
-                    id INTEGER PRIMARY KEY,
-                    teamName TEXT NOT NULL COLLATE NOCASE UNIQUE
-                        CHECK (length(trim(teamName)) > 0),
-                    qualifyingZone TEXT NOT NULL COLLATE NOCASE
-                        CHECK (length(trim(qualifyingZone)) > 0),
-                    imageName TEXT,
-                    wins INTEGER NOT NULL DEFAULT 0
-                        CHECK (typeof(wins) = 'integer' AND wins >= 0)
-                );
-                \(standingsIndexSQL);
-                -- One row once the first-launch seed has been imported. A marker, not "the team
-                -- table is empty", so that deleting every team never brings the seed back.
-                CREATE TABLE seedMarker (
-                    id INTEGER PRIMARY KEY CHECK (id = 1),
-                    source TEXT NOT NULL,
-                    teamCount INTEGER NOT NULL,
-                    seededAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE team (
+                        id INTEGER PRIMARY KEY,
+                        teamName TEXT NOT NULL COLLATE NOCASE UNIQUE
+                            CHECK (length(trim(teamName)) > 0),
+                        qualifyingZone TEXT NOT NULL COLLATE NOCASE
+                            CHECK (length(trim(qualifyingZone)) > 0),
+                        imageName TEXT,
+                        wins INTEGER NOT NULL DEFAULT 0
+                            CHECK (typeof(wins) = 'integer' AND wins >= 0)
+                    );
+                    \(standingsIndexSQL);
+                    -- One row once the first-launch seed has been imported. A marker, not "the team
+                    -- table is empty", so that deleting every team never brings the seed back.
+                    CREATE TABLE seedMarker (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        source TEXT NOT NULL,
+                        teamCount INTEGER NOT NULL,
+                        seededAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+                    );
+                    """)
         }
         migrator.registerMigration("v2: change history") { db in
             // Every change to a team, from any process, leaves a row that open scoreboards read.
@@ -48,24 +49,25 @@ enum StoreSchema {
         migrator.registerMigration("v5: names unique by a named index") { db in
             // A column's UNIQUE makes an index that cannot be dropped; a named one can, so that
             // a big import builds it once after the rows instead of keeping it ordered row by row.
-            try db.execute(sql: """
-                CREATE TABLE team_v5 (
-                    id INTEGER PRIMARY KEY,
-                    teamName TEXT NOT NULL COLLATE NOCASE
-                        CHECK (length(trim(teamName)) > 0),
-                    qualifyingZone TEXT NOT NULL COLLATE NOCASE
-                        CHECK (length(trim(qualifyingZone)) > 0),
-                    imageName TEXT,
-                    wins INTEGER NOT NULL DEFAULT 0
-                        CHECK (typeof(wins) = 'integer' AND wins >= 0)
-                );
-                INSERT INTO team_v5 (id, teamName, qualifyingZone, imageName, wins)
-                    SELECT id, teamName, qualifyingZone, imageName, wins FROM team;
-                DROP TABLE team;
-                ALTER TABLE team_v5 RENAME TO team;
-                \(nameIndexSQL);
-                \(standingsIndexSQL);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE team_v5 (
+                        id INTEGER PRIMARY KEY,
+                        teamName TEXT NOT NULL COLLATE NOCASE
+                            CHECK (length(trim(teamName)) > 0),
+                        qualifyingZone TEXT NOT NULL COLLATE NOCASE
+                            CHECK (length(trim(qualifyingZone)) > 0),
+                        imageName TEXT,
+                        wins INTEGER NOT NULL DEFAULT 0
+                            CHECK (typeof(wins) = 'integer' AND wins >= 0)
+                    );
+                    INSERT INTO team_v5 (id, teamName, qualifyingZone, imageName, wins)
+                        SELECT id, teamName, qualifyingZone, imageName, wins FROM team;
+                    DROP TABLE team;
+                    ALTER TABLE team_v5 RENAME TO team;
+                    \(nameIndexSQL);
+                    \(standingsIndexSQL);
+                    """)
             // Dropping the table dropped its history triggers.
             try ChangeHistory.install(on: "team", in: db)
         }
@@ -73,21 +75,22 @@ enum StoreSchema {
             // A browser's tap is sent again when its reply is lost: its key, stored with the
             // win in the win's transaction, makes it count once, and keeps the first answer.
             // `serveToken` keeps only a digest of the scorer token.
-            try db.execute(sql: """
-                CREATE TABLE scoreReceipt (
-                    key TEXT PRIMARY KEY NOT NULL,
-                    teamId INTEGER NOT NULL,
-                    change INTEGER NOT NULL,
-                    winsAfter INTEGER NOT NULL,
-                    undoneWinsAfter INTEGER,
-                    recordedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
-                ) WITHOUT ROWID;
-                CREATE TABLE serveToken (
-                    role TEXT PRIMARY KEY NOT NULL,
-                    digest BLOB NOT NULL,
-                    createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
-                ) WITHOUT ROWID;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE scoreReceipt (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        teamId INTEGER NOT NULL,
+                        change INTEGER NOT NULL,
+                        winsAfter INTEGER NOT NULL,
+                        undoneWinsAfter INTEGER,
+                        recordedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+                    ) WITHOUT ROWID;
+                    CREATE TABLE serveToken (
+                        role TEXT PRIMARY KEY NOT NULL,
+                        digest BLOB NOT NULL,
+                        createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+                    ) WITHOUT ROWID;
+                    """)
         }
         return migrator
     }
@@ -100,7 +103,8 @@ enum StoreSchema {
     /// drops it and builds it again). Made from ``Team/standingsOrder``, like the
     /// scoreboard's request and `worldcup list`.
     static let standingsIndexSQL =
-        "CREATE INDEX team_standings ON team (" + Team.standingsOrder.map(\.sqliteOrderingSQL).joined(separator: ", ") + ")"
+        "CREATE INDEX team_standings ON team (" + Team.standingsOrder.map(\.sqliteOrderingSQL).joined(separator: ", ")
+        + ")"
 
     /// History rows kept when pruning: far more than an open scoreboard falls behind between
     /// two looks; one that does fall behind refetches.

@@ -33,12 +33,15 @@ extension TeamStore {
         from source: SeedSource, skippingExisting: Bool, db: Database, progress: ImportProgress?
     ) throws -> (read: Int, inserted: Int) {
         if !skippingExisting,
-           let count = try withPragmas(streamedImportPragmas, db: db, { try streamedImport(from: source, db: db, progress: progress) }) {
+            let count = try withPragmas(
+                streamedImportPragmas, db: db, { try streamedImport(from: source, db: db, progress: progress) })
+        {
             return (count, count)
         }
         let entries = try source.entries()
         let inserted = try withPragmas(["cache_size": carefulImportCacheSize], db: db) {
-            try carefulImport(entries, file: source.file, skippingExisting: skippingExisting, db: db, progress: progress)
+            try carefulImport(
+                entries, file: source.file, skippingExisting: skippingExisting, db: db, progress: progress)
         }
         return (entries.count, inserted)
     }
@@ -65,7 +68,8 @@ extension TeamStore {
     }
 
     /// The streamed import in a savepoint; nil (and nothing written) when it must be careful.
-    private static func streamedImport(from source: SeedSource, db: Database, progress: ImportProgress?) throws -> Int? {
+    private static func streamedImport(from source: SeedSource, db: Database, progress: ImportProgress?) throws -> Int?
+    {
         var count: Int?
         do {
             try db.inSavepoint {
@@ -118,10 +122,11 @@ extension TeamStore {
         let writer = try RowWriter(db: db, skippingExisting: skippingExisting)
         for (index, entry) in entries.enumerated() {
             guard try SeedFields.of(entry, writer.insert) else {
-                throw WorldCupError.seedInvalid(SeedProblem(
-                    file: file, entryIndex: index, field: "teamName",
-                    message: "a team named \"\(entry.teamName)\" is already in the store",
-                    remedy: SeedProblem.skipExisting))
+                throw WorldCupError.seedInvalid(
+                    SeedProblem(
+                        file: file, entryIndex: index, field: "teamName",
+                        message: "a team named \"\(entry.teamName)\" is already in the store",
+                        remedy: SeedProblem.skipExisting))
             }
             if let progress, index % 4096 == 0 {
                 progress(ImportStatus(teams: writer.inserted, share: Double(index) / Double(entries.count)))
@@ -167,7 +172,8 @@ private final class RowWriter {
         zone.withUnsafeBytes { _ = sqlite3_bind_text(handle, 2, $0.baseAddress, Int32($0.count), transient) }
         if let image = fields.image {
             // A null pointer would bind NULL: an empty image name is text.
-            sqlite3_bind_text(handle, 3, image.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(image.count), transient)
+            sqlite3_bind_text(
+                handle, 3, image.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(image.count), transient)
         } else {
             sqlite3_bind_null(handle, 3)
         }

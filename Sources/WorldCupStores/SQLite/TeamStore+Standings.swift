@@ -11,7 +11,8 @@ extension TeamStore {
     ///   file per store), or nil for none.
     public func standingsController(cacheDirectory: String?) -> any FetchedResultsControlling<Team> {
         FetchedResultsController(
-            fetchRequest: Team.standingsRequest, store: SQLiteStore(database: pool), sectionNameKeyPath: Team.sectionAttribute,
+            fetchRequest: Team.standingsRequest, store: SQLiteStore(database: pool),
+            sectionNameKeyPath: Team.sectionAttribute,
             cacheName: cacheDirectory.map { _ in StandingsCacheName.make(for: path, resolvingFilePath: true) },
             cacheDirectory: cacheDirectory.map { URL(fileURLWithPath: $0) }, decode: { try Team(row: $0) })
     }

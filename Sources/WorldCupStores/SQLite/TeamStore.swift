@@ -36,7 +36,9 @@ public final class TeamStore: ScoreStore, Sendable {
     ///     folder the user named must already exist.
     ///   - lockWait: how long opening and each write wait for another program that holds the
     ///     store before giving up with ``WorldCupError/storeBusy(path:)``.
-    public static func open(path: String, createDirectory: Bool = false, lockWait: Duration = defaultLockWait)
+    public static func open(
+        path: String, createDirectory: Bool = false, lockWait: Duration = defaultLockWait
+    )
         throws -> TeamStore
     {
         let lockWait = lockWait / .seconds(1)
@@ -56,7 +58,8 @@ public final class TeamStore: ScoreStore, Sendable {
         return try StoreErrors.translating(path: path) {
             let exists = FileManager.default.fileExists(atPath: path)
             if exists && !mayWrite(path: path, folder: folder) {
-                let store = TeamStore(path: path, pool: try openReadOnlyPool(path: path, lockWait: lockWait), isReadOnly: true)
+                let store = TeamStore(
+                    path: path, pool: try openReadOnlyPool(path: path, lockWait: lockWait), isReadOnly: true)
                 // Up to date already, or refused: a read-only store cannot be migrated.
                 try store.migrate()
                 return store
@@ -149,7 +152,9 @@ public final class TeamStore: ScoreStore, Sendable {
             do {
                 return try body()
             } catch let error as DatabaseError
-                where attempt < 20 && [.SQLITE_ERROR, .SQLITE_CONSTRAINT, .SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) {
+                where attempt < 20
+                && [.SQLITE_ERROR, .SQLITE_CONSTRAINT, .SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode)
+            {
                 Thread.sleep(forTimeInterval: 0.005 * Double(attempt))
                 attempt += 1
             }
@@ -211,7 +216,8 @@ public final class TeamStore: ScoreStore, Sendable {
     ) throws -> (imported: Int, skipped: Int) {
         try StoreErrors.translating(path: path) {
             try pool.write { db in
-                let counts = try Self.importRows(from: source, skippingExisting: skippingExisting, db: db, progress: progress)
+                let counts = try Self.importRows(
+                    from: source, skippingExisting: skippingExisting, db: db, progress: progress)
                 return (counts.inserted, counts.read - counts.inserted)
             }
         }
@@ -227,7 +233,8 @@ public final class TeamStore: ScoreStore, Sendable {
             try pool.write { db in
                 guard var team = try Team.filter(sql: "teamName = ?", arguments: [name]).fetchOne(db) else {
                     let names = try String.fetchAll(db, sql: "SELECT teamName FROM team")
-                    throw WorldCupError.unknownTeam(name: name, suggestions: NameSuggestions.closest(to: name, in: names))
+                    throw WorldCupError.unknownTeam(
+                        name: name, suggestions: NameSuggestions.closest(to: name, in: names))
                 }
                 guard team.wins <= Int.max - count else { throw WorldCupError.winsOverflow(team: team.teamName) }
                 team.wins += count
@@ -248,12 +255,15 @@ public final class TeamStore: ScoreStore, Sendable {
         let name = fields.name, zone = fields.zone
         return try StoreErrors.translating(path: path) {
             try pool.write { db in
-                if let existing = try String.fetchOne(db, sql: "SELECT teamName FROM team WHERE teamName = ?", arguments: [name]) {
+                if let existing = try String.fetchOne(
+                    db, sql: "SELECT teamName FROM team WHERE teamName = ?", arguments: [name])
+                {
                     throw WorldCupError.duplicateTeam(name: name, existing: existing)
                 }
                 let spelling = try String.fetchOne(
                     db, sql: "SELECT qualifyingZone FROM team WHERE qualifyingZone = ? LIMIT 1", arguments: [zone])
-                var team = Team(teamName: name, qualifyingZone: spelling ?? zone, imageName: Team.addedTeamImageName, wins: 0)
+                var team = Team(
+                    teamName: name, qualifyingZone: spelling ?? zone, imageName: Team.addedTeamImageName, wins: 0)
                 try team.insert(db)
                 team.id = db.lastInsertedRowID
                 return team

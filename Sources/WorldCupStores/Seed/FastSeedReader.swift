@@ -29,7 +29,8 @@ enum FastSeedReader {
     static func forEachEntry(in data: Data, _ body: (SeedEntry, Double) throws -> Void) throws -> Outcome {
         try data.withUnsafeBytes { bytes in
             try reading(size: bytes.count, { fields, share in try body(fields.entry, share) }) { context, callback in
-                seed_parser_read_bytes(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, context, callback)
+                seed_parser_read_bytes(
+                    bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, context, callback)
             }
         }
     }
@@ -74,7 +75,9 @@ enum FastSeedReader {
                 var count = 0
                 var invalidEntry = false
                 var error: (any Error)?
-                init(body: @escaping (SeedFields, Double) throws -> Void, size: Int) { self.body = body; self.size = size }
+                init(body: @escaping (SeedFields, Double) throws -> Void, size: Int) {
+                    self.body = body; self.size = size
+                }
             }
             let reading = Reading(body: body, size: size)
             let status = parse(Unmanaged.passUnretained(reading).toOpaque()) { context, parsed in
@@ -114,9 +117,11 @@ enum FastSeedReader {
     /// The entry, trimmed, if it passes every content rule of ``SeedEntry``.
     private static func checkedEntry(_ fields: SeedFields) -> SeedEntry? {
         guard let name = SeedEntry.validatedText(SeedFields.text(fields.name)),
-              let zone = SeedEntry.validatedText(SeedFields.text(fields.zone)) else {
+            let zone = SeedEntry.validatedText(SeedFields.text(fields.zone))
+        else {
             return nil
         }
-        return SeedEntry(teamName: name, qualifyingZone: zone, imageName: fields.image.map(SeedFields.text), wins: Int(fields.wins))
+        return SeedEntry(
+            teamName: name, qualifyingZone: zone, imageName: fields.image.map(SeedFields.text), wins: Int(fields.wins))
     }
 }

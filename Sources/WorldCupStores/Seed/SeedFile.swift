@@ -68,9 +68,12 @@ public enum SeedFile {
         var firstIndexByName: [String: Int] = [:]
         for (index, entry) in entries.enumerated() {
             if let earlier = firstIndexByName.updateValue(index, forKey: NoCase.key(entry.teamName)) {
-                throw WorldCupError.seedInvalid(SeedProblem(
-                    file: file, entryIndex: index, field: "teamName",
-                    message: "\"\(entry.teamName)\" is already the name of entry \(earlier) (names are case-insensitive)"))
+                throw WorldCupError.seedInvalid(
+                    SeedProblem(
+                        file: file, entryIndex: index, field: "teamName",
+                        message:
+                            "\"\(entry.teamName)\" is already the name of entry \(earlier) (names are case-insensitive)"
+                    ))
             }
         }
     }
@@ -89,8 +92,11 @@ public enum SeedFile {
             return (entry, field, "is null; it needs a value")
         case let .typeMismatch(type, context):
             if context.codingPath.isEmpty {
-                return (nil, nil, "must hold an array of teams, [ { \"teamName\": …, \"qualifyingZone\": …, "
-                            + "\"imageName\": …, \"wins\": … }, … ]")
+                return (
+                    nil, nil,
+                    "must hold an array of teams, [ { \"teamName\": …, \"qualifyingZone\": …, "
+                        + "\"imageName\": …, \"wins\": … }, … ]"
+                )
             }
             let (entry, field) = locate(context.codingPath)
             if field == nil {

@@ -15,7 +15,9 @@ public struct SeedFileWriter {
 
     /// Creates (or empties) the file at `path`; nil when it cannot be written.
     public init?(path: String) {
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: path)
+        else {
             return nil
         }
         self.handle = handle
@@ -52,14 +54,18 @@ public struct SeedFileWriter {
     }
 
     private static let imageNameKey = Array(#"{"imageName":"#.utf8), null = Array("null".utf8)
-    private static let qualifyingZoneKey = Array(#","qualifyingZone":"#.utf8), teamNameKey = Array(#","teamName":"#.utf8)
+    private static let qualifyingZoneKey = Array(#","qualifyingZone":"#.utf8),
+        teamNameKey = Array(#","teamName":"#.utf8)
     private static let winsKey = Array(#","wins":"#.utf8)
 
     private mutating func appendNumber(_ number: Int) {
         guard number >= 0 else { return append(String(number)) }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &digits) { digits in
             var rest = number, index = digits.count
             repeat {
@@ -84,7 +90,9 @@ public struct SeedFileWriter {
         buffer.append(UInt8(ascii: "\""))
         var text = text
         let plain = text.withUTF8 { bytes in
-            guard !Self.escaped.withUnsafeBufferPointer({ escaped in bytes.contains { escaped[Int($0)] } }) else { return false }
+            guard !Self.escaped.withUnsafeBufferPointer({ escaped in bytes.contains { escaped[Int($0)] } }) else {
+                return false
+            }
             buffer.append(contentsOf: bytes)
             return true
         }

@@ -63,27 +63,3 @@ import Testing
         #expect(unusable.stderr.contains("cannot use the TLS certificate"), "\(unusable.stderr)")
     }
 }
-
-/// A program run to its end: status and output.
-struct ProgramRun {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-
-    init(_ program: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        status = process.terminationStatus
-        stdout = String(decoding: out, as: UTF8.self)
-        stderr = String(decoding: err, as: UTF8.self)
-    }
-}

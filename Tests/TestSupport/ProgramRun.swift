@@ -1,13 +1,13 @@
 import Foundation
 
 /// What a program printed and how it ended.
-struct ProgramRun {
-    var status: Int32
-    var stdout: String
-    var stderr: String
+public struct ProgramRun {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
 
     /// Runs `executable` with `arguments`, stdin from /dev/null, and waits for it.
-    init(_ executable: String, _ arguments: [String]) throws {
+    public init(_ executable: String, _ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

@@ -1,0 +1,105 @@
+import Foundation
+
+/// `GET /events` on a socket of its own, read event by event.
+/// Used by one thread at a time.
+public final class EventStream: @unchecked Sendable {
+    public struct Event: Equatable, Sendable {
+        public var id: String
+        public var name: String
+        public var data: String
+    }
+
+    private let descriptor: Int32
+    /// Bytes as they came (head, chunk framing), and the event text taken out of them.
+    private var raw: [UInt8] = []
+    private var headRead = false
+    private var buffer: [UInt8] = []
+    /// The server ended the response (its last, empty chunk came).
+    public private(set) var ended = false
+
+    /// The server ended the stream: no event will come.
+    public struct Ended: Error {
+        public init() {}
+    }
+
+    /// A viewer on `port`; `receiveBuffer` shrinks its socket's buffer (a phone that reads slowly).
+    public init(port: Int, lastEventID: String? = nil, receiveBuffer: Int32? = nil) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw HTTPClient.Failure(description: "cannot connect to port \(port)") }
+        var request = "GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+        if let lastEventID { request += "Last-Event-ID: \(lastEventID)\r\n" }
+        let bytes = Array((request + "\r\n").utf8)
+        _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    deinit { close() }
+
+    public func close() {
+        shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
+    /// The next event (comments and the `retry` field skipped); throws when none comes in 30 s.
+    public func next() throws -> Event {
+        while true {
+            if let end = blankLine() {
+                let block = String(decoding: buffer[..<end], as: UTF8.self)
+                buffer.removeFirst(end + 2)
+                var event = Event(id: "", name: "", data: "")
+                for line in block.split(separator: "\n") {
+                    if line.hasPrefix("id: ") { event.id = String(line.dropFirst(4)) }
+                    if line.hasPrefix("event: ") { event.name = String(line.dropFirst(7)) }
+                    if line.hasPrefix("data: ") { event.data = String(line.dropFirst(6)) }
+                }
+                if !event.name.isEmpty { return event }
+                continue
+            }
+            guard !ended else { throw Ended() }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = recv(descriptor, &chunk, chunk.count, 0)
+            guard count > 0 else { throw HTTPClient.Failure(description: "the event stream ended or stalled") }
+            raw += chunk[0..<count]
+            dropTransferFraming()
+        }
+    }
+
+    private func blankLine() -> Int? {
+        guard buffer.count >= 2 else { return nil }
+        return (0..<buffer.count - 1).first { buffer[$0] == 10 && buffer[$0 + 1] == 10 }
+    }
+
+    /// Moves whole chunks of the chunked body from `raw` to `buffer`, after the response head.
+    private func dropTransferFraming() {
+        if !headRead {
+            guard let end = Self.find([13, 10, 13, 10], in: raw) else { return }
+            raw.removeFirst(end + 4)
+            headRead = true
+        }
+        while let lineEnd = Self.find([13, 10], in: raw),
+            let size = Int(String(decoding: raw[..<lineEnd], as: UTF8.self), radix: 16),
+            raw.count >= lineEnd + 2 + size + 2
+        {
+            buffer += raw[(lineEnd + 2)..<(lineEnd + 2 + size)]
+            raw.removeFirst(lineEnd + 2 + size + 2)
+            if size == 0 { ended = true }
+        }
+    }
+
+    private static func find(_ pattern: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= pattern.count else { return nil }
+        return (0...bytes.count - pattern.count).first { Array(bytes[$0..<$0 + pattern.count]) == pattern }
+    }
+}

@@ -123,19 +123,26 @@ let package = Package(
         .target(
             name: "TestSupport", dependencies: ["FetchedResults", "FetchedResultsPostgreSQL", "ThrowawayPostgreSQL"],
             path: "Tests/TestSupport"),
+        // The controller tests' oracles (callbacks replayed on the old state must give the new);
+        // apart from TestSupport because they use Swift Testing, which a release build of the
+        // benchmarks does not have.
+        .target(
+            name: "ControllerOracles", dependencies: ["FetchedResults", "TestSupport"],
+            path: "Tests/ControllerOracles"),
         // A throw-away PostgreSQL server, and hosts in network namespaces, for the tests and
         // the benchmarks.
         .target(name: "ThrowawayPostgreSQL", path: "Tests/ThrowawayPostgreSQL"),
         .testTarget(
             name: "FetchedResultsTests",
             dependencies: [
-                "FetchedResultsSQLite", "FetchedResults", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "FetchedResultsSQLite", "FetchedResults", "TestSupport", "ControllerOracles",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"]),
         .testTarget(
             name: "FetchedResultsPostgreSQLTests",
-            dependencies: ["FetchedResultsPostgreSQL", "FetchedResults", "TestSupport"]),
+            dependencies: ["FetchedResultsPostgreSQL", "FetchedResults", "TestSupport", "ControllerOracles"]),
         .testTarget(
             name: "WorldCupTests",
             dependencies: [

@@ -1,3 +1,4 @@
+import ControllerOracles
 import FetchedResultsPostgreSQL
 import Foundation
 import TestSupport

@@ -1,3 +1,4 @@
+import ControllerOracles
 import FetchedResults
 import FetchedResultsPostgreSQL
 import Foundation

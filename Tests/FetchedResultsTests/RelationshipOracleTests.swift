@@ -1,3 +1,4 @@
+import ControllerOracles
 import FetchedResultsSQLite
 import Foundation
 import GRDB

@@ -1,4 +1,5 @@
 import FetchedResults
+import TestSupport
 import Testing
 
 /// A results controller's text search against the store's own answer (SQL's `instr`), the

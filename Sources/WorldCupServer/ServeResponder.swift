@@ -1,13 +1,14 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import ServiceLifecycle
 import WorldCupModel
 
 /// Every request `serve` answers, by method and path. Anything else, malformed, oversized or
 /// unauthorised gets a 4xx with a JSON `{"error": …}` that says what to do, and changes nothing.
 struct ServeResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = ServeRequestContext
 
     /// The longest request body taken (none of the requests needs one).
     static let maximumBody = 64 * 1024
@@ -36,7 +37,7 @@ struct ServeResponder: HTTPResponder {
             } catch {
                 throw Refusal(.badRequest, "The request's body is malformed.")
             }
-            return try await route(request)
+            return try await route(request, channel: context.channel)
         } catch let refusal as Refusal {
             return refusal.response
         } catch let error as WorldCupError {
@@ -46,7 +47,7 @@ struct ServeResponder: HTTPResponder {
         }
     }
 
-    private func route(_ request: Request) async throws -> Response {
+    private func route(_ request: Request, channel: any Channel) async throws -> Response {
         let path = request.uri.path
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         switch (request.method, path) {
@@ -65,7 +66,7 @@ struct ServeResponder: HTTPResponder {
             // A browser coming back names the last event it got; anything else gets a snapshot.
             let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!]
                 .flatMap { $0.utf8.count <= 256 ? $0 : nil }
-            return await events(lastEventID: lastEventID)
+            return await events(lastEventID: lastEventID, channel: channel)
         case (.get, "/scorer"):
             try authorise(request)
             return Response(status: .noContent, headers: Self.headers(type: nil))
@@ -100,9 +101,11 @@ struct ServeResponder: HTTPResponder {
     }
 
     /// The event stream: what the viewer missed since `lastEventID`, or a snapshot, then each
-    /// change set, until the viewer leaves or the server stops.
-    private func events(lastEventID: String?) async -> Response {
-        let stream = await follower.subscribe(lastEventID: lastEventID)
+    /// change set, until the viewer leaves or the server stops. A viewer that is cut off, or
+    /// still there when the server stops, has its connection closed: a write to one that reads
+    /// nothing waits until then.
+    private func events(lastEventID: String?, channel: any Channel) async -> Response {
+        let stream = await follower.subscribe(lastEventID: lastEventID) { channel.close(promise: nil) }
         var headers = Self.headers(type: "text/event-stream; charset=utf-8")
         headers[.cacheControl] = "no-store"
         return Response(
@@ -110,9 +113,14 @@ struct ServeResponder: HTTPResponder {
             body: ResponseBody { writer in
                 // A browser that lost the stream asks again after a second.
                 try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
-                // A stopping server ends every stream, so that it does not wait for viewers to leave.
-                for await buffer in stream.cancelOnGracefulShutdown() { try await writer.write(buffer) }
-                try await writer.finish(nil)
+                // A stopping server ends every stream, so that it does not wait for viewers to
+                // leave, and closes the connection in case a write is stuck.
+                try await withGracefulShutdownHandler {
+                    for await buffer in stream.cancelOnGracefulShutdown() { try await writer.write(buffer) }
+                    try await writer.finish(nil)
+                } onGracefulShutdown: {
+                    channel.close(promise: nil)
+                }
             })
     }
 

@@ -32,7 +32,8 @@ final class StandingsFollower: Sendable {
 
     private enum Request: Sendable {
         case firstRows(Int, CheckedContinuation<FirstRows, Never>)
-        case subscribe(lastEventID: String?, CheckedContinuation<ViewerHub.Stream, Never>)
+        case subscribe(
+            lastEventID: String?, cutOff: @Sendable () -> Void, CheckedContinuation<ViewerHub.Stream, Never>)
         case stop
     }
 
@@ -92,9 +93,10 @@ final class StandingsFollower: Sendable {
     }
 
     /// A viewer's stream: what it missed since `lastEventID` (the id of the last event it got,
-    /// when it comes back), or else a snapshot; then every change set after it.
-    func subscribe(lastEventID: String?) async -> ViewerHub.Stream {
-        await withCheckedContinuation { send(.subscribe(lastEventID: lastEventID, $0)) }
+    /// when it comes back), or else a snapshot; then every change set after it. `cutOff` ends
+    /// the viewer's connection when its buffer overflows.
+    func subscribe(lastEventID: String?, cutOff: @escaping @Sendable () -> Void) async -> ViewerHub.Stream {
+        await withCheckedContinuation { send(.subscribe(lastEventID: lastEventID, cutOff: cutOff, $0)) }
     }
 
     /// Ends the thread (the server is stopping).
@@ -141,7 +143,7 @@ final class StandingsFollower: Sendable {
                 switch request {
                 case let .firstRows(count, reply):
                     reply.resume(returning: Self.firstRows(count, version: version, in: controller))
-                case let .subscribe(lastEventID, reply):
+                case let .subscribe(lastEventID, cutOff, reply):
                     let missed = lastEventID.flatMap { $0 == ids.current ? [] : log.events(after: $0) }
                     let first =
                         missed
@@ -150,7 +152,7 @@ final class StandingsFollower: Sendable {
                         }
                     let viewer = hub.makeStream(snapshotParts: first.count)
                     for event in first { viewer.continuation.yield(event) }
-                    hub.admit(viewer.id, viewer.continuation)
+                    hub.admit(viewer.id, viewer.continuation, cutOff: cutOff)
                     reply.resume(returning: viewer.stream)
                 case .stop:
                     controller.stopTracking()

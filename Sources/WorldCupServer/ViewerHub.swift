@@ -5,16 +5,22 @@ import Synchronization
 /// buffer of its own. An event is encoded once and the same bytes go to every viewer.
 ///
 /// A viewer whose buffer is full (a phone that stopped reading) is cut off rather than held in
-/// memory without bound, or allowed to hold others back: its browser reconnects and starts
-/// again from a snapshot.
+/// memory without bound, or allowed to hold others back: its stream ends and its connection is
+/// closed (its write may be stuck on a full socket); its browser reconnects with its last id.
 final class ViewerHub: Sendable {
     /// Events a viewer may have waiting: a big store's whole snapshot, then this many more.
     static let bufferedEvents = 1_024
 
     typealias Stream = AsyncStream<ByteBuffer>
 
+    private struct Viewer {
+        var continuation: Stream.Continuation
+        /// Closes the viewer's connection.
+        var cutOff: @Sendable () -> Void
+    }
+
     private struct State {
-        var viewers: [UInt64: Stream.Continuation] = [:]
+        var viewers: [UInt64: Viewer] = [:]
         var nextID: UInt64 = 0
         var closed = false
     }
@@ -22,7 +28,7 @@ final class ViewerHub: Sendable {
     private let state = Mutex(State())
 
     /// A new viewer's stream, with room for `snapshotParts` parts before the buffer's bound;
-    /// no event reaches it until ``admit(_:_:)``.
+    /// no event reaches it until ``admit(_:_:cutOff:)``.
     func makeStream(snapshotParts: Int = 0) -> (id: UInt64, stream: Stream, continuation: Stream.Continuation) {
         let (stream, continuation) = Stream.makeStream(
             bufferingPolicy: .bufferingOldest(Self.bufferedEvents + snapshotParts))
@@ -37,11 +43,11 @@ final class ViewerHub: Sendable {
     }
 
     /// Starts sending every later event to this viewer (after its snapshot, which the caller
-    /// wrote first); a closing server ends it at once.
-    func admit(_ id: UInt64, _ continuation: Stream.Continuation) {
+    /// wrote first); a closing server ends it at once. `cutOff` closes its connection.
+    func admit(_ id: UInt64, _ continuation: Stream.Continuation, cutOff: @escaping @Sendable () -> Void) {
         let admitted = state.withLock { state in
             guard !state.closed else { return false }
-            state.viewers[id] = continuation
+            state.viewers[id] = Viewer(continuation: continuation, cutOff: cutOff)
             return true
         }
         if !admitted { continuation.finish() }
@@ -50,8 +56,11 @@ final class ViewerHub: Sendable {
     /// Writes an event to every viewer; a viewer whose buffer is full is cut off.
     func publish(_ buffer: ByteBuffer) {
         let viewers = state.withLock { $0.viewers }
-        for (_, continuation) in viewers {
-            if case .dropped = continuation.yield(buffer) { continuation.finish() }
+        for (_, viewer) in viewers {
+            if case .dropped = viewer.continuation.yield(buffer) {
+                viewer.continuation.finish()
+                viewer.cutOff()
+            }
         }
     }
 
@@ -64,6 +73,6 @@ final class ViewerHub: Sendable {
             state.closed = true
             return state.viewers
         }
-        for (_, continuation) in viewers { continuation.finish() }
+        for (_, viewer) in viewers { viewer.continuation.finish() }
     }
 }

@@ -9,7 +9,8 @@ public final class EventStream: @unchecked Sendable {
         public var data: String
     }
 
-    private let descriptor: Int32
+    /// The socket, for waiting on many streams at once (`poll`) before ``eventsWaiting()``.
+    public let descriptor: Int32
     /// Bytes as they came (head, chunk framing), and the event text taken out of them.
     private var raw: [UInt8] = []
     private var headRead = false
@@ -17,7 +18,8 @@ public final class EventStream: @unchecked Sendable {
     /// The server ended the response (its last, empty chunk came).
     public private(set) var ended = false
 
-    /// The server ended the stream: no event will come.
+    /// The server ended the stream (its last chunk, or it closed the connection): no event will
+    /// come.
     public struct Ended: Error {
         public init() {}
     }
@@ -46,7 +48,10 @@ public final class EventStream: @unchecked Sendable {
         _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        Glibc.close(descriptor)
+    }
 
     public func close() {
         shutdown(descriptor, Int32(SHUT_RDWR))
@@ -55,25 +60,51 @@ public final class EventStream: @unchecked Sendable {
     /// The next event (comments and the `retry` field skipped); throws when none comes in 30 s.
     public func next() throws -> Event {
         while true {
-            if let end = blankLine() {
-                let block = String(decoding: buffer[..<end], as: UTF8.self)
-                buffer.removeFirst(end + 2)
-                var event = Event(id: "", name: "", data: "")
-                for line in block.split(separator: "\n") {
-                    if line.hasPrefix("id: ") { event.id = String(line.dropFirst(4)) }
-                    if line.hasPrefix("event: ") { event.name = String(line.dropFirst(7)) }
-                    if line.hasPrefix("data: ") { event.data = String(line.dropFirst(6)) }
-                }
-                if !event.name.isEmpty { return event }
-                continue
-            }
+            if let event = takeEvent() { return event }
             guard !ended else { throw Ended() }
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            let count = recv(descriptor, &chunk, chunk.count, 0)
-            guard count > 0 else { throw HTTPClient.Failure(description: "the event stream ended or stalled") }
+            let count = receive(flags: 0)
+            if count == 0 || (count < 0 && errno == ECONNRESET) { throw Ended() }
+            guard count > 0 else { throw HTTPClient.Failure(description: "no event came in 30 s") }
+        }
+    }
+
+    /// The events whose bytes have come, without waiting for more: for a reader that follows
+    /// many streams in one thread, after `poll` said this one is readable.
+    public func eventsWaiting() throws -> [Event] {
+        let count = receive(flags: Int32(MSG_DONTWAIT))
+        guard count > 0 || (count < 0 && errno == EAGAIN) else {
+            throw HTTPClient.Failure(description: "the event stream ended")
+        }
+        var events: [Event] = []
+        while let event = takeEvent() { events.append(event) }
+        return events
+    }
+
+    /// Reads what the socket holds; `recv`'s count (0: the stream ended, -1: see `errno`).
+    private func receive(flags: Int32) -> Int {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let count = recv(descriptor, &chunk, chunk.count, flags)
+        if count > 0 {
             raw += chunk[0..<count]
             dropTransferFraming()
         }
+        return count
+    }
+
+    /// The first whole event in the buffer, taken out of it.
+    private func takeEvent() -> Event? {
+        while let end = blankLine() {
+            let block = String(decoding: buffer[..<end], as: UTF8.self)
+            buffer.removeFirst(end + 2)
+            var event = Event(id: "", name: "", data: "")
+            for line in block.split(separator: "\n") {
+                if line.hasPrefix("id: ") { event.id = String(line.dropFirst(4)) }
+                if line.hasPrefix("event: ") { event.name = String(line.dropFirst(7)) }
+                if line.hasPrefix("data: ") { event.data = String(line.dropFirst(6)) }
+            }
+            if !event.name.isEmpty { return event }
+        }
+        return nil
     }
 
     private func blankLine() -> Int? {

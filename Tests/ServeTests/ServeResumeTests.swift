@@ -46,4 +46,62 @@ import Testing
         #expect(fresh.data.contains("\"Wenderland\"") && fresh.data.contains("\"first\":true"))
         #expect(serve.stop() == 0)
     }
+
+    /// Change sets serve keeps for viewers that come back (its log's bound by count).
+    static let loggedChangeSets = 4_096
+
+    @Test func aViewerFarBehindGetsASnapshotEqualToTheStore() throws {
+        let folder = TemporaryDirectory()
+        let serve = try ServeProcess(db: folder.store, home: folder.path + "/home")
+        let port = try #require(URL(string: serve.viewerLink)?.port)
+        let cut = try EventStream(port: port)
+        let snapshot = try cut.next()
+        cut.close()
+
+        // Every team +1 per commit (32 changes), each commit its own change set, until a viewer
+        // that stayed saw more change sets than the log keeps, and 100,000 changes went by.
+        let staying = try EventStream(port: port)
+        #expect(try staying.next().name == "snapshot")
+        let received = Atomic<Int>(0)
+        let lastID = Mutex("")
+        let reader = Thread {
+            while let event = try? staying.next() {
+                lastID.withLock { $0 = event.id }
+                received.add(1, ordering: .relaxed)
+            }
+        }
+        reader.start()
+        let commits = String(repeating: "UPDATE team SET wins = wins + 1;\n.shell sleep 0.002\n", count: 500)
+        var changes = 0
+        while received.load(ordering: .relaxed) <= Self.loggedChangeSets || changes < 100_000 {
+            let run = try ProgramRun("/bin/sh", ["-c", "printf '%s' \"$0\" | sqlite3 '\(folder.store)'", commits])
+            try #require(run.status == 0, "\(run.stderr)")
+            changes += 500 * 32
+            try #require(changes < 1_000_000, "the staying viewer got \(received.load(ordering: .relaxed)) change sets")
+        }
+        // Serve has sent the last commit once the staying viewer gets nothing more for a second.
+        var seen = -1
+        while seen != received.load(ordering: .relaxed) {
+            seen = received.load(ordering: .relaxed)
+            sleep(1)
+        }
+
+        let back = try EventStream(port: port, lastEventID: snapshot.id)
+        let fresh = try back.next()
+        #expect(fresh.name == "snapshot", "\(changes) changes behind: a snapshot, not \(fresh.name)")
+        #expect(fresh.data.contains("\"first\":true") && fresh.data.contains("\"last\":true"))
+        #expect(try Self.standings(inSnapshot: fresh.data) == listedStandings(db: folder.store))
+        #expect(fresh.id == lastID.withLock { $0 }, "the snapshot is at the staying viewer's position")
+        staying.close()
+        #expect(serve.stop() == 0)
+    }
+
+    /// A one-part snapshot's sections as `listedStandings` gives them: zone, then "name=wins".
+    static func standings(inSnapshot data: String) throws -> [[String]] {
+        let object = try JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any] ?? [:]
+        return (object["sections"] as? [[String: Any]] ?? []).map { section in
+            [section["name"] as? String ?? ""]
+                + (section["rows"] as? [[Any]] ?? []).map { "\($0[1] as? String ?? "")=\($0[2] as? Int ?? -1)" }
+        }
+    }
 }

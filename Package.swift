@@ -115,6 +115,8 @@ let package = Package(
             name: "worldcup-bench",
             dependencies: [
                 "FetchedResultsSQLite", "FetchedResultsPostgreSQL", "ThrowawayPostgreSQL", "TestSupport",
+                // The scoreboard's own standings controller, N times beside `serve`.
+                "WorldCupStores", "WorldCupModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Benchmarks/WorldCupBench"

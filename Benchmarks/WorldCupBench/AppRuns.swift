@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// The real `worldcup` binary at work: generating and importing a store, and scoreboard
 /// sessions in a real terminal (tmux) that report their own timings through `--stats`.
@@ -159,17 +160,12 @@ struct AppRuns {
         sleep(2)
         let pid = try tmux(["display-message", "-p", "-t", "bench", "#{pane_pid}"]).trimmingCharacters(
             in: .whitespacesAndNewlines)
-        func cpuTicks() throws -> Int {
-            // Fields 14 and 15 of /proc/PID/stat, after the parenthesised command name.
-            let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
-            let fields = stat[stat.range(of: ")")!.upperBound...].split(separator: " ")
-            return Int(fields[11])! + Int(fields[12])!
-        }
-        let before = try cpuTicks()
+        guard let process = pid_t(pid) else { throw BenchError("no scoreboard process in tmux: \(pid)") }
+        let before = ProcessUsage.cpuMilliseconds(process)
         sleep(seconds)
-        let after = try cpuTicks()
+        let after = ProcessUsage.cpuMilliseconds(process)
         try tmux(["send-keys", "-t", "bench", "q"])
-        return Double(after - before) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
+        return after - before
     }
 
     /// Opens the scoreboard in a 100×40 tmux terminal and waits for its first frame, then for

@@ -7,17 +7,19 @@ enum Clock {
     static func milliseconds(since start: UInt64) -> Double { Double(now() - start) / 1e6 }
 }
 
-/// The median and 99th percentile of some samples (milliseconds).
+/// The median, 99th percentile and largest of some samples (milliseconds).
 struct Percentiles {
     let count: Int
     let p50: Double
     let p99: Double
+    let max: Double
 
     init(_ samples: [Double]) {
         let sorted = samples.sorted()
         count = sorted.count
         p50 = sorted.isEmpty ? .nan : sorted[sorted.count / 2]
         p99 = sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)]
+        max = sorted.last ?? .nan
     }
 }
 

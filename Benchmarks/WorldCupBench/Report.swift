@@ -63,6 +63,8 @@ struct Report {
     /// The shared scoreboard across hosts, size by size.
     var sharedScoreboard: [SharedScoreboardRuns.Result] = []
     var serve: [ServeRuns.Result] = []
+    /// `serve` for a thousand viewers beside N controllers on their own connections.
+    var serveFanOut: [ServeFanOutRuns.Result] = []
 
     func markdown(plotPath: String) -> String {
         var text = """
@@ -181,6 +183,7 @@ struct Report {
         text += postgreSQLSection()
         text += sharedScoreboardSection()
         text += serveSection()
+        text += serveFanOutSection()
         text += targets()
         return text
     }
@@ -390,6 +393,7 @@ struct Report {
                 "serve: first paint, p50, at \(Self.count(served.teams))",
                 Self.ms(served.firstPaint.p50) + " ms", "≤ 200 ms", served.firstPaint.p50 <= 200)
         }
+        text += serveFanOutTargets(line)
         text += """
 
             The bytes written to the terminal per +1 win (SPEC: ≤ 64 when the team stays, ≤ 300 when
@@ -458,13 +462,13 @@ struct Report {
     }
 
     /// "1562 ms = 1.43×": a time and its ratio to the one it is held to.
-    private static func times(_ value: Double, _ reference: Double) -> String {
+    static func times(_ value: Double, _ reference: Double) -> String {
         "\(ms(value)) ms = " + String(format: "%.2f×", value / reference)
     }
-    private static func pair(_ percentiles: Percentiles) -> String { "\(ms(percentiles.p50)) / \(ms(percentiles.p99))" }
-    private static func ms(_ value: Double) -> String { String(format: value < 10 ? "%.2f" : "%.0f", value) }
-    private static func ratio(_ value: Double) -> String { String(format: value < 10 ? "%.1f×" : "%.0f×", value) }
-    private static func count(_ teams: Int) -> String {
+    static func pair(_ percentiles: Percentiles) -> String { "\(ms(percentiles.p50)) / \(ms(percentiles.p99))" }
+    static func ms(_ value: Double) -> String { String(format: value < 10 ? "%.2f" : "%.0f", value) }
+    static func ratio(_ value: Double) -> String { String(format: value < 10 ? "%.1f×" : "%.0f×", value) }
+    static func count(_ teams: Int) -> String {
         teams >= 1_000_000 ? "\(teams / 1_000_000)M" : teams >= 1000 ? "\(teams / 1000)k" : String(teams)
     }
     private static func tick(_ ms: Double) -> String { ms >= 1 ? String(format: "%.0f", ms) : String(format: "%g", ms) }

@@ -31,7 +31,7 @@ struct SharedScoreboardRuns {
         defer { cluster.stop() }
         try PostgreSQLConnection(cluster.connectionString).execute("CREATE DATABASE worldcup")
         let local = "postgresql://postgres@/worldcup?host=\(cluster.socketFolder)&port=\(cluster.port)"
-        try load(into: local, cluster: cluster)
+        try ScoreboardDatabase.load(teams: teams, into: local, worldcup: app.worldcup)
         let uri = "postgresql://postgres@\(NetworkLab.serverAddress):\(cluster.port)/worldcup"
         let cacheHome = app.folder + "/shared-cache-\(teams)"
         func onHost(_ index: Int) -> [String] { ["ip", "netns", "exec", lab.hosts[index]] }
@@ -71,25 +71,6 @@ struct SharedScoreboardRuns {
             uncachedAllLoadedMilliseconds: uncached.allLoadedMilliseconds,
             cachedAllLoadedMilliseconds: cached.allLoadedMilliseconds,
             winToOtherScreen: Percentiles(latencies))
-    }
-
-    /// The schema and the seed by the real binary, then made-up teams up to `teams` by the
-    /// server itself (an import is not what is measured here), vacuumed like a settled table.
-    private func load(into uri: String, cluster: TemporaryCluster) throws {
-        let seeded = try runChild([app.worldcup, "list", "--db", uri])
-        guard seeded.status == 0 else { throw BenchError("worldcup list failed on the new database") }
-        let connection = try PostgreSQLConnection(
-            "host=\(cluster.socketFolder) port=\(cluster.port) dbname=worldcup user=postgres")
-        if teams > 32 {
-            try connection.execute(
-                """
-                INSERT INTO team (team_name, qualifying_zone, image_name, wins)
-                SELECT 'Team ' || md5(i::text), 'Zone ' || lpad((i % 36)::text, 2, '0'), NULL, (i::bigint * 7919) % 50
-                FROM generate_series(33, $1::int) AS i
-                """, [String(teams)])
-        }
-        try PostgreSQLChangeFeed.prune(before: try PostgreSQLChangeFeed.currentPosition(in: connection), in: connection)
-        try connection.execute("VACUUM ANALYZE")
     }
 
     /// A scoreboard with `--stats` in tmux session `name`; `during` runs while it is open,

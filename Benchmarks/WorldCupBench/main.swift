@@ -3,7 +3,7 @@
 //
 // Usage: worldcup-bench --worldcup PATH [--sizes 32,10000,1000000] [--iterations 200]
 //                       [--keys 100] [--idle-seconds 60] [--output BENCHMARKS.md]
-//                       [--plot docs/per-change-cost.svg] [--stores sqlite,postgresql,shared,serve]
+//                       [--plot docs/per-change-cost.svg] [--stores sqlite,postgresql,shared,serve,fanout]
 import Foundation
 import GRDB
 import ThrowawayPostgreSQL
@@ -26,7 +26,7 @@ let iterations = Int(options["iterations"] ?? "") ?? 200
 let keys = Int(options["keys"] ?? "") ?? 100
 let idleSeconds = UInt32(options["idle-seconds"] ?? "") ?? 60
 // Which stores to measure (both by default; one alone when working on it).
-let stores = Set((options["stores"] ?? "sqlite,postgresql,shared,serve").split(separator: ",").map(String.init))
+let stores = Set((options["stores"] ?? "sqlite,postgresql,shared,serve,fanout").split(separator: ",").map(String.init))
 let folder = NSTemporaryDirectory() + "worldcup-bench-\(getpid())"
 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -132,6 +132,29 @@ for size in Set([sizes.min()!, sizes.max()!]).sorted() where stores.contains("se
                 + "tap → DOM p50 %.2f, p99 %.2f ms", size, result.firstPaint.p50, result.allLoaded.p50,
             result.commitToDOM.p50, result.commitToDOM.p99, result.tapToDOM.p50, result.tapToDOM.p99))
     report.serve.append(result)
+}
+
+// `worldcup serve` for a thousand viewers on PostgreSQL, beside N controllers on their own
+// connections, at the smallest and the largest size.
+if stores.contains("fanout") {
+    // PostgreSQL's default number of connections: 95 controllers, this process's own, and a few spare.
+    let fanOutCluster = try TemporaryCluster(maxConnections: 100)
+    for size in Set([sizes.min()!, sizes.max()!]).sorted() {
+        let result = try ServeFanOutRuns(
+            cluster: fanOutCluster, worldcup: worldcup, teams: size, wins: keys, folder: folder
+        ).run()
+        print(
+            String(
+                format: "serve fan-out %d teams: a win → all %d viewers p50 %.2f, p99 %.2f, max %.2f ms; "
+                    + "%.1f KB per viewer; %d connections; ", size, result.viewers, result.toAllViewers.p50,
+                result.toAllViewers.p99, result.toAllViewers.max, result.serveKilobytesPerViewer,
+                result.serveConnections)
+                + result.controllers.map {
+                    String(format: "%d controllers: to all p99 %.2f ms", $0.count, $0.toAll.p99)
+                }.joined(separator: ", "))
+        report.serveFanOut.append(result)
+    }
+    fanOutCluster.stop()
 }
 
 let output = options["output"] ?? "BENCHMARKS.md"

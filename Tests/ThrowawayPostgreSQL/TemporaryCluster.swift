@@ -31,9 +31,13 @@ public final class TemporaryCluster: @unchecked Sendable {
     ///   - listenAddress: an address to accept TCP connections on (with trust authentication:
     ///     the address is inside a namespace the test made).
     ///   - tls: PEM files of the server's certificate and key, to turn TLS on.
+    ///   - maxConnections: the server's `max_connections` (PostgreSQL's default is 100; a test
+    ///     needs fewer).
     public init(
-        namespace: String? = nil, listenAddress: String? = nil, tls: (certificate: String, key: String)? = nil
+        namespace: String? = nil, listenAddress: String? = nil, tls: (certificate: String, key: String)? = nil,
+        maxConnections: Int = 50
     ) throws {
+        self.maxConnections = maxConnections
         self.namespace = namespace
         self.listenAddress = listenAddress
         folder = NSTemporaryDirectory() + "worldcup-pg-" + UUID().uuidString.prefix(8)
@@ -81,9 +85,11 @@ public final class TemporaryCluster: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: folder)
     }
 
+    private let maxConnections: Int
+
     /// A Unix socket in the cluster's folder only; no durability (a test's data is thrown away).
     var serverOptions: String {
-        "-k \(socketFolder) -p \(port) -c listen_addresses='\(listenAddress ?? "")' -c fsync=off -c max_connections=50"
+        "-k \(socketFolder) -p \(port) -c listen_addresses='\(listenAddress ?? "")' -c fsync=off -c max_connections=\(maxConnections)"
             + (tls.map { " -c ssl=on -c ssl_cert_file=\($0.certificate) -c ssl_key_file=\($0.key)" } ?? "")
     }
 

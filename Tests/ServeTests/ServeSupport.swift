@@ -20,20 +20,10 @@ enum StoreKind: String, CaseIterable {
 
 /// Runs `worldcup` (not `serve`) on a store, as a script would.
 @discardableResult
-func worldcup(_ arguments: [String], db: String) throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: ServeProcess.binary)
-    process.arguments = arguments + ["--db", db, "--seed", ServeProcess.seed]
-    process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": NSTemporaryDirectory()]
-    let output = Pipe(), errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+func worldcup(_ arguments: [String], db: String) throws -> ProgramRun {
+    try ProgramRun(
+        ServeProcess.binary, arguments + ["--db", db, "--seed", ServeProcess.seed],
+        environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": NSTemporaryDirectory()])
 }
 
 /// The page as a browser shows it: each section's name and count, and its rows in order.

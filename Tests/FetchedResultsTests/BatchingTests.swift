@@ -52,4 +52,51 @@ import Testing
         }
         #expect(try batched.sections!.map(\.name) == whole.sections!.map(\.name))
     }
+
+    @Test func runsOfRowsReadAtOnceEqualRowByRowAndPushOutNoBatch() throws {
+        let (pool, _) = try makeItemDatabase()
+        var random = SplitMix64(seed: 11)
+        try pool.write { db in
+            for index in 0..<1500 {
+                try db.execute(
+                    sql: "INSERT INTO item (grp, score, name, note) VALUES (?, ?, ?, ?)",
+                    arguments: [
+                        ["Asia", "Europe", "Zone"].randomElement(using: &random)!, index % 40, "n\(index)", "",
+                    ])
+            }
+        }
+        let request = TableFetchRequest(
+            table: "item", sortDescriptors: [ColumnSortDescriptor(key: "grp"), ColumnSortDescriptor(key: "score")],
+            fetchBatchSize: 25)
+        let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
+        try controller.performFetch()
+        _ = try controller.object(at: FetchedResults.IndexPath(row: 0, section: 0))
+        let held = controller.loadedRowCount
+
+        for section in 0..<controller.numberOfSections {
+            let count = controller.numberOfObjects(inSection: section)
+            var runs = [0..<count, 0..<0, (count - 1)..<count]
+            for _ in 0..<20 {
+                let start = Int.random(in: 0..<count, using: &random)
+                runs.append(start..<Int.random(in: start...count, using: &random))
+            }
+            for run in runs {
+                let rowByRow = try run.map {
+                    try controller.object(at: FetchedResults.IndexPath(row: $0, section: section))
+                }
+                let held = controller.loadedRowCount
+                #expect(try controller.objectsIfPresent(inSection: section, rows: run) == rowByRow, "\(section) \(run)")
+                #expect(controller.loadedRowCount == held, "a run read at once keeps none of its rows")
+            }
+        }
+        #expect(held > 0)
+
+        // A row deleted by another writer and not yet seen is left out, not an error.
+        let gone = controller.rowID(at: FetchedResults.IndexPath(row: 3, section: 0))
+        let before = try controller.objectsIfPresent(inSection: 0, rows: 0..<10)
+        try pool.write { try $0.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [gone]) }
+        let after = try controller.objectsIfPresent(inSection: 0, rows: 0..<10)
+        #expect(after.count == 9)
+        #expect(after == before.filter { $0.id != gone })
+    }
 }

@@ -66,6 +66,29 @@ extension FetchedResultsController {
         return try row(atVisible: position).map(decode)
     }
 
+    /// The objects of a run of rows in one section, in order, with the rows not held read by
+    /// one store read (a batch at a time would take one per ``FetchRequest/fetchBatchSize``
+    /// rows); rows just deleted by another writer are left out. The rows read are not kept: this
+    /// is for a reader of many rows at once (a copy of the results), which would otherwise
+    /// push out the batches a view is showing.
+    ///
+    /// - Throws: the store's error when the rows cannot be read, or a record's decoding error.
+    public func objectsIfPresent(inSection section: Int, rows: Range<Int>) throws -> [Record] {
+        guard !rows.isEmpty else { return [] }
+        guard let state,
+            let start = state.layout.visiblePosition(of: IndexPath(row: rows.lowerBound, section: section)),
+            state.layout.visiblePosition(of: IndexPath(row: rows.upperBound - 1, section: section)) != nil
+        else {
+            preconditionFailure("rows \(rows) of section \(section) are outside the fetched results")
+        }
+        let rowIDs = (start..<start + rows.count).map(state.rowID(atVisible:))
+        let missing = rowIDs.filter { records[$0] == nil }
+        let loaded =
+            missing.isEmpty
+            ? [:] : try store.read(consistent: false) { try store.rows(missing, matching: false, in: $0) }
+        return try rowIDs.compactMap { rowID in try (records[rowID] ?? loaded[rowID]).map(decode) }
+    }
+
     /// The row id of the object at a valid index path.
     public func rowID(at indexPath: IndexPath) -> Int64 {
         guard let rowID = state?.rowID(at: indexPath) else {

@@ -119,6 +119,9 @@ public protocol FetchedResultsControlling<Record>: AnyFetchedResultsController {
     func object(at indexPath: IndexPath) throws -> Record
     /// The object at a valid index path, or nil when its row was just deleted by another writer.
     func objectIfPresent(at indexPath: IndexPath) throws -> Record?
+    /// The objects of a run of rows in one section, read at once (see
+    /// ``FetchedResultsController/objectsIfPresent(inSection:rows:)``).
+    func objectsIfPresent(inSection section: Int, rows: Range<Int>) throws -> [Record]
     /// The distinct index titles of the sections.
     var sectionIndexTitles: [String] { get }
     /// The section for an index title.

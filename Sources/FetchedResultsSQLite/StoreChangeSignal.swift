@@ -16,7 +16,9 @@ import Foundation
 /// A writer publishes its commit in the WAL index (shared memory, which inotify cannot see)
 /// only after its last write to the WAL file, and for a big commit that takes a while: a look
 /// made at once may find nothing new. So after each write the loop keeps looking for a short
-/// while (``followUpTimeout()``), which is how a bulk import reaches an open list at once.
+/// while (``followUpTimeout()``), which is how a bulk import reaches an open list at once. The
+/// looks start a millisecond after the write, when a small commit is nearly always visible,
+/// and grow further apart.
 ///
 /// Linux only (inotify); elsewhere, or when the WAL file does not exist, the initialiser
 /// returns nil and the app should poll.
@@ -24,8 +26,10 @@ public final class StoreChangeSignal {
     /// Readable when the store may have changed; wait on it with `poll` and then ``drain()``.
     public let fileDescriptor: Int32
 
-    /// How long after the last write to the WAL file the loop keeps looking, and how often.
+    /// How long after the last write to the WAL file the loop keeps looking, and how often at
+    /// first and at most.
     static let followUpWindow = Duration.seconds(1)
+    static let firstFollowUp = Duration.milliseconds(1)
     static let followUpInterval = Duration.milliseconds(20)
 
     private let clock = ContinuousClock()
@@ -60,11 +64,15 @@ public final class StoreChangeSignal {
         }
     }
 
-    /// The longest the event loop may sleep before its next look, in milliseconds: a short
-    /// interval during the moment after a write to the WAL file (its commit may not be visible
-    /// yet), nil when the last write is long past and only the descriptor needs watching.
+    /// The longest the event loop may sleep before its next look, in milliseconds: during the
+    /// moment after a write to the WAL file (its commit may not be visible yet), as long as it
+    /// has been since the write, from 1 ms up to 20 ms — a commit seen a millisecond late
+    /// rather than an interval late, at a handful of looks more per write; nil when the last
+    /// write is long past and only the descriptor needs watching.
     public func followUpTimeout() -> Int32? {
-        guard let lastWrite, clock.now - lastWrite < Self.followUpWindow else { return nil }
-        return Int32(Self.followUpInterval / .milliseconds(1))
+        guard let lastWrite else { return nil }
+        let since = clock.now - lastWrite
+        guard since < Self.followUpWindow else { return nil }
+        return Int32(min(max(since, Self.firstFollowUp), Self.followUpInterval) / .milliseconds(1))
     }
 }

@@ -34,6 +34,11 @@ struct RecentEvents {
         }
     }
 
+    /// Whether the log holds every event sent after the state named `id`.
+    func reaches(back id: String) -> Bool {
+        entries[start...].contains { $0.after == id }
+    }
+
     /// The events sent after the state named `id`, in order; nil when the log does not reach
     /// back to it (too old, from before this server started, or not an id at all).
     func events(after id: String) -> [ByteBuffer]? {

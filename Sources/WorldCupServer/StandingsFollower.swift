@@ -119,6 +119,11 @@ final class StandingsFollower: Sendable {
         // it was, so they are told apart by a step count after it.
         var ids = EventIDs(position: controller.feedPosition)
         var log = RecentEvents()
+        // The last snapshot built, with the id it is exact at: a viewer that connects later gets
+        // it and the change sets since, while the log reaches back to it, so a room of phones
+        // joining at once costs one read of the standings, not one each.
+        var lastSnapshot: (id: String, parts: [ByteBuffer])?
+        func events(since id: String) -> [ByteBuffer]? { id == ids.current ? [] : log.events(after: id) }
         // The controller tells its delegate inside its read of the store, where the rows it
         // names cannot be read again: each change set is encoded once that read is over, from
         // the controller's state after it (one change set per step).
@@ -135,6 +140,7 @@ final class StandingsFollower: Sendable {
                 log.append(after: previousID, event: event)
                 hub.publish(event)
             }
+            if let id = lastSnapshot?.id, id != ids.current, !log.reaches(back: id) { lastSnapshot = nil }
         }
         while true {
             for request in requests.withLock({ pending in
@@ -144,12 +150,17 @@ final class StandingsFollower: Sendable {
                 case let .firstRows(count, reply):
                     reply.resume(returning: Self.firstRows(count, version: version, in: controller))
                 case let .subscribe(lastEventID, cutOff, reply):
-                    let missed = lastEventID.flatMap { $0 == ids.current ? [] : log.events(after: $0) }
-                    let first =
-                        missed
-                        ?? Self.snapshot(version: version, id: ids.current, of: controller).map {
+                    let first: [ByteBuffer]
+                    if let missed = lastEventID.flatMap(events(since:)) {
+                        first = missed
+                    } else if let last = lastSnapshot, let since = events(since: last.id) {
+                        first = last.parts + since
+                    } else {
+                        first = Self.snapshot(version: version, id: ids.current, of: controller).map {
                             ByteBuffer(bytes: $0)
                         }
+                        lastSnapshot = (ids.current, first)
+                    }
                     let viewer = hub.makeStream(snapshotParts: first.count)
                     for event in first { viewer.continuation.yield(event) }
                     hub.admit(viewer.id, viewer.continuation, cutOff: cutOff)
@@ -190,10 +201,11 @@ final class StandingsFollower: Sendable {
         return left <= .zero ? 0 : Int32(min(60_000, (left / .milliseconds(1)).rounded(.up)))
     }
 
-    private static func rows(ofSection section: Int, in controller: any FetchedResultsControlling<Team>) -> [Team] {
-        (0..<controller.numberOfObjects(inSection: section)).compactMap {
-            try? controller.objectIfPresent(at: IndexPath(row: $0, section: section))
-        }
+    private static func rows(
+        ofSection section: Int, _ rows: Range<Int>? = nil, in controller: any FetchedResultsControlling<Team>
+    ) -> [Team] {
+        let rows = rows ?? 0..<controller.numberOfObjects(inSection: section)
+        return (try? controller.objectsIfPresent(inSection: section, rows: rows)) ?? []
     }
 
     private static func firstRows(
@@ -204,9 +216,7 @@ final class StandingsFollower: Sendable {
         for section in 0..<controller.numberOfSections {
             let total = controller.numberOfObjects(inSection: section)
             let shown = min(total, left)
-            let teams = (0..<shown).compactMap {
-                try? controller.objectIfPresent(at: IndexPath(row: $0, section: section))
-            }
+            let teams = rows(ofSection: section, 0..<shown, in: controller)
             result.sections.append((controller.sectionName(at: section), total, teams))
             left -= shown
         }
@@ -233,9 +243,7 @@ final class StandingsFollower: Sendable {
             var row = 0
             repeat {
                 let take = min(total - row, StandingsEvents.snapshotPartRows - pendingRows)
-                let teams = (row..<row + take).compactMap {
-                    try? controller.objectIfPresent(at: IndexPath(row: $0, section: section))
-                }
+                let teams = rows(ofSection: section, row..<row + take, in: controller)
                 pending.append(.init(index: section, name: name, count: total, rows: teams))
                 pendingRows += take
                 row += take

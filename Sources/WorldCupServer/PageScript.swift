@@ -182,6 +182,48 @@ enum PageScript {
                 }
             }
 
+            // The rows of a change set by section index, at `key` ('from' or 'to').
+            function bySection(rows, key) {
+                const groups = new Map();
+                for (const row of rows) {
+                    const index = row[key][0];
+                    if (!groups.has(index)) groups.set(index, []);
+                    groups.get(index).push(row);
+                }
+                return groups;
+            }
+
+            // Rows leave and join a section by index. A change set of many rows in one section (a
+            // load step of thousands behind the first rows) rebuilds its array once: shifting a long
+            // array once per row would keep the page busy for seconds at a million teams.
+            const manyRows = 32;
+            function removeRows(rows, indices) {
+                if (indices.length < manyRows) {
+                    for (const index of indices.sort((a, b) => b - a)) rows.splice(index, 1);
+                    return rows;
+                }
+                const gone = new Set(indices);
+                return rows.filter((row, index) => !gone.has(index));
+            }
+
+            // `entries`: [index in the new array, row]; the rows between keep their order.
+            function insertRows(rows, entries) {
+                entries.sort((a, b) => a[0] - b[0]);
+                if (entries.length < manyRows) {
+                    for (const [index, row] of entries) rows.splice(index, 0, row);
+                    return rows;
+                }
+                const result = new Array(rows.length + entries.length);
+                let from = 0;
+                let to = 0;
+                for (const [index, row] of entries) {
+                    while (to < index) result[to++] = rows[from++];
+                    result[to++] = row;
+                }
+                while (from < rows.length) result[to++] = rows[from++];
+                return result;
+            }
+
             // One change set: deletes against the old state, inserts against the new one.
             function onChange(change) {
                 if (!model || loading) return;
@@ -205,9 +247,8 @@ enum PageScript {
                 }
                 const byRow = {};
                 for (const row of change.rows) if (row.from) byRow[row.id] = model[row.from[0]].rows[row.from[1]];
-                removals.sort((a, b) => b.from[0] - a.from[0] || b.from[1] - a.from[1]);
-                for (const row of removals) {
-                    model[row.from[0]].rows.splice(row.from[1], 1);
+                for (const [index, rows] of bySection(removals, 'from')) {
+                    model[index].rows = removeRows(model[index].rows, rows.map((row) => row.from[1]));
                 }
                 const sectionsOf = (type) => change.sections.filter((section) => section.type === type);
                 const deleted = sectionsOf('delete').sort((a, b) => b.index - a.index);
@@ -221,13 +262,15 @@ enum PageScript {
                     }
                 }
                 for (const section of sectionsOf('rename')) model[section.index].name = section.name;
-                inserts.sort((a, b) => a.to[0] - b.to[0] || a.to[1] - b.to[1]);
-                for (const row of inserts) {
-                    const content = contents.get(row.id) || { id: row.id, name: '', wins: 0 };
-                    const existing = byRow[row.id] || { id: row.id };
-                    existing.name = content.name;
-                    existing.wins = content.wins;
-                    model[row.to[0]].rows.splice(row.to[1], 0, existing);
+                for (const [index, rows] of bySection(inserts, 'to')) {
+                    const entries = rows.map((row) => {
+                        const content = contents.get(row.id) || { id: row.id, name: '', wins: 0 };
+                        const existing = byRow[row.id] || { id: row.id };
+                        existing.name = content.name;
+                        existing.wins = content.wins;
+                        return [row.to[1], existing];
+                    });
+                    model[index].rows = insertRows(model[index].rows, entries);
                 }
                 for (const row of change.rows) {
                     if (row.type === 'update' && row.team && byRow[row.id]) {

@@ -59,6 +59,37 @@ import Testing
         #expect(serve.stop() == 0)
     }
 
+    /// Change sets of hundreds of rows in one zone, as a load step behind the first rows is:
+    /// the page rebuilds the zone's rows at once rather than one by one, and still ends equal to
+    /// the store.
+    @Test func bigChangeSetsInOneZoneLeaveThePageEqualToTheStore() throws {
+        let folder = TemporaryDirectory()
+        let serve = try ServeProcess(db: folder.store, home: folder.path + "/home")
+        let browser = try WebDriver()
+        try browser.open(serve.viewerLink)
+        try #require(try browser.wait { try PageRows.read(browser).ready })
+        let transactions = [
+            """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200)
+            INSERT INTO team (teamName, qualifyingZone, wins) SELECT 'Club ' || i, 'Europe', (i * 7) % 11 FROM n;
+            """,
+            "UPDATE team SET wins = (id * 5) % 9 WHERE qualifyingZone = 'Europe';",
+            "DELETE FROM team WHERE qualifyingZone = 'Europe' AND id % 3 <> 0;",
+        ]
+        for sql in transactions {
+            let run = try ProgramRun("/usr/bin/sqlite3", [folder.store, sql])
+            try #require(run.status == 0, "\(run.stderr)")
+            let listed = try listedStandings(db: folder.store)
+            #expect(try browser.wait { try PageRows.read(browser).standings == listed }, "after: \(sql)")
+        }
+        #expect(
+            try PageRows.read(browser).sections.map(\.count)
+                == listedStandings(db: folder.store).map {
+                    "\($0.count - 1) teams"
+                })
+        #expect(serve.stop() == 0)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aTapAddsAWinAndUndoTakesItBack(_ kind: StoreKind) throws {
         let store = try kind.makeStore()

@@ -227,6 +227,12 @@ enum PageScript {
             // One change set: deletes against the old state, inserts against the new one.
             function onChange(change) {
                 if (!model || loading) return;
+                for (const run of change.runs) {
+                    run.rows.forEach(([id, name, wins], offset) => {
+                        const to = [run.at[0], run.at[1] + offset];
+                        change.rows.push({ type: 'insert', id, to, team: { id, name, wins } });
+                    });
+                }
                 const moved = new Set();
                 const flashed = new Set();
                 const touched = [];

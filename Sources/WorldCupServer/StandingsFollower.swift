@@ -132,11 +132,12 @@ final class StandingsFollower: Sendable {
                 version += 1
                 let previousID = ids.current
                 let id = ids.next(position: controller.feedPosition)
+                let carried = Self.teams(at: objects.compactMap(\.newIndexPath), in: controller)
                 let event = ByteBuffer(
                     bytes: StandingsEvents.change(
                         version: version, id: id, sections: sections, objects: objects,
                         sectionRows: { Self.rows(ofSection: $0, in: controller) },
-                        team: { try? controller.objectIfPresent(at: $0) }))
+                        team: { carried[controller.rowID(at: $0)] }))
                 log.append(after: previousID, event: event)
                 hub.publish(event)
             }
@@ -206,6 +207,34 @@ final class StandingsFollower: Sendable {
     ) -> [Team] {
         let rows = rows ?? 0..<controller.numberOfObjects(inSection: section)
         return (try? controller.objectsIfPresent(inSection: section, rows: rows)) ?? []
+    }
+
+    /// Rows further apart than this in a section are read apart.
+    private static let nearbyRows = 64
+
+    /// The teams at these index paths (the rows a change set carries), by row id, read in runs
+    /// of nearby rows: a load step's thousands in a few store reads rather than one per batch.
+    private static func teams(
+        at paths: [FetchedResults.IndexPath], in controller: any FetchedResultsControlling<Team>
+    ) -> [Int64: Team] {
+        var teams: [Int64: Team] = [:]
+        var run: (section: Int, rows: Range<Int>)?
+        func readRun() {
+            guard let run else { return }
+            for team in rows(ofSection: run.section, run.rows, in: controller) {
+                if let id = team.id { teams[id] = team }
+            }
+        }
+        for path in paths.sorted() {
+            if let current = run, current.section == path.section, path.row - current.rows.upperBound <= nearbyRows {
+                run = (current.section, current.rows.lowerBound..<max(current.rows.upperBound, path.row + 1))
+            } else {
+                readRun()
+                run = (path.section, path.row..<path.row + 1)
+            }
+        }
+        readRun()
+        return teams
     }
 
     private static func firstRows(

@@ -20,8 +20,9 @@ import WorldCupModel
 final class StandingsFollower: Sendable {
     /// The rows read before the server starts answering; the rest load behind.
     static let firstRows = 1_000
-    /// Rows per load step behind the first rows.
-    static let loadStep = 5_000
+    /// Rows per load step behind the first rows: a change committed meanwhile waits for the
+    /// step, and each viewer's page applies it whole.
+    static let loadStep = 1_000
 
     /// What the page shows before its script runs: the first rows of each section, in order.
     struct FirstRows: Sendable {

@@ -4,7 +4,7 @@
 // Usage: worldcup-bench --worldcup PATH [--sizes 32,10000,1000000] [--iterations 200]
 //                       [--keys 100] [--idle-seconds 60] [--output BENCHMARKS.md]
 //                       [--plot docs/per-change-cost.svg] [--stores sqlite,postgresql,shared,serve,fanout]
-//                       [--fanout-sizes 32,10000]
+//                       [--fanout-sizes 32,1000000]
 import Foundation
 import GRDB
 import ThrowawayPostgreSQL
@@ -136,9 +136,10 @@ for size in Set([sizes.min()!, sizes.max()!]).sorted() where stores.contains("se
 }
 
 // `worldcup serve` for a thousand viewers on PostgreSQL, beside N controllers on their own
-// connections. Not at 1,000,000 teams by default: there serve takes minutes to make the first
-// snapshot (it reads the rows in batches of 100, each a slow query on that table).
-let fanOutSizes = (options["fanout-sizes"] ?? "32,10000").split(separator: ",").compactMap { Int($0) }
+// connections, at the smallest and the largest size.
+let fanOutSizes = (options["fanout-sizes"] ?? "\(sizes.min()!),\(sizes.max()!)").split(separator: ",").compactMap {
+    Int($0)
+}
 if stores.contains("fanout") {
     // PostgreSQL's default number of connections: 95 controllers, this process's own, and a few spare.
     let fanOutCluster = try TemporaryCluster(maxConnections: 100)

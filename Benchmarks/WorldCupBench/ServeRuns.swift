@@ -11,8 +11,8 @@ struct ServeRuns {
         var teams: Int
         /// First contentful paint of `/`, from navigation start (ms), over several loads.
         var firstPaint: Percentiles
-        /// From navigation start until the page held every team (its snapshot done), ms.
-        var allLoaded: Percentiles
+        /// From navigation start until the page held its snapshot (the rows serve held then), ms.
+        var snapshotHeld: Percentiles
         /// A win committed by another process (as `worldcup win` commits it) → DOM updated.
         var commitToDOM: Percentiles
         /// A tap on the page → DOM updated (the request, the commit, the event).
@@ -85,7 +85,7 @@ struct ServeRuns {
             usleep(20_000)
         }
         return Result(
-            teams: teams, firstPaint: Percentiles(paints), allLoaded: Percentiles(loads),
+            teams: teams, firstPaint: Percentiles(paints), snapshotHeld: Percentiles(loads),
             commitToDOM: Percentiles(commits), tapToDOM: Percentiles(taps))
     }
 

@@ -43,7 +43,11 @@ extension WorldCup {
                 throw WorldCupError.fileUnwritable(path: output, kind: .output, reason: "it could not be created")
             }
             var generator = TeamGenerator(seed: randomSeed)
-            try generator.forEachTeam(count: teams, zones: zones) { try writer.write($0) }
+            let zoneTexts = TeamGenerator.zones.map(SeedFileWriter.Text.init)
+            let imageName = SeedFileWriter.Text(TeamGenerator.imageName)
+            try generator.forEachTeamUTF8(count: teams, zones: zones) { name, zone, wins in
+                try writer.write(teamNameUTF8: name, qualifyingZone: zoneTexts[zone], imageName: imageName, wins: wins)
+            }
             try writer.finish()
             Messages.say("Wrote \(teams) teams in \(zones) zones to \(output)")
         }

@@ -35,6 +35,31 @@ import Testing
             try SeedFile.read(path: path).prefix(20_000) == entries.prefix(20_000), "and the importer reads it back")
     }
 
+    /// `generate`'s way, from names' bytes and prepared texts, writes the same bytes as entries.
+    @Test func bytesAndPreparedTextsWriteWhatEntriesWrite() throws {
+        let directory = TemporaryDirectory()
+        var entryWriter = try #require(SeedFileWriter(path: directory.path + "/entries.json"))
+        var byEntries = TeamGenerator(seed: 5)
+        try byEntries.forEachTeam(count: 20_000, zones: 36) { try entryWriter.write($0) }
+        try entryWriter.write(SeedEntry(teamName: "a \"/\\ \u{1}", qualifyingZone: "b/\t", imageName: nil, wins: 3))
+        try entryWriter.finish()
+
+        var byteWriter = try #require(SeedFileWriter(path: directory.path + "/bytes.json"))
+        var byBytes = TeamGenerator(seed: 5)
+        let zones = TeamGenerator.zones.map(SeedFileWriter.Text.init)
+        let image = SeedFileWriter.Text(TeamGenerator.imageName)
+        try byBytes.forEachTeamUTF8(count: 20_000, zones: 36) { name, zone, wins in
+            try byteWriter.write(teamNameUTF8: name, qualifyingZone: zones[zone], imageName: image, wins: wins)
+        }
+        try byteWriter.write(
+            teamNameUTF8: Array("a \"/\\ \u{1}".utf8), qualifyingZone: .init("b/\t"), imageName: nil, wins: 3)
+        try byteWriter.finish()
+
+        let written = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/bytes.json"))
+        #expect(written.count > 1_000_000)
+        #expect(written == (try Data(contentsOf: URL(fileURLWithPath: directory.path + "/entries.json"))))
+    }
+
     @Test func anEmptyFileIsAnEmptyArray() throws {
         let directory = TemporaryDirectory()
         let path = directory.path + "/empty.json"

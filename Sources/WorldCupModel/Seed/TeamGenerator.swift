@@ -52,26 +52,45 @@ public struct TeamGenerator {
         return teams
     }
 
+    /// The image name of every generated team.
+    public static let imageName = "generated-flag"
+
     /// Hands the next `count` teams to `body` one by one (the same teams ``teams(count:zones:)``
     /// returns), so a writer need not hold them all.
     public mutating func forEachTeam(count: Int, zones zoneCount: Int, _ body: (SeedEntry) throws -> Void) rethrows {
-        let zones = Array(Self.zones.prefix(max(1, min(zoneCount, Self.zones.count))))
+        try forEachTeamUTF8(count: count, zones: zoneCount) { name, zone, wins in
+            try body(
+                SeedEntry(
+                    teamName: String(decoding: name, as: UTF8.self), qualifyingZone: Self.zones[zone],
+                    imageName: Self.imageName, wins: wins))
+        }
+    }
+
+    /// The same teams as ``forEachTeam(count:zones:_:)``, each as its name's UTF-8 bytes, its
+    /// zone's index in ``zones`` and its wins: a writer of a million teams need not make a
+    /// million strings.
+    public mutating func forEachTeamUTF8(
+        count: Int, zones zoneCount: Int, _ body: (_ name: [UInt8], _ zone: Int, _ wins: Int) throws -> Void
+    ) rethrows {
+        let zoneCount = max(1, min(zoneCount, Self.zones.count))
         // Room for every name at once: growing the set a million names long would hash them all
         // again at each doubling.
         used.reserveCapacity(used.count + count)
         for _ in 0..<count {
-            let zone = zones.randomElement(using: &random)!
+            let zone = Int.random(in: 0..<zoneCount, using: &random)
             // Wins skew low, as in a real tournament: most teams win a few games, few win many.
             let wins = Int.random(in: 0...4, using: &random) * Int.random(in: 0...6, using: &random)
-            try body(SeedEntry(teamName: uniqueName(), qualifyingZone: zone, imageName: "generated-flag", wins: wins))
+            makeUniqueName()
+            try body(name, zone, wins)
         }
     }
 
-    private mutating func uniqueName() -> String {
+    /// Makes a name no team had yet in ``name``.
+    private mutating func makeUniqueName() {
         makeName()
         folded.removeAll(keepingCapacity: true)
         for byte in name { folded.append((0x41...0x5A).contains(byte) ? byte + 0x20 : byte) }
-        guard !used.insert(folded) else { return String(decoding: name, as: UTF8.self) }
+        guard !used.insert(folded) else { return }
         let base = ByteStringSet.hash(folded)
         var suffix = nextSuffix[base, default: 2]
         let foldedCount = folded.count
@@ -83,7 +102,6 @@ public struct TeamGenerator {
         }
         nextSuffix[base] = suffix + 1
         Self.appendSuffix(suffix, to: &name)
-        return String(decoding: name, as: UTF8.self)
     }
 
     /// Appends " 12" (a space and the number's digits) without making a string.

@@ -41,6 +41,34 @@ public struct SeedFileWriter {
         if buffer.count >= Self.flushSize { try flush() }
     }
 
+    /// A text written as a JSON string once, for a field many entries share (a zone).
+    public struct Text {
+        fileprivate var json: [UInt8] = []
+
+        public init(_ text: String) {
+            var copy = text
+            copy.withUTF8 { SeedFileWriter.appendString($0, to: &json) }
+        }
+    }
+
+    /// Appends one entry from a name's UTF-8 bytes and prepared texts: the same bytes as
+    /// ``write(_:)`` writes for that entry, without a string per field.
+    public mutating func write(teamNameUTF8 teamName: [UInt8], qualifyingZone: Text, imageName: Text?, wins: Int) throws
+    {
+        if count > 0 { buffer.append(UInt8(ascii: ",")) }
+        count += 1
+        buffer += Self.imageNameKey
+        buffer += imageName?.json ?? Self.null
+        buffer += Self.qualifyingZoneKey
+        buffer += qualifyingZone.json
+        buffer += Self.teamNameKey
+        teamName.withUnsafeBufferPointer { Self.appendString($0, to: &buffer) }
+        buffer += Self.winsKey
+        appendNumber(wins)
+        buffer.append(UInt8(ascii: "}"))
+        if buffer.count >= Self.flushSize { try flush() }
+    }
+
     /// Ends the array and closes the file.
     public mutating func finish() throws {
         buffer.append(UInt8(ascii: "]"))
@@ -81,39 +109,38 @@ public struct SeedFileWriter {
         buffer.append(contentsOf: text.utf8)
     }
 
+    private mutating func appendString(_ text: String) {
+        var text = text
+        text.withUTF8 { Self.appendString($0, to: &buffer) }
+    }
+
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Whether each byte value is written escaped: control characters, `"`, `\` and `/`.
     private static let escaped: [Bool] = (0...255).map { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x2F }
 
-    private mutating func appendString(_ text: String) {
+    /// Appends UTF-8 text as a JSON string, escaped as `JSONEncoder` escapes it.
+    fileprivate static func appendString(_ bytes: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "\""))
-        var text = text
-        let plain = text.withUTF8 { bytes in
-            guard !Self.escaped.withUnsafeBufferPointer({ escaped in bytes.contains { escaped[Int($0)] } }) else {
-                return false
-            }
+        guard escaped.withUnsafeBufferPointer({ escaped in bytes.contains { escaped[Int($0)] } }) else {
             buffer.append(contentsOf: bytes)
-            return true
-        }
-        guard !plain else {
             buffer.append(UInt8(ascii: "\""))
             return
         }
-        for byte in text.utf8 {
+        for byte in bytes {
             switch byte {
-            case UInt8(ascii: "\""): append(#"\""#)
-            case UInt8(ascii: "\\"): append(#"\\"#)
-            case UInt8(ascii: "/"): append(#"\/"#)
-            case 0x08: append(#"\b"#)
-            case 0x0C: append(#"\f"#)
-            case 0x0A: append(#"\n"#)
-            case 0x0D: append(#"\r"#)
-            case 0x09: append(#"\t"#)
+            case UInt8(ascii: "\""): buffer += #"\""#.utf8
+            case UInt8(ascii: "\\"): buffer += #"\\"#.utf8
+            case UInt8(ascii: "/"): buffer += #"\/"#.utf8
+            case 0x08: buffer += #"\b"#.utf8
+            case 0x0C: buffer += #"\f"#.utf8
+            case 0x0A: buffer += #"\n"#.utf8
+            case 0x0D: buffer += #"\r"#.utf8
+            case 0x09: buffer += #"\t"#.utf8
             case 0..<0x20:
-                append(#"\u00"#)
-                buffer.append(Self.hexDigits[Int(byte >> 4)])
-                buffer.append(Self.hexDigits[Int(byte & 0xF)])
+                buffer += #"\u00"#.utf8
+                buffer.append(hexDigits[Int(byte >> 4)])
+                buffer.append(hexDigits[Int(byte & 0xF)])
             default: buffer.append(byte)
             }
         }

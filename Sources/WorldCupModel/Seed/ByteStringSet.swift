@@ -6,12 +6,13 @@
 /// table of where each one starts: a million names cost two allocations, not a million.
 ///
 /// Invariants (``_checkInvariants()``): every non-empty slot names a distinct member stored in
-/// `storage`; the table is a power of two in size and at most half full.
+/// `storage`, with its hash's tag; the table is a power of two in size and at most half full.
 package struct ByteStringSet {
     /// The members' bytes, one after another.
     private var storage: [UInt8] = []
-    /// 0 for an empty slot; else a member's offset in `storage` (high 48 bits) and length
-    /// (low 16 bits).
+    /// 0 for an empty slot; else a member's offset in `storage` (high 32 bits), 16 bits of its
+    /// hash (a tag: a probe reads a member's bytes only when the tags agree, nearly always a
+    /// match) and its length (low 16 bits).
     private var slots: [UInt64]
     package private(set) var count = 0
 
@@ -30,22 +31,29 @@ package struct ByteStringSet {
     /// Adds `member`; false when it was there already.
     package mutating func insert(_ member: [UInt8]) -> Bool {
         precondition(!member.isEmpty && member.count < 1 << 16, "members are 1 to 65,535 bytes")
+        precondition(storage.count + member.count < 1 << 32, "members take at most 4 GB in all")
         if (count + 1) * 2 > slots.count { grow() }
         let mask = slots.count - 1
-        var index = Int(truncatingIfNeeded: Self.hash(member)) & mask
+        let hash = Self.hash(member)
+        let tagged = Self.tag(hash) | UInt64(member.count)
+        var index = Int(truncatingIfNeeded: hash) & mask
         while slots[index] != 0 {
-            if equals(slots[index], member) { return false }
+            if slots[index] & 0xFFFF_FFFF == tagged, equals(slots[index], member) { return false }
             index = (index + 1) & mask
         }
-        slots[index] = UInt64(storage.count) << 16 | UInt64(member.count)
+        slots[index] = UInt64(storage.count) << 32 | tagged
         storage += member
         count += 1
         return true
     }
 
+    /// A hash's tag, in the bits a slot keeps it in (the index takes the low bits).
+    private static func tag(_ hash: UInt64) -> UInt64 {
+        (hash >> 32 & 0xFFFF) << 16
+    }
+
     private func equals(_ slot: UInt64, _ member: [UInt8]) -> Bool {
-        let offset = Int(slot >> 16), length = Int(slot & 0xFFFF)
-        guard length == member.count else { return false }
+        let offset = Int(slot >> 32), length = Int(slot & 0xFFFF)
         return storage.withUnsafeBufferPointer { stored in
             member.withUnsafeBufferPointer { memcmp(stored.baseAddress! + offset, $0.baseAddress!, length) == 0 }
         }
@@ -56,7 +64,7 @@ package struct ByteStringSet {
         slots = Array(repeating: 0, count: old.count * 2)
         let mask = slots.count - 1
         for slot in old where slot != 0 {
-            let offset = Int(slot >> 16), length = Int(slot & 0xFFFF)
+            let offset = Int(slot >> 32), length = Int(slot & 0xFFFF)
             var index = Int(truncatingIfNeeded: Self.hash(storage[offset..<offset + length])) & mask
             while slots[index] != 0 { index = (index + 1) & mask }
             slots[index] = slot
@@ -73,7 +81,9 @@ package struct ByteStringSet {
     /// Checks the invariants (a debug aid, as in swift-collections).
     package func _checkInvariants() {
         precondition(slots.count.nonzeroBitCount == 1 && count * 2 <= slots.count)
-        let members = slots.filter { $0 != 0 }.map { storage[Int($0 >> 16)..<Int($0 >> 16) + Int($0 & 0xFFFF)] }
+        let filled = slots.filter { $0 != 0 }
+        let members = filled.map { storage[Int($0 >> 32)..<Int($0 >> 32) + Int($0 & 0xFFFF)] }
         precondition(members.count == count && Set(members.map(Array.init)).count == count)
+        precondition(zip(filled, members).allSatisfy { $0 & 0xFFFF_0000 == Self.tag(Self.hash($1)) })
     }
 }

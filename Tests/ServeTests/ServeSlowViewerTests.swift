@@ -141,12 +141,7 @@ import Testing
         let serve = try ServeProcess(db: folder.store, home: folder.path + "/home")
         let port = try #require(URL(string: serve.viewerLink)?.port)
         let stuck = try EventStream(port: port, receiveBuffer: 2_048)
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(stuck.descriptor, $0, &length) }
-        }
-        let viewerPort = Int(UInt16(bigEndian: address.sin_port))
+        let viewerPort = LoopbackSocket.localPort(of: stuck.descriptor)
         func serverSideOpen() throws -> Bool {
             let listed = try ProgramRun(
                 "/usr/bin/ss", ["-tnH", "state", "established", "( sport = :\(port) and dport = :\(viewerPort) )"])

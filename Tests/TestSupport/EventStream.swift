@@ -26,22 +26,7 @@ public final class EventStream: @unchecked Sendable {
 
     /// A viewer on `port`; `receiveBuffer` shrinks its socket's buffer (a phone that reads slowly).
     public init(port: Int, lastEventID: String? = nil, receiveBuffer: Int32? = nil) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        if var size = receiveBuffer {
-            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw HTTPClient.Failure(description: "cannot connect to port \(port)") }
+        descriptor = try LoopbackSocket.connect(port: port, timeout: 30, receiveBuffer: receiveBuffer)
         var request = "GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
         if let lastEventID { request += "Last-Event-ID: \(lastEventID)\r\n" }
         let bytes = Array((request + "\r\n").utf8)
@@ -131,6 +116,8 @@ public final class EventStream: @unchecked Sendable {
 
     private static func find(_ pattern: [UInt8], in bytes: [UInt8]) -> Int? {
         guard bytes.count >= pattern.count else { return nil }
-        return (0...bytes.count - pattern.count).first { Array(bytes[$0..<$0 + pattern.count]) == pattern }
+        return (0...bytes.count - pattern.count).first { start in
+            pattern.indices.allSatisfy { bytes[start + $0] == pattern[$0] }
+        }
     }
 }

@@ -67,7 +67,7 @@ extension FetchedResultsController {
     }
 
     /// The objects of a run of rows in one section, in order, with the rows not held read by
-    /// one store read (a batch at a time would take one per ``FetchRequest/fetchBatchSize``
+    /// one store read (a batch at a time would take one per ``TableFetchRequest/fetchBatchSize``
     /// rows); rows just deleted by another writer are left out. The rows read are not kept: this
     /// is for a reader of many rows at once (a copy of the results), which would otherwise
     /// push out the batches a view is showing.

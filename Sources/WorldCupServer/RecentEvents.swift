@@ -18,6 +18,8 @@ struct RecentEvents {
     /// Where the oldest entry is (entries before it are dropped lazily, in one go).
     private var start = 0
     private var bytes = 0
+    /// Events dropped from the log since it began.
+    private var dropped = 0
 
     /// Keeps an event that follows the state named `previousID`, dropping the oldest beyond the
     /// bounds.
@@ -27,6 +29,7 @@ struct RecentEvents {
         while entries.count - start > Self.maximumEvents || (bytes > Self.maximumBytes && entries.count - start > 1) {
             bytes -= entries[start].event.readableBytes
             start += 1
+            dropped += 1
         }
         if start > Self.maximumEvents {
             entries.removeFirst(start)
@@ -34,9 +37,12 @@ struct RecentEvents {
         }
     }
 
-    /// Whether the log holds every event sent after the state named `id`.
-    func reaches(back id: String) -> Bool {
-        entries[start...].contains { $0.after == id }
+    /// How many events were ever appended: a mark to ask ``holdsEvents(since:)`` about later.
+    var mark: Int { dropped + entries.count - start }
+
+    /// Whether the log still holds every event appended after `mark` was taken.
+    func holdsEvents(since mark: Int) -> Bool {
+        dropped <= mark
     }
 
     /// The events sent after the state named `id`, in order; nil when the log does not reach

@@ -122,8 +122,9 @@ final class StandingsFollower: Sendable {
         var log = RecentEvents()
         // The last snapshot built, with the id it is exact at: a viewer that connects later gets
         // it and the change sets since, while the log reaches back to it, so a room of phones
-        // joining at once costs one read of the standings, not one each.
-        var lastSnapshot: (id: String, parts: [ByteBuffer])?
+        // joining at once costs one read of the standings, not one each. Its log mark tells, in
+        // one comparison per change set, when the log no longer reaches back to it.
+        var lastSnapshot: (id: String, parts: [ByteBuffer], logMark: Int)?
         func events(since id: String) -> [ByteBuffer]? { id == ids.current ? [] : log.events(after: id) }
         // The controller tells its delegate inside its read of the store, where the rows it
         // names cannot be read again: each change set is encoded once that read is over, from
@@ -142,7 +143,7 @@ final class StandingsFollower: Sendable {
                 log.append(after: previousID, event: event)
                 hub.publish(event)
             }
-            if let id = lastSnapshot?.id, id != ids.current, !log.reaches(back: id) { lastSnapshot = nil }
+            if let mark = lastSnapshot?.logMark, !log.holdsEvents(since: mark) { lastSnapshot = nil }
         }
         while true {
             for request in requests.withLock({ pending in
@@ -161,7 +162,7 @@ final class StandingsFollower: Sendable {
                         first = Self.snapshot(version: version, id: ids.current, of: controller).map {
                             ByteBuffer(bytes: $0)
                         }
-                        lastSnapshot = (ids.current, first)
+                        lastSnapshot = (ids.current, first, log.mark)
                     }
                     let viewer = hub.makeStream(snapshotParts: first.count)
                     for event in first { viewer.continuation.yield(event) }

@@ -27,18 +27,9 @@ public struct SeedFileWriter {
 
     /// Appends one entry.
     public mutating func write(_ entry: SeedEntry) throws {
-        if count > 0 { buffer.append(UInt8(ascii: ",")) }
-        count += 1
-        buffer += Self.imageNameKey
-        if let imageName = entry.imageName { appendString(imageName) } else { buffer += Self.null }
-        buffer += Self.qualifyingZoneKey
-        appendString(entry.qualifyingZone)
-        buffer += Self.teamNameKey
-        appendString(entry.teamName)
-        buffer += Self.winsKey
-        appendNumber(entry.wins)
-        buffer.append(UInt8(ascii: "}"))
-        if buffer.count >= Self.flushSize { try flush() }
+        try write(
+            teamNameUTF8: Array(entry.teamName.utf8), qualifyingZone: Text(entry.qualifyingZone),
+            imageName: entry.imageName.map(Text.init), wins: entry.wins)
     }
 
     /// A text written as a JSON string once, for a field many entries share (a zone).
@@ -107,11 +98,6 @@ public struct SeedFileWriter {
 
     private mutating func append(_ text: String) {
         buffer.append(contentsOf: text.utf8)
-    }
-
-    private mutating func appendString(_ text: String) {
-        var text = text
-        text.withUTF8 { Self.appendString($0, to: &buffer) }
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)

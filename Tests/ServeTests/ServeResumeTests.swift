@@ -65,27 +65,19 @@ import Testing
         // that stayed saw more change sets than the log keeps, and 100,000 changes went by.
         let staying = try EventStream(port: port)
         #expect(try staying.next().name == "snapshot")
-        let received = Atomic<Int>(0)
-        let lastID = Mutex("")
-        let reader = Thread {
-            while let event = try? staying.next() {
-                lastID.withLock { $0 = event.id }
-                received.add(1, ordering: .relaxed)
-            }
-        }
-        reader.start()
+        let received = EventTally(reading: staying)
         let commits = String(repeating: "UPDATE team SET wins = wins + 1;\n.shell sleep 0.002\n", count: 500)
         var changes = 0
-        while received.load(ordering: .relaxed) <= Self.loggedChangeSets || changes < 100_000 {
+        while received.count <= Self.loggedChangeSets || changes < 100_000 {
             let run = try ProgramRun("/bin/sh", ["-c", "printf '%s' \"$0\" | sqlite3 '\(folder.store)'", commits])
             try #require(run.status == 0, "\(run.stderr)")
             changes += 500 * 32
-            try #require(changes < 1_000_000, "the staying viewer got \(received.load(ordering: .relaxed)) change sets")
+            try #require(changes < 1_000_000, "the staying viewer got \(received.count) change sets")
         }
         // Serve has sent the last commit once the staying viewer gets nothing more for a second.
         var seen = -1
-        while seen != received.load(ordering: .relaxed) {
-            seen = received.load(ordering: .relaxed)
+        while seen != received.count {
+            seen = received.count
             sleep(1)
         }
 
@@ -94,7 +86,7 @@ import Testing
         #expect(fresh.name == "snapshot", "\(changes) changes behind: a snapshot, not \(fresh.name)")
         #expect(fresh.data.contains("\"first\":true") && fresh.data.contains("\"last\":true"))
         #expect(try Self.standings(inSnapshot: fresh.data) == listedStandings(db: folder.store))
-        #expect(fresh.id == lastID.withLock { $0 }, "the snapshot is at the staying viewer's position")
+        #expect(fresh.id == received.last?.id, "the snapshot is at the staying viewer's position")
         staying.close()
         #expect(serve.stop() == 0)
     }

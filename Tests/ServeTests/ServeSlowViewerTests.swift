@@ -74,15 +74,7 @@ import Testing
 
         // Every team +1 per commit (a change set of 32 rows, some 3 KB), about every 5 ms, from
         // sqlite3, for 30 s; serve's memory sampled every second.
-        let received = Atomic<Int>(0)
-        let lastData = Mutex("")
-        let reader = Thread {
-            while let event = try? live.next() {
-                lastData.withLock { $0 = event.data }
-                received.add(1, ordering: .relaxed)
-            }
-        }
-        reader.start()
+        let received = EventTally(reading: live)
         let script =
             "for i in $(seq \(Self.seconds * 200)); do echo 'UPDATE team SET wins = wins + 1;'; "
             + "echo '.shell sleep 0.004'; done | sqlite3 '\(folder.store)'"
@@ -100,15 +92,15 @@ import Testing
 
         // The live viewer ends with every commit: each team's wins equal the commits.
         let deadline = Date().addingTimeInterval(30)
-        while !lastData.withLock({ $0.contains("\"wins\":\(commits)") }) && Date() < deadline { usleep(50_000) }
-        #expect(lastData.withLock { $0.contains("\"wins\":\(commits)") }, "the live viewer saw the last commit")
+        while !(received.last?.data.contains("\"wins\":\(commits)") ?? false) && Date() < deadline { usleep(50_000) }
+        #expect(received.last?.data.contains("\"wins\":\(commits)") == true, "the live viewer saw the last commit")
 
         // Bounded: the log keeps at most 8 MB of change sets, and each stalled viewer's queue
         // holds the same buffers as the log until it is cut off; holding every change set for
         // each stalled viewer would take some 300 MB.
         let peak = samples.max() ?? 0
         print(
-            "serve stalled viewers: \(received.load(ordering: .relaxed)) change sets to the live viewer; "
+            "serve stalled viewers: \(received.count) change sets to the live viewer; "
                 + "memory \(before / 1024) MB before, \(peak / 1024) MB at its peak")
         #expect(peak - before <= 64 * 1024, "memory grew \((peak - before) / 1024) MB")
         withExtendedLifetime(stalled) {}

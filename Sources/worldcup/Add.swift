@@ -4,6 +4,7 @@ import WorldCupModel
 extension WorldCup {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add a team with no wins; a new zone becomes a new section.")
 
         @OptionGroup var store: StoreOptions

@@ -5,6 +5,7 @@ import WorldCupModel
 extension WorldCup {
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write every team as a seed-shaped JSON file, a backup that worldcup import reads back.",
             discussion: """
                 The file is an array of {teamName, qualifyingZone, imageName, wins} in standings order. \

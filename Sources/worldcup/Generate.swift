@@ -6,6 +6,7 @@ import WorldCupStores
 extension WorldCup {
     struct Generate: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "generate",
             abstract:
                 "Write a seed-shaped JSON file of made-up teams, for trying big stores (then: worldcup import FILE).",
             discussion: """

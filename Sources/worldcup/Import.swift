@@ -6,6 +6,7 @@ import WorldCupStores
 extension WorldCup {
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Add every team of a seed-shaped JSON file, all or nothing.",
             discussion: """
                 The file is checked like the seed: an array of {teamName, qualifyingZone, imageName, wins} \

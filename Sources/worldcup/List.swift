@@ -6,6 +6,7 @@ import WorldCupModel
 extension WorldCup {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "Print the sections and their teams in standings order.",
             discussion: "Zones ascending; inside a zone, wins descending, then name ascending (ignoring case).")
 

@@ -6,6 +6,7 @@ import WorldCupServer
 extension WorldCup {
     struct Serve: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "serve",
             abstract: "Serve the standings to browsers, live, and let phones with the scorer link add wins.",
             discussion: """
                 Prints a link for viewers and one for scorers (with its QR code); the scorer token is \

@@ -4,6 +4,7 @@ import WorldCupModel
 extension WorldCup {
     struct Win: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "win",
             abstract: "Add wins to a team (atomically) and print its new total.")
 
         @OptionGroup var store: StoreOptions

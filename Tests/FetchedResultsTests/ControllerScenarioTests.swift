@@ -128,6 +128,43 @@ import Testing
         #expect(batch.objects[0].changedColumns == ["grp", "score"])
     }
 
+    @Test func rowThatTakesTheTopOfItsSectionNamesIt() throws {
+        let (controller, pool, recorder) = try makeController()
+        try controller.write { db in try db.execute(sql: "UPDATE item SET grp = 'EUROPE' WHERE name = 'Bosnia'") }
+        #expect(try controller.sections!.map(\.name) == ["Africa", "Europe", "South America"])
+        // Bosnia overtakes Switzerland: the section keeps its rows and place, and takes the
+        // spelling of its new first row.
+        try controller.write { db in try db.execute(sql: "UPDATE item SET score = 7 WHERE name = 'Bosnia'") }
+        #expect(try controller.sections!.map(\.name) == ["Africa", "EUROPE", "South America"])
+        let batch = try #require(recorder!.batches.last)
+        #expect(batch.sections == [SectionChange(type: .update, index: 1, name: "EUROPE")])
+        #expect(batch.objects.map(\.type) == [.move])
+        try expectSameAsAFreshFetch(controller, pool: pool)
+    }
+
+    @Test func rowThatLeavesAWindowFromBeforeItRenamesTheWindowsFirstSection() throws {
+        // Algeria, Ghana, Switzerland | Bosnia, Spain | Brazil: the window starts inside Europe.
+        let (controller, pool, recorder) = try makeController(limit: 2, offset: 3)
+        try controller.write { db in try db.execute(sql: "UPDATE item SET grp = 'EUROPE' WHERE name = 'Spain'") }
+        #expect(try names(controller) == [["Bosnia", "Spain"]])
+        #expect(try controller.sections!.map(\.name) == ["Europe"])
+        // Switzerland falls from before the window to after it: Spain now starts the window.
+        try controller.write { db in try db.execute(sql: "UPDATE item SET score = -1 WHERE name = 'Switzerland'") }
+        #expect(try names(controller) == [["Spain", "Switzerland"]])
+        #expect(try controller.sections!.map(\.name) == ["EUROPE"])
+        #expect(recorder!.batches.last!.sections == [SectionChange(type: .update, index: 0, name: "EUROPE")])
+        try expectSameAsAFreshFetch(controller, pool: pool)
+    }
+
+    /// The controller's sections, names and rows equal a new controller's over the same request.
+    func expectSameAsAFreshFetch(_ controller: SQLiteResultsController<Item>, pool: DatabasePool) throws {
+        let fresh = SQLiteResultsController<Item>(
+            fetchRequest: controller.fetchRequest, database: pool, sectionNameKeyPath: controller.sectionNameKeyPath)
+        try fresh.performFetch()
+        #expect(try controller.sections!.map(\.name) == fresh.sections!.map(\.name))
+        #expect(try names(controller) == names(fresh))
+    }
+
     @Test func predicateExitIsADeleteAndEntryAnInsert() throws {
         let (controller, _, recorder) = try makeController(predicate: "visible = 1")
         try controller.write { db in try db.execute(sql: "UPDATE item SET visible = 0 WHERE name = 'Ghana'") }

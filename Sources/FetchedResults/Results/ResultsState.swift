@@ -84,16 +84,9 @@ package struct ResultsState {
         appendingTo appended: ResultsLayout? = nil, sectionName: (Int64) throws -> String
     ) throws -> ResultsLayout {
         func name(_ identity: [UInt8], _ position: Int) throws -> String {
-            let firstRowID = keys.rowID(at: position)
-            if let recheck, let known = names[identity], !recheck.contains(firstRowID),
-                known.firstRowID == firstRowID || known.firstRowID == nil
-            {
-                names[identity] = KnownSectionName(name: known.name, firstRowID: firstRowID)
-                return known.name
-            }
-            let name = try sectionName(firstRowID)
-            names[identity] = KnownSectionName(name: name, firstRowID: firstRowID)
-            return name
+            try Self.name(
+                identity, firstRowID: keys.rowID(at: position), names: &names, recheck: recheck,
+                sectionName: sectionName)
         }
         if let appended, !shape.isWindowed {
             return try ResultsLayout(
@@ -103,6 +96,24 @@ package struct ResultsState {
         return try ResultsLayout(
             keys: keys, fetchOffset: shape.fetchOffset, fetchLimit: shape.fetchLimit,
             firstComponentLength: shape.firstComponentLength, name: name)
+    }
+
+    /// The name of the section `identity` whose first row is `firstRowID`: the known one unless
+    /// that row is to be rechecked or another row started the section when it was read. Notes
+    /// the name and its row in `names`.
+    private static func name(
+        _ identity: [UInt8], firstRowID: Int64, names: inout [[UInt8]: KnownSectionName], recheck: Set<Int64>?,
+        sectionName: (Int64) throws -> String
+    ) throws -> String {
+        if let recheck, let known = names[identity], !recheck.contains(firstRowID),
+            known.firstRowID == firstRowID || known.firstRowID == nil
+        {
+            names[identity] = KnownSectionName(name: known.name, firstRowID: firstRowID)
+            return known.name
+        }
+        let name = try sectionName(firstRowID)
+        names[identity] = KnownSectionName(name: name, firstRowID: firstRowID)
+        return name
     }
 
     // MARK: - One transaction
@@ -158,6 +169,7 @@ package struct ResultsState {
             if touched[id] != nil { oldKeys[id] = keys.key(at: position) }
         }
 
+        let windowStartRowID = oldLayout.window.isEmpty ? nil : keys.rowID(at: oldLayout.window.lowerBound)
         var sectionsUnchanged = true
         for (id, row) in touched {
             let oldKey = oldKeys[id]
@@ -173,25 +185,26 @@ package struct ResultsState {
             if let newKey = row.newKey { keys.insert(rowID: id, key: newKey) }
         }
         // A section is named after its first row: when that row changed or another took its
-        // place, the name is read again.
+        // place, the name is read again. The ranges stay: only the names can differ.
         if sectionsUnchanged, shape.isSectioned {
-            let startTouched = touched.keys.contains { id in
-                oldPositions[id].map(oldLayout.isSectionStart) == true
-                    || keys.position(of: id).flatMap(oldLayout.visiblePosition).map(oldLayout.isSectionStart) == true
+            let renamed = sectionsWithOtherFirstRows(
+                touched: touched.keys, oldPositions: oldPositions, oldLayout: oldLayout,
+                windowStartRowID: windowStartRowID)
+            if !renamed.isEmpty {
+                do {
+                    sectionsUnchanged = try rename(renamed, recheck: Set(touched.keys), sectionName: sectionName)
+                } catch {
+                    restoreKeys(touched, oldKeys: oldKeys)
+                    throw error
+                }
             }
-            if startTouched { sectionsUnchanged = false }
-        }
-        if !sectionsUnchanged {
+        } else if !sectionsUnchanged {
             var names = sectionNames
             do {
                 layout = try Self.layout(
                     of: keys, shape: shape, names: &names, recheck: Set(touched.keys), sectionName: sectionName)
             } catch {
-                // Every key back as it was, so the results stay the last good ones.
-                for (id, row) in touched where row.newKey != oldKeys[id] {
-                    if row.newKey != nil { keys.remove(rowID: id) }
-                    if let oldKey = oldKeys[id] { keys.insert(rowID: id, key: oldKey) }
-                }
+                restoreKeys(touched, oldKeys: oldKeys)
                 throw error
             }
             sectionNames = names
@@ -211,6 +224,56 @@ package struct ResultsState {
             oldLayout: oldLayout, newLayout: layout, sameLayout: sectionsUnchanged, placements: placements
         )
         .build(flatDifference: flatDifference)
+    }
+
+    /// The sections of `oldLayout` whose first row may differ now that the touched rows moved
+    /// inside their sections: those a touched row started before or starts now.
+    private func sectionsWithOtherFirstRows(
+        touched: Dictionary<Int64, TouchedRow>.Keys, oldPositions: [Int64: Int], oldLayout: ResultsLayout,
+        windowStartRowID: Int64?
+    ) -> Set<Int> {
+        var renamed: Set<Int> = []
+        // A window's first section starts at the window's first row, which a row moving from
+        // before the window to after it changes without being in it.
+        if shape.isWindowed, !oldLayout.sections.isEmpty, oldLayout.window.lowerBound < keys.count,
+            keys.rowID(at: oldLayout.window.lowerBound) != windowStartRowID
+        {
+            renamed.insert(0)
+        }
+        for id in touched {
+            for position in [oldPositions[id], keys.position(of: id).flatMap(oldLayout.visiblePosition)] {
+                guard let position else { continue }
+                let section = oldLayout.sectionIndex(ofVisible: position)
+                if oldLayout.sections[section].range.lowerBound == position { renamed.insert(section) }
+            }
+        }
+        return renamed
+    }
+
+    /// Names the sections at `renamed` again, keeping every range; returns whether each kept
+    /// its name. When naming throws, nothing changes.
+    private mutating func rename(
+        _ renamed: Set<Int>, recheck: Set<Int64>, sectionName: (Int64) throws -> String
+    ) throws -> Bool {
+        var names = sectionNames
+        let keys = self.keys
+        let renamedLayout = try layout.renaming(sections: renamed) { identity, position in
+            try Self.name(
+                identity, firstRowID: keys.rowID(at: position), names: &names, recheck: recheck,
+                sectionName: sectionName)
+        }
+        let namesKept = renamed.allSatisfy { renamedLayout.sections[$0].name == layout.sections[$0].name }
+        layout = renamedLayout
+        sectionNames = names
+        return namesKept
+    }
+
+    /// Puts every touched row's key back as it was, so the results stay the last good ones.
+    private mutating func restoreKeys(_ touched: [Int64: TouchedRow], oldKeys: [Int64: [UInt8]]) {
+        for (id, row) in touched where row.newKey != oldKeys[id] {
+            if row.newKey != nil { keys.remove(rowID: id) }
+            if let oldKey = oldKeys[id] { keys.insert(rowID: id, key: oldKey) }
+        }
     }
 
     /// Appends rows whose keys all follow every key held — the next rows of a progressive

@@ -168,15 +168,27 @@ package struct OrderedKeys {
     /// Collects rows in order into chunks, for ``init(sortedChunks:)``.
     package struct Builder {
         private(set) var chunks: [Chunk] = []
-        private var current = Chunk(id: 0)
+        private var current = Self.newChunk(id: 0)
 
         package init() {}
 
+        /// Rows per chunk built: room left for inserts before a chunk splits.
+        static let fill = OrderedKeys.maximumChunkCount * 3 / 4
+
+        /// A chunk with room for exactly `fill` rows' ids and key ends: grown by doubling, the
+        /// arrays would keep room for 1,024 — a third more than they hold, 4 MB at a million rows.
+        private static func newChunk(id: UInt32) -> Chunk {
+            var chunk = Chunk(id: id)
+            chunk.rowIDs.reserveCapacity(fill)
+            chunk.ends.reserveCapacity(fill)
+            return chunk
+        }
+
         package mutating func append(rowID: Int64, key: [UInt8]) {
-            if current.count == OrderedKeys.maximumChunkCount * 3 / 4 {
+            if current.count == Self.fill {
                 current.lengthenPrefix()
                 chunks.append(current)
-                current = Chunk(id: UInt32(chunks.count))
+                current = Self.newChunk(id: UInt32(chunks.count))
             }
             key.withUnsafeBufferPointer { current.append(rowID: rowID, key: $0) }
         }

@@ -1,6 +1,7 @@
 import FetchedResults
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// A fetched results controller's store on SQLite, through GRDB: the controller's reads, its
 /// writes, and what tells it that rows changed.
@@ -42,6 +43,9 @@ public final class SQLiteStore: ResultsStore {
     /// The key paths across relationships the request uses, resolved by ``prepare(_:sectionNameKeyPath:)``.
     var relationshipKeyPaths: [RelationshipKeyPath] = []
     var encoding = SortKeyEncoding(descriptors: [])
+    /// The select of whole rows (see `makeSelectSQL()`), made once by ``prepare(_:sectionNameKeyPath:)``:
+    /// every look after a commit reads the touched rows with it.
+    private(set) var selectSQL = ""
     /// Column positions of the sort keys in `selectSQL`'s rows, found once per schema.
     var sortKeyIndexes: [Int]?
     /// The schema version and the fetched table's columns last seen, to notice schema changes.
@@ -86,6 +90,7 @@ public final class SQLiteStore: ResultsStore {
             predicate = try BuiltPredicate(request.predicate, db)
             let keyPaths = request.keyPathsAcrossRelationships(sectionNameKeyPath: sectionNameKeyPath)
             relationshipKeyPaths = keyPaths.isEmpty ? [] : try RelationshipKeyPath.resolve(keyPaths, of: request, db)
+            selectSQL = makeSelectSQL()
             sortKeyIndexes = nil
             schemaSeen = try currentSchema(db)
         }
@@ -172,7 +177,7 @@ public final class SQLiteStore: ResultsStore {
 
     /// Every column, then each relationship key path's value under the key path's name, then
     /// the row id last, where no table column can shadow it.
-    var selectSQL: String {
+    private func makeSelectSQL() -> String {
         let related = relationshipKeyPaths.map { columnSQL($0.keyPath) + ", " }.joined()
         return "SELECT *, \(related)rowid FROM \(quotedTable)"
     }
@@ -188,8 +193,18 @@ public final class SQLiteStore: ResultsStore {
 
     /// The schema version and the fetched table's columns (with the key paths' columns).
     func currentSchema(_ db: Database) throws -> (version: Int32, columns: [String]) {
-        // A cached statement: every look asks, and GRDB's schemaVersion() parses it anew.
-        let version = try Int32.fetchOne(db.cachedStatement(sql: "PRAGMA schema_version")) ?? 0
+        // Every look asks: a cached statement (GRDB's schemaVersion() parses it anew), stepped
+        // through SQLite's C interface, since a GRDB cursor took ten microseconds of each look.
+        // GRDB runs it again when it fails, to report the error.
+        let statement = try db.cachedStatement(sql: "PRAGMA schema_version")
+        let version: Int32
+        sqlite3_reset(statement.sqliteStatement)
+        if sqlite3_step(statement.sqliteStatement) == SQLITE_ROW {
+            version = sqlite3_column_int(statement.sqliteStatement, 0)
+            sqlite3_reset(statement.sqliteStatement)
+        } else {
+            version = try Int32.fetchOne(statement) ?? 0
+        }
         if let schemaSeen, schemaSeen.version == version { return schemaSeen }
         db.clearSchemaCache()
         return (version, try db.columns(in: request.table).map(\.name) + relationshipKeyPaths.map(\.keyPath))

@@ -69,6 +69,36 @@ import Testing
         }
     }
 
+    /// Row ids end keys in as few bytes as they need: byte order must still be numeric order,
+    /// across lengths and signs, and no id's bytes may start another's.
+    @Test func rowIDsSortNumericallyInFewBytes() {
+        let seed = UInt64(29)
+        print("rowIDsSortNumericallyInFewBytes seed \(seed)")
+        var random = SplitMix64(seed: seed)
+        var edges: [Int64] = [Int64.min, Int64.min + 1, -65537, -65536, -257, -256, -255, -2, -1, 0, 1, 255, 256]
+        edges += [65535, 65536, 16_777_215, 16_777_216, Int64(UInt32.max), Int64.max - 1, Int64.max]
+        let ids =
+            edges
+            + (0..<400).map { _ in
+                Int64.random(in: .min ... .max, using: &random) >> Int.random(in: 0..<64, using: &random)
+            }
+        func encoded(_ id: Int64) -> [UInt8] {
+            var bytes: [UInt8] = []
+            SortKey.appendRowID(id, to: &bytes)
+            return bytes
+        }
+        #expect(encoded(1_000_000).count == 4)
+        #expect(encoded(0).count == 1 && encoded(-1).count == 1)
+        for a in ids {
+            for b in ids.prefix(60) {
+                let (x, y) = (encoded(a), encoded(b))
+                let order = SortKey.compare(x, y)
+                #expect((order < 0) == (a < b) && (order == 0) == (a == b), "\(a) against \(b)")
+                if a != b { #expect(!x.starts(with: y) && !y.starts(with: x), "\(a) against \(b)") }
+            }
+        }
+    }
+
     /// The first component is what groups rows into sections: equal exactly when SQLite's
     /// `=` under the collation says the values are equal.
     @Test func firstComponentGroupsLikeSQLiteEquality() throws {

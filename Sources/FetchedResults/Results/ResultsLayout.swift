@@ -132,11 +132,6 @@ package struct ResultsLayout {
         return low
     }
 
-    /// Whether a visible position holds the first row of its section.
-    package func isSectionStart(_ position: Int) -> Bool {
-        sections[sectionIndex(ofVisible: position)].range.lowerBound == position
-    }
-
     package func indexPath(ofVisible position: Int) -> IndexPath {
         let section = sectionIndex(ofVisible: position)
         return IndexPath(row: position - sections[section].range.lowerBound, section: section)

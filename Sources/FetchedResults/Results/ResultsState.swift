@@ -170,35 +170,35 @@ package struct ResultsState {
         }
 
         let windowStartRowID = oldLayout.window.isEmpty ? nil : keys.rowID(at: oldLayout.window.lowerBound)
-        var sectionsUnchanged = true
+        var sameLayout = true
         for (id, row) in touched {
             let oldKey = oldKeys[id]
             if let newKey = row.newKey, let oldKey {
                 // When no row entered or left and no first sort value changed (a +1 win, say),
                 // every section keeps its range.
-                if shape.firstComponent(of: oldKey) != shape.firstComponent(of: newKey) { sectionsUnchanged = false }
+                if shape.firstComponent(of: oldKey) != shape.firstComponent(of: newKey) { sameLayout = false }
                 if newKey == oldKey { continue }
             } else if row.newKey != nil || oldKey != nil {
-                sectionsUnchanged = false
+                sameLayout = false
             }
             if oldKey != nil { keys.remove(rowID: id) }
             if let newKey = row.newKey { keys.insert(rowID: id, key: newKey) }
         }
         // A section is named after its first row: when that row changed or another took its
         // place, the name is read again. The ranges stay: only the names can differ.
-        if sectionsUnchanged, shape.isSectioned {
+        if sameLayout, shape.isSectioned {
             let renamed = sectionsWithOtherFirstRows(
                 touched: touched.keys, oldPositions: oldPositions, oldLayout: oldLayout,
                 windowStartRowID: windowStartRowID)
             if !renamed.isEmpty {
                 do {
-                    sectionsUnchanged = try rename(renamed, recheck: Set(touched.keys), sectionName: sectionName)
+                    sameLayout = try rename(renamed, recheck: Set(touched.keys), sectionName: sectionName)
                 } catch {
                     restoreKeys(touched, oldKeys: oldKeys)
                     throw error
                 }
             }
-        } else if !sectionsUnchanged {
+        } else if !sameLayout {
             var names = sectionNames
             do {
                 layout = try Self.layout(
@@ -221,7 +221,7 @@ package struct ResultsState {
             keys._checkInvariants()
         #endif
         return ChangeSetBuilder(
-            oldLayout: oldLayout, newLayout: layout, sameLayout: sectionsUnchanged, placements: placements
+            oldLayout: oldLayout, newLayout: layout, sameLayout: sameLayout, placements: placements
         )
         .build(flatDifference: flatDifference)
     }

@@ -17,7 +17,7 @@ import Foundation
 /// length (4 bytes each), the row ids (8 bytes each), the key ends (4 bytes each), the shared
 /// prefix and the key bytes (see ``OrderedKeys/Chunk``).
 package struct ResultsCacheFile {
-    package static let magic = Array("FRCACHE\u{4}".utf8)
+    package static let magic = Array("FRCACHE\u{5}".utf8)
     package static let fileExtension = "frcache"
 
     /// What a cache must match to be used.

@@ -15,9 +15,12 @@
 /// Each sort value is one self-delimiting component, in SQLite's order of storage classes
 /// (NULL < numbers < text < blobs; a PostgreSQL column has one type, and NULLs first):
 /// - NULL: `01`.
-/// - A number: `02`, the nearest double (8 bytes, sign-ordered), then the exact distance of an
-///   integer from that double (`02` when zero, else `01`/`03` and 8 bytes), so that integers
-///   and reals compare by value, exactly.
+/// - A number: `02`, the nearest double (sign-ordered, big-endian, its trailing `00` bytes left
+///   out and each other `00` escaped as `00 FF`), `00`, then the exact distance of an integer
+///   from that double (`02` when zero, else `01`/`03` and 8 bytes), so that integers and reals
+///   compare by value, exactly. Small integers take a few bytes: 37 is `02 C0 42 80 00 02`.
+///   Leaving out trailing zeros keeps the order, since zeros are the least bytes; the escape
+///   keeps a shorter double first, as for text.
 /// - Text: `03`, the UTF-8 bytes (ASCII letters folded for a case-insensitive order), each
 ///   `00` escaped as `00 FF`, then `00 00`. Escaping keeps shorter strings first and
 ///   components prefix-free. Unfolded text orders by bytes: SQLite's `BINARY`, PostgreSQL's
@@ -86,7 +89,16 @@ package enum SortKey {
         case nullTag:
             return 1
         case numberTag:
-            return key[9] ^ flip == 0x02 ? 10 : 18
+            var index = 1
+            while true {
+                if key[index] ^ flip == 0 {
+                    let next = key[index + 1] ^ flip
+                    if next != 0xFF { return next == 0x02 ? index + 2 : index + 10 }
+                    index += 2
+                } else {
+                    index += 1
+                }
+            }
         default:
             var index = 1
             while true {
@@ -139,7 +151,14 @@ package enum SortKey {
         buffer.append(numberTag)
         let value = nearest == 0 ? 0.0 : nearest  // -0.0 and 0.0 are equal
         let bits = value.bitPattern
-        appendBigEndian(bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63), to: &buffer)
+        let ordered = bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
+        let kept = ordered == 0 ? 0 : 8 - ordered.trailingZeroBitCount / 8
+        for index in 0..<kept {
+            let byte = UInt8(truncatingIfNeeded: ordered >> (56 - 8 * index))
+            buffer.append(byte)
+            if byte == 0 { buffer.append(0xFF) }
+        }
+        buffer.append(0x00)
         if distance == 0 {
             buffer.append(0x02)
         } else {

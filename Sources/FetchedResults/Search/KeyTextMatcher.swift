@@ -193,9 +193,9 @@ private struct KeyBytes {
 struct ComponentReader {
     private enum Phase {
         case tag
-        /// The 8 bytes of a number's double, then its mark.
-        case double(left: Int)
-        case mark
+        /// A number's double, up to the `00` that ends it; `afterZero`: the last byte read was
+        /// a `00` (an escape, or the end when a mark follows).
+        case double(afterZero: Bool)
         /// The 8 bytes of a number's distance from its double.
         case distance(left: Int)
         /// Text or blob bytes; `afterZero`: the last byte read was a `00` (an escape or the end).
@@ -234,7 +234,7 @@ struct ComponentReader {
                 index += 1
                 switch tag {
                 case SortKey.nullTag: endComponent(target: flips.count - 1)
-                case SortKey.numberTag: phase = .double(left: 8)
+                case SortKey.numberTag: phase = .double(afterZero: false)
                 case SortKey.textTag where component == flips.count - 1:
                     contentStart = offset + index
                     phase = .bytes(afterZero: false)
@@ -242,14 +242,18 @@ struct ComponentReader {
                     // A blob holds no text to match; another component's text or blob is skipped.
                     if component == flips.count - 1 { isFinished = true } else { phase = .bytes(afterZero: false) }
                 }
-            case .double(let left):
-                let step = min(left, count - index)
-                index += step
-                phase = step == left ? .mark : .double(left: left - step)
-            case .mark:
+            case .double(afterZero: false):
+                let byte = buffer[index] ^ flip
+                index += 1
+                if byte == 0 { phase = .double(afterZero: true) }
+            case .double(afterZero: true):
                 let mark = buffer[index] ^ flip
                 index += 1
-                if mark == 0x02 { endComponent(target: flips.count - 1) } else { phase = .distance(left: 8) }
+                switch mark {
+                case 0xFF: phase = .double(afterZero: false)  // an escaped 00
+                case 0x02: endComponent(target: flips.count - 1)
+                default: phase = .distance(left: 8)
+                }
             case .distance(let left):
                 let step = min(left, count - index)
                 index += step

@@ -109,7 +109,7 @@ struct PostgreSQLLatency {
             return measured
         }()
         let (firstRows, loadRest, longestStep) = try { () throws -> (Double, Double, Double) in
-            // No cache: its first step would take every row from there.
+            // No cache: its steps would take every row from there.
             let progressive = makeController(cacheName: nil)
             progressive.delegate = delegate
             let start = Clock.now()

@@ -119,7 +119,8 @@ struct Report {
             ## Scoreboard and import
 
             The first frame shows the first teams; the rest load behind it, in steps a key waits for
-            at most (with a valid cache, the first step takes them all from it). "All loaded" counts
+            at most (with a valid cache, the steps read the cache file, a part each, and the last
+            one takes every team from it). "All loaded" counts
             from the start of the command, like the first frame.
 
             | teams | first frame, uncached | first frame, cached | all loaded, uncached / cached | longest load step | flushed p50 / p99 (ms) | peak memory uncached / cached | generate | import | import peak memory | `sqlite3` `.import` (CSV) | ours ÷ shell |
@@ -242,7 +243,7 @@ struct Report {
             the machine's monotonic clock). *First frame*: the
             scoreboard's own figure (process start to first flushed frame), over the network, without a
             cache and with the one the previous session saved; *all loaded*: every team loaded behind
-            it (with the cache, by the first step).
+            it (with the cache, from the cache file, read a part per step).
 
             | teams | first frame, no cache | first frame, cached | all loaded, no cache / cached | win → other screen p50 / p99 | wins |
             |---:|---:|---:|---:|---:|---:|
@@ -341,7 +342,7 @@ struct Report {
                 "load behind the first frame, all teams, no cache (plain `performFetch()`: "
                     + "\(Self.ms(plain)) ms)", Self.times(behind, plain), "≤ 1.2×", behind <= 1.2 * plain)
         }
-        // A cached session's first step takes every team from the cache file: shown apart.
+        // A cached session's steps read the cache file and take every team from it: shown apart.
         let storeStep = sizes.flatMap(\.uncached.loadStepMilliseconds).max() ?? 0
         let cacheStep = sizes.flatMap { $0.cached.flatMap(\.loadStepMilliseconds) }.max() ?? 0
         text += line(

@@ -38,7 +38,7 @@ extension PostgreSQLServerTests {
             .init(label: "batches of 3", batchSize: 3),
         ]
 
-        @Test func aValidCacheFinishesTheLoadInOneStep() throws {
+        @Test func aValidCacheIsReadThenFinishesTheLoad() throws {
             var random = SplitMix64(seed: 12)
             let (conninfo, helper) = try standingsDatabase()
             var fill = ItemWorkload(itemIDs: [])
@@ -87,7 +87,9 @@ extension PostgreSQLServerTests {
             }
             let before = try oracle(held: 4)
             recorder.reset()
-            #expect(try !controller.loadMoreRows(2), "one step loads every row")
+            #expect(try controller.loadMoreRows(2), "a step reads the file (one chunk: all of it)")
+            #expect(controller.heldRowCount == 4 && recorder.batches.isEmpty, "nothing taken from it yet")
+            #expect(try !controller.loadMoreRows(2), "the next step takes every row from it")
             #expect(controller.lastFetchSource == .cache)
             let after = try oracle(held: nil)
             try checkStep(

@@ -103,6 +103,28 @@ import Testing
         #expect(!locator.isFlat && locator[Int64.max - 3] == 7 && locator.count == 10_001, "a far id: sparse again")
     }
 
+    /// A cache file's reader lays the locator out from the header's id range, then adds chunk
+    /// after chunk: every id lands, also ids the range does not cover (a header that lies), and
+    /// a range too wide for the count gives a dictionary.
+    @Test func aLocatorLaidOutForARangeTakesChunksInsideAndOutsideIt() {
+        var random = SplitMix64(seed: 22)
+        var ids = Array(Int64(1_000)...Int64(4_000))
+        ids.shuffle(using: &random)
+        let chunks = stride(from: 0, to: ids.count, by: 700).enumerated().map { index, start in
+            var chunk = OrderedKeys.Chunk(id: UInt32(index))
+            chunk.rowIDs = Array(ids[start..<min(start + 700, ids.count)])
+            return chunk
+        }
+        for (range, flat) in [(Int64(1_000)...4_000, true), (2_000...3_000, true), (1...Int64.max, false)] {
+            var locator = RowLocator(expecting: ids.count, within: range)
+            #expect(locator.isFlat == flat, "\(range)")
+            for chunk in chunks { locator.add(chunk) }
+            #expect(locator.count == ids.count, "\(range)")
+            #expect(chunks.allSatisfy { chunk in chunk.rowIDs.allSatisfy { locator[$0] == chunk.id } }, "\(range)")
+            #expect(locator[999] == nil && locator[4_001] == nil)
+        }
+    }
+
     @Test func everyRowCanBeRemovedAndTheListRefilled() {
         var random = SplitMix64(seed: 9)
         var keys = OrderedKeys()

@@ -141,10 +141,13 @@ import Testing
         #expect(recorder.errors.isEmpty)
     }
 
-    @Test func aValidCacheFinishesTheLoadInOneStep() throws {
+    /// A cache file of several chunks is read a part per step, with transactions committed
+    /// between the steps: until the last step the results stay the first rows (exact after every
+    /// step), and the last step takes every row from the file, brought up to date by the feed.
+    @Test func aValidCacheIsReadOverSeveralStepsThenFinishesTheLoad() throws {
         var random = SplitMix64(seed: 11)
         let (pool, path) = try makeItemDatabase(history: true)
-        try Self.fill(pool, rows: 120, random: &random)
+        try Self.fill(pool, rows: 3_000, random: &random)
         let request = TableFetchRequest(
             table: "item", predicate: "visible = 1", sortDescriptors: Self.standings, fetchBatchSize: 5)
         let cacheDirectory = URL(fileURLWithPath: NSTemporaryDirectory() + "progressive-cache-" + UUID().uuidString)
@@ -161,9 +164,11 @@ import Testing
         let (first, _) = makeController()
         try first.performFetch()
         try first.saveCache()
+        let cachedRows = first.heldRowCount
+        #expect(cachedRows > 2 * OrderedKeys.maximumChunkCount, "several chunks in the file")
         // Changes after the file was written, at the start and in the tail of the order.
         let writer = try TransactionWriter(.otherConnection, pool: pool, path: path)
-        for step in 0..<20 {
+        func commit(_ step: Int) throws {
             _ = try writer.commitStep(
                 step, pruneEvery: 1000, random: &random,
                 transaction: { random in
@@ -171,6 +176,7 @@ import Testing
                     return RandomWorkload.transaction(itemIDs: ids, random: &random)
                 }, poll: {})
         }
+        for step in 0..<20 { try commit(step) }
 
         let (controller, recorder) = makeController()
         try controller.performFetch(firstRows: 4)
@@ -185,19 +191,34 @@ import Testing
                     sectioned: true)
             }
         }
-        let before = try oracle(held: 4)
-        recorder.reset()
-        #expect(try !controller.loadMoreRows(2), "one step loads every row")
+        func controllerState() throws -> ItemState {
+            SectionedState(
+                sections: try controller.sections!.map { ($0.name, $0.objects.map { $0.id! }) },
+                content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id!, $0) }))
+        }
+        var state = try oracle(held: controller.heldRowCount)
+        var steps = 0
+        while controller.hasRowsToLoad {
+            try commit(20 + steps)
+            recorder.reset()
+            try controller.loadMoreRows(OrderedKeys.maximumChunkCount)
+            steps += 1
+            let held = controller.hasRowsToLoad ? controller.heldRowCount : nil
+            if held != nil {
+                #expect(controller.heldRowCount < 20, "step \(steps): the file is still being read")
+            }
+            let newState = try oracle(held: held)
+            _ = try checkStep(
+                recorder, old: state, new: newState, controllerState: try controllerState(), rolledBack: false,
+                batched: true, context: "cache, step \(steps)", withDifference: false)
+            state = newState
+            try #require(steps < 100)
+        }
+        print("ProgressiveFetchTests: \(cachedRows) cached rows taken in \(steps) steps")
+        #expect(steps >= 3, "the file is read over several steps, then installed")
         #expect(controller.lastFetchSource == .cache)
-        let after = try oracle(held: nil)
-        let state = SectionedState(
-            sections: try controller.sections!.map { ($0.name, $0.objects.map { $0.id! }) },
-            content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id!, $0) }))
-        _ = try checkStep(
-            recorder, old: before, new: after, controllerState: state, rolledBack: false, batched: true,
-            context: "cache",
-            withDifference: false)
-        #expect(after.flatIDs.count > 60)
+        #expect(state.flatIDs.count > 2 * OrderedKeys.maximumChunkCount)
+        #expect(recorder.errors.isEmpty)
     }
 
     @Test func withoutADelegateTheLoadEndsAtTheFullFetch() throws {

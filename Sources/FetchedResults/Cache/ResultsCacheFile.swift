@@ -7,9 +7,10 @@ import Foundation
 /// and the store's identity, and when the store's change history still holds every
 /// change since the cache's generation (those changes are then applied on top). Anything else —
 /// another request, another store, an old schema, pruned history, a truncated or damaged file
-/// (the payload carries a checksum) — makes ``read(from:expecting:)`` return nil, and the
-/// controller fetches from the store instead. Files are written whole to a temporary name and
-/// renamed, so a reader never sees half a file. They are not synced to disk: a cache lost or cut
+/// (the payload carries a checksum) — makes ``read(from:expecting:)`` (or a ``Reader``, which
+/// reads a file a part at a time) return nil, and the controller fetches from the store
+/// instead. Files are written whole to a temporary name and renamed, so a reader never sees
+/// half a file. They are not synced to disk: a cache lost or cut
 /// short by a power failure is detected and rebuilt, and syncing would stall the app.
 ///
 /// Layout: the magic `FRCACHE` and a format byte; the header's length (4 bytes, little-endian)
@@ -17,7 +18,7 @@ import Foundation
 /// length (4 bytes each), the row ids (8 bytes each), the key ends (4 bytes each), the shared
 /// prefix and the key bytes (see ``OrderedKeys/Chunk``).
 package struct ResultsCacheFile {
-    package static let magic = Array("FRCACHE\u{5}".utf8)
+    package static let magic = Array("FRCACHE\u{6}".utf8)
     package static let fileExtension = "frcache"
 
     /// What a cache must match to be used.
@@ -33,6 +34,9 @@ package struct ResultsCacheFile {
         package var payloadChecksum: UInt64
         /// Section names by identity (hexadecimal), so a cached launch need not read them.
         package var sectionNames: [String: String]
+        /// The lowest and highest row ids, so that a reader can lay out its row locator before
+        /// the first chunk; nil without rows.
+        package var rowIDRange: ClosedRange<Int64>?
     }
 
     /// `$XDG_CACHE_HOME/FetchedResults`, or `~/.cache/FetchedResults`.
@@ -59,7 +63,8 @@ package struct ResultsCacheFile {
         let header = Header(
             validity: validity, generation: generation, rowCount: keys.count, chunkCount: keys.chunks.count,
             payloadChecksum: checksum.value,
-            sectionNames: Dictionary(uniqueKeysWithValues: sectionNames.map { (hex($0.key), $0.value) }))
+            sectionNames: Dictionary(uniqueKeysWithValues: sectionNames.map { (hex($0.key), $0.value) }),
+            rowIDRange: rowIDRange(of: keys))
         let headerData = try JSONEncoder().encode(header)
 
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -89,6 +94,17 @@ package struct ResultsCacheFile {
         }
     }
 
+    private static func rowIDRange(of keys: OrderedKeys) -> ClosedRange<Int64>? {
+        var low = Int64.max, high = Int64.min
+        for chunk in keys.chunks {
+            for id in chunk.rowIDs {
+                low = min(low, id)
+                high = max(high, id)
+            }
+        }
+        return low <= high ? low...high : nil
+    }
+
     /// A chunk's bytes in file order: counts, row ids, key ends, key bytes.
     ///
     /// Closures, not key paths, in the maps: a key path used as a function was projected for
@@ -102,101 +118,6 @@ package struct ResultsCacheFile {
         chunk.ends.map { $0.littleEndian }.withUnsafeBytes(body)
         chunk.prefix.withUnsafeBytes(body)
         chunk.bytes.withUnsafeBytes(body)
-    }
-
-    // MARK: - Reading
-
-    /// The cache at `url` when it exists, is whole and undamaged, and matches `validity`;
-    /// nil otherwise.
-    package static func read(from url: URL, expecting validity: Validity) -> (header: Header, keys: OrderedKeys)? {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
-        defer { try? handle.close() }
-        func read(_ count: Int) -> Data? {
-            guard count >= 0, let data = try? handle.read(upToCount: count), data.count == count else { return nil }
-            return data
-        }
-        guard let start = read(magic.count + 4), Array(start.prefix(magic.count)) == magic else { return nil }
-        let headerLength = Int(
-            UInt32(littleEndian: start.suffix(4).withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }))
-        guard headerLength < 64 << 20, let headerData = read(headerLength),
-            let header = try? JSONDecoder().decode(Header.self, from: headerData),
-            header.validity == validity
-        else { return nil }
-
-        var checksum = Checksum()
-        var chunks: [OrderedKeys.Chunk] = []
-        chunks.reserveCapacity(header.chunkCount)
-        var rows = 0
-        let descriptor = handle.fileDescriptor
-        for index in 0..<header.chunkCount {
-            guard let counts = read(12) else { return nil }
-            let (count, byteCount, prefixCount) = counts.withUnsafeBytes {
-                (
-                    Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))),
-                    Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self))),
-                    Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
-                )
-            }
-            guard count > 0, count <= OrderedKeys.maximumChunkCount, byteCount < 1 << 30, prefixCount < 1 << 20,
-                let chunk = readChunk(
-                    descriptor, count: count, byteCount: byteCount, prefixCount: prefixCount, id: UInt32(index))
-            else { return nil }
-            // The same parts as the writer adds, so that words align the same way.
-            counts.withUnsafeBytes { checksum.add($0) }
-            chunk.rowIDs.withUnsafeBytes { checksum.add($0) }
-            chunk.ends.withUnsafeBytes { checksum.add($0) }
-            chunk.prefix.withUnsafeBytes { checksum.add($0) }
-            chunk.bytes.withUnsafeBytes { checksum.add($0) }
-            chunks.append(chunk)
-            rows += count
-        }
-        guard rows == header.rowCount, checksum.value == header.payloadChecksum,
-            (try? handle.read(upToCount: 1))?.isEmpty ?? true
-        else { return nil }
-        return (header, OrderedKeys(sortedChunks: chunks))
-    }
-
-    /// Reads one chunk's row ids, key ends and key bytes straight into its arrays (one copy from
-    /// the file), or nil when the file ends early or the key ends are out of order or bounds.
-    private static func readChunk(
-        _ descriptor: Int32, count: Int, byteCount: Int, prefixCount: Int, id: UInt32
-    ) -> OrderedKeys.Chunk? {
-        var chunk = OrderedKeys.Chunk(id: id)
-        guard let rowIDs: [Int64] = readArray(descriptor, count: count),
-            let ends: [Int32] = readArray(descriptor, count: count),
-            let prefix: [UInt8] = readArray(descriptor, count: prefixCount),
-            let bytes: [UInt8] = readArray(descriptor, count: byteCount)
-        else { return nil }
-        chunk.rowIDs = rowIDs.map { Int64(littleEndian: $0) }
-        chunk.ends = ends.map { Int32(littleEndian: $0) }
-        chunk.prefix = prefix
-        chunk.bytes = bytes
-        // Non-decreasing: a one-row chunk's whole key can be its prefix, leaving 0 bytes.
-        var previous: Int32 = 0
-        for end in chunk.ends {
-            guard end >= previous else { return nil }
-            previous = end
-        }
-        return Int(previous) == byteCount ? chunk : nil
-    }
-
-    private static func readArray<Element>(_ descriptor: Int32, count: Int) -> [Element]? {
-        var complete = true
-        let array = [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
-            let raw = UnsafeMutableRawBufferPointer(buffer)
-            var done = 0
-            while done < raw.count {
-                let got = Foundation.read(descriptor, raw.baseAddress! + done, raw.count - done)
-                if got < 0 && errno == EINTR { continue }
-                guard got > 0 else { break }
-                done += got
-            }
-            complete = done == raw.count
-            // Elements are plain integers: any bytes are valid values, even on a short read.
-            if !complete { raw.initializeMemory(as: UInt8.self, repeating: 0) }
-            initialized = count
-        }
-        return complete ? array : nil
     }
 
     /// Lower-case hexadecimal, for section identities in the JSON header.

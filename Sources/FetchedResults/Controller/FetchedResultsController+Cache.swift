@@ -55,8 +55,20 @@ extension FetchedResultsController {
     /// written; returns false (and changes nothing) when there is no usable cache.
     func loadFromCache(_ snapshot: Store.Snapshot) throws -> Bool {
         guard isTracking, let url = cacheFile, let validity = try cacheValidity(snapshot),
-            let (header, cachedKeys) = ResultsCacheFile.read(from: url, expecting: validity),
-            let cachedPosition = store.position(fromGeneration: header.generation),
+            let (header, keys) = ResultsCacheFile.read(from: url, expecting: validity)
+        else { return false }
+        return try install(cached: keys, header: header, snapshot)
+    }
+
+    /// Installs the ordering a cache file held, once the store's feed still holds every change
+    /// since the file's generation; applies those changes on top. Returns false (and changes
+    /// nothing) when the feed no longer reaches back that far.
+    func install(
+        cached cachedKeys: OrderedKeys, header: ResultsCacheFile.Header, _ snapshot: Store.Snapshot
+    ) throws
+        -> Bool
+    {
+        guard let cachedPosition = store.position(fromGeneration: header.generation),
             case let .changed(touched, freshRows, newPosition) = try store.changes(since: cachedPosition, in: snapshot)
         else { return false }
 
@@ -89,4 +101,16 @@ extension FetchedResultsController {
         cacheIsStale = !touched.isEmpty
         return true
     }
+}
+
+/// How the steps of a progressive fetch use the cache file: a step opens it, the next ones read
+/// it a part at a time (as many rows as a step would read from the store), and the last one
+/// takes every row from it, so that no step waits for the whole file.
+enum CacheLoad {
+    /// No cache to try: the steps read the store.
+    case none
+    /// The next step opens the cache file, when there is a usable one.
+    case untried
+    /// The file is being read.
+    case reading(ResultsCacheFile.Reader)
 }

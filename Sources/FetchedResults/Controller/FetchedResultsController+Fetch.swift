@@ -15,7 +15,8 @@ extension FetchedResultsController {
     /// that moves past the last loaded one leaves the results until the load reaches it again;
     /// one that moves before it enters), and each step of the load arrives as a change set of
     /// rows (and sections) inserted at the end. With a usable cache (see ``saveCache()``), the
-    /// first step takes every other row from it at once.
+    /// steps read the cache file instead, `count` rows of it per step (a cached row costs a small
+    /// part of a stored one), and the step after the last one takes every row from it at once.
     ///
     /// Without tracking, the later steps read the store as it is then: rows that moved meanwhile
     /// may be missed or appear where they no longer are, as in any untracked results.
@@ -56,11 +57,11 @@ extension FetchedResultsController {
         isTracking = tracking
         try store.read(consistent: true) { snapshot in
             // A progressive fetch shows its first rows before reading a cache file, which its
-            // first step then uses for every other row.
+            // steps then read for every other row.
             if try firstRows != nil || !loadFromCache(snapshot) {
                 install(try fetchAll(snapshot, firstRows: firstRows))
             }
-            cacheMayFinishLoad = tracking && loadBoundary != nil && cacheName != nil
+            cacheLoad = tracking && loadBoundary != nil && cacheName != nil ? .untried : .none
         }
         noteConnectionState(error: nil)
     }
@@ -136,10 +137,7 @@ extension FetchedResultsController {
                 if isTracking {
                     // A refetch loads every row: the load is then done.
                     if try follow(snapshot) == .mustRefetch { return try refetchAndDiff(snapshot) }
-                    if cacheMayFinishLoad {
-                        cacheMayFinishLoad = false
-                        if try finishFromCache(snapshot) { return }
-                    }
+                    if try takeCacheStep(count, snapshot) { return }
                 }
                 try appendNextRows(count, snapshot)
             }
@@ -156,11 +154,39 @@ extension FetchedResultsController {
         return loadBoundary != nil
     }
 
-    /// Takes every row from a valid cache file (brought up to this snapshot by the change feed,
-    /// as the rows held were a moment ago) and tells the delegate of the rows after those held;
-    /// returns false, changing nothing, when there is no usable cache.
-    private func finishFromCache(_ snapshot: Store.Snapshot) throws -> Bool {
-        guard let held = state, try loadFromCache(snapshot), let loaded = state else { return false }
+    /// One step of taking the rest of the load from the cache file (see ``CacheLoad``): opening
+    /// it and reading its first `count` rows, reading `count` more, or, once all are read,
+    /// taking every row from it. Returns false, changing nothing, when there is no usable cache:
+    /// the step then reads the store.
+    private func takeCacheStep(_ count: Int, _ snapshot: Store.Snapshot) throws -> Bool {
+        let step = cacheLoad
+        cacheLoad = .none  // the reader's arrays stay uniquely held while it reads
+        switch step {
+        case .none:
+            return false
+        case .untried:
+            guard let url = cacheFile, let validity = try cacheValidity(snapshot),
+                var reader = ResultsCacheFile.Reader(url: url, expecting: validity), reader.read(rows: count)
+            else { return false }
+            cacheLoad = .reading(reader)
+            return true
+        case .reading(var reader):
+            if !reader.isComplete {
+                guard reader.read(rows: count) else { return false }
+                cacheLoad = .reading(reader)
+                return true
+            }
+            return try finishFromCache(reader, snapshot)
+        }
+    }
+
+    /// Takes every row from a cache file read whole (brought up to this snapshot by the change
+    /// feed, as the rows held were a moment ago) and tells the delegate of the rows after those
+    /// held; returns false, changing nothing, when the cache is not usable.
+    private func finishFromCache(_ reader: ResultsCacheFile.Reader, _ snapshot: Store.Snapshot) throws -> Bool {
+        guard let held = state, let keys = reader.finish(), try cacheValidity(snapshot) == reader.header.validity,
+            try install(cached: keys, header: reader.header, snapshot), let loaded = state
+        else { return false }
         // Both are exact at this snapshot, so the held rows are the cached results' first rows;
         // were they not, the general difference would still be exact.
         let flatDifference = changeStyles.contains(.difference)

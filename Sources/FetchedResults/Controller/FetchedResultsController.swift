@@ -85,9 +85,11 @@ open class FetchedResultsController<Record, Store: ResultsStore>: AnyFetchedResu
     var position: Store.Position?
     /// While a progressive fetch loads, the last row loaded as it was read: the results are
     /// exactly the matching rows whose keys are not after its key. Nil once every row is loaded.
-    var loadBoundary: LoadBoundary<Store.SortValues>?
-    /// Whether the next step of a progressive fetch should try the cache file first.
-    var cacheMayFinishLoad = false
+    var loadBoundary: LoadBoundary<Store.SortValues>? {
+        didSet { if loadBoundary == nil { cacheLoad = .none } }
+    }
+    /// How the steps of a progressive fetch use the cache file; nothing once every row is loaded.
+    var cacheLoad = CacheLoad.none
     /// An error left the results behind the store: the next look refetches.
     var needsRefetch = false
     /// Whether the results changed since the cache file was last written or read.

@@ -159,10 +159,16 @@ package struct OrderedKeys {
 
     /// Builds the list from chunks already in order (a fresh fetch, or a cache file).
     package init(sortedChunks: [Chunk]) {
+        self.init(sortedChunks: sortedChunks, locator: RowLocator(chunks: sortedChunks))
+    }
+
+    /// Builds the list from chunks already in order and a locator that maps their rows (built
+    /// along as the chunks were read).
+    package init(sortedChunks: [Chunk], locator: RowLocator) {
         chunks = sortedChunks.filter { $0.count > 0 }
         nextChunkID = (chunks.map(\.id).max() ?? 0) + 1
         reindexChunks(from: 0)
-        locator = RowLocator(chunks: chunks)
+        self.locator = locator
     }
 
     /// Collects rows in order into chunks, for ``init(sortedChunks:)``.

@@ -35,26 +35,52 @@ package struct RowLocator {
             }
             total += chunk.count
         }
-        guard total > 0 else { return }
-        let (span, overflow) = high.subtractingReportingOverflow(low)
-        if !overflow && Self.isDense(span: span, count: total) {
-            base = low
-            var slots = [UInt32](repeating: Self.absent, count: Int(span) + 1)
-            for chunk in chunks {
-                for id in chunk.rowIDs { slots[Int(id - low)] = chunk.id }
-            }
-            self.slots = slots
-            count = total
+        guard total > 0 else {
+            self.init()
+            return
+        }
+        self.init(expecting: total, within: low...high)
+        for chunk in chunks { add(chunk) }
+    }
+
+    /// An empty locator laid out for `count` ids within `range` (flat when they are dense
+    /// there), so that ``add(_:)`` can fill it chunk by chunk without growing it: a cache file
+    /// read in several steps.
+    package init(expecting count: Int, within range: ClosedRange<Int64>) {
+        let (span, overflow) = range.upperBound.subtractingReportingOverflow(range.lowerBound)
+        if !overflow && Self.isDense(span: span, count: count) {
+            base = range.lowerBound
+            slots = [UInt32](repeating: Self.absent, count: Int(span) + 1)
         } else {
             var sparse: [Int64: UInt32] = [:]
-            sparse.reserveCapacity(total)
-            for chunk in chunks {
-                for id in chunk.rowIDs { sparse[id] = chunk.id }
-            }
+            sparse.reserveCapacity(count)
             self.sparse = sparse
-            (sparseLow, sparseHigh) = (low, high)
-            count = sparse.count
         }
+    }
+
+    /// Maps every row of `chunk` to the chunk's id. Ids outside the range the locator was laid
+    /// out for still land, by growing it.
+    package mutating func add(_ chunk: OrderedKeys.Chunk) {
+        guard sparse == nil else {
+            for id in chunk.rowIDs { insert(chunk.id, for: id) }
+            return
+        }
+        var outside: [Int64] = []
+        let (base, value) = (base, chunk.id)
+        var added = 0
+        slots.withUnsafeMutableBufferPointer { slots in
+            for id in chunk.rowIDs {
+                let (index, overflow) = id.subtractingReportingOverflow(base)
+                guard !overflow, index >= 0, index < slots.count else {
+                    outside.append(id)
+                    continue
+                }
+                if slots[Int(index)] == Self.absent { added += 1 }
+                slots[Int(index)] = value
+            }
+        }
+        count += added
+        for id in outside { insert(value, for: id) }
     }
 
     private static func isDense(span: Int64, count: Int) -> Bool {

@@ -21,6 +21,7 @@ extension ResultsCacheFile {
         private let handle: FileHandle
         private var checksum = Checksum()
         private var chunks: [OrderedKeys.Chunk] = []
+        private var rowsRead = 0
         /// Filled as the chunks are read, so that ``finish()`` need not visit every row again.
         private var locator: RowLocator
 
@@ -55,6 +56,7 @@ extension ResultsCacheFile {
                 locator.add(chunk)
                 chunks.append(chunk)
                 read += chunk.count
+                rowsRead += chunk.count
             }
             return true
         }
@@ -62,7 +64,7 @@ extension ResultsCacheFile {
         /// The ordering, once every chunk is read, when the rows and the checksum match the
         /// header and nothing follows the last chunk; nil otherwise.
         package func finish() -> OrderedKeys? {
-            guard isComplete, chunks.reduce(0, { $0 + $1.count }) == header.rowCount,
+            guard isComplete, rowsRead == header.rowCount,
                 checksum.value == header.payloadChecksum, (try? handle.read(upToCount: 1))?.isEmpty ?? true
             else { return nil }
             return OrderedKeys(sortedChunks: chunks, locator: locator)

@@ -64,7 +64,7 @@ package struct ResultsCacheFile {
             validity: validity, generation: generation, rowCount: keys.count, chunkCount: keys.chunks.count,
             payloadChecksum: checksum.value,
             sectionNames: Dictionary(uniqueKeysWithValues: sectionNames.map { (hex($0.key), $0.value) }),
-            rowIDRange: rowIDRange(of: keys))
+            rowIDRange: RowLocator.idRange(of: keys.chunks))
         let headerData = try JSONEncoder().encode(header)
 
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -92,17 +92,6 @@ package struct ResultsCacheFile {
             try? FileManager.default.removeItem(at: temporary)
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
         }
-    }
-
-    private static func rowIDRange(of keys: OrderedKeys) -> ClosedRange<Int64>? {
-        var low = Int64.max, high = Int64.min
-        for chunk in keys.chunks {
-            for id in chunk.rowIDs {
-                low = min(low, id)
-                high = max(high, id)
-            }
-        }
-        return low <= high ? low...high : nil
     }
 
     /// A chunk's bytes in file order: counts, row ids, key ends, key bytes.

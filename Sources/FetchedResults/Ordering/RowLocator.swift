@@ -27,20 +27,25 @@ package struct RowLocator {
 
     /// A locator for the rows of `chunks`, each id mapped to its chunk's id, built in one pass.
     package init(chunks: [OrderedKeys.Chunk]) {
-        var low = Int64.max, high = Int64.min, total = 0
+        guard let range = Self.idRange(of: chunks) else {
+            self.init()
+            return
+        }
+        self.init(expecting: chunks.reduce(0) { $0 + $1.count }, within: range)
+        for chunk in chunks { add(chunk) }
+    }
+
+    /// The lowest and highest row ids of `chunks`, nil when they hold no row: what
+    /// ``init(expecting:within:)`` lays a locator out for.
+    package static func idRange(of chunks: [OrderedKeys.Chunk]) -> ClosedRange<Int64>? {
+        var low = Int64.max, high = Int64.min
         for chunk in chunks {
             for id in chunk.rowIDs {
                 low = min(low, id)
                 high = max(high, id)
             }
-            total += chunk.count
         }
-        guard total > 0 else {
-            self.init()
-            return
-        }
-        self.init(expecting: total, within: low...high)
-        for chunk in chunks { add(chunk) }
+        return low <= high ? low...high : nil
     }
 
     /// An empty locator laid out for `count` ids within `range` (flat when they are dense

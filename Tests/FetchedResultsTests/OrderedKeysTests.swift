@@ -125,6 +125,40 @@ import Testing
         }
     }
 
+    /// The flat array takes 2 bytes a row while every chunk id fits in 16 bits; a chunk id that
+    /// does not (a list split many times over) widens every slot, and every row is still found,
+    /// whichever way the id arrives.
+    @Test func aLocatorWidensItsSlotsForAChunkIDBeyondSixteenBits() {
+        let wideID = UInt32(UInt16.max) + 5
+        var chunk = OrderedKeys.Chunk(id: 3)
+        chunk.rowIDs = Array(1...5_000)
+        var wideChunk = OrderedKeys.Chunk(id: wideID)
+        wideChunk.rowIDs = Array(5_001...6_000)
+
+        var byChunk = RowLocator(expecting: 6_000, within: 1...6_000)
+        byChunk.add(chunk)
+        #expect(byChunk.bytesPerSlot == 2 && byChunk[2_500] == 3)
+        byChunk.add(wideChunk)
+        var byRow = RowLocator()
+        for id in chunk.rowIDs { byRow[id] = chunk.id }
+        #expect(byRow.bytesPerSlot == 2)
+        for id in wideChunk.rowIDs { byRow[id] = wideChunk.id }
+        for locator in [byChunk, byRow] {
+            #expect(locator.isFlat && locator.bytesPerSlot == 4 && locator.count == 6_000)
+            #expect(
+                chunk.rowIDs.allSatisfy { locator[$0] == 3 } && wideChunk.rowIDs.allSatisfy { locator[$0] == wideID })
+            #expect(locator[0] == nil && locator[6_001] == nil)
+        }
+        byRow[6_000] = nil
+        #expect(byRow.count == 5_999 && byRow[6_000] == nil)
+
+        // 65,535 marks an empty 2-byte slot, so it too needs 4 bytes.
+        var edge = RowLocator()
+        edge[1] = 1
+        edge[2] = UInt32(UInt16.max)
+        #expect(edge.bytesPerSlot == 4 && edge[1] == 1 && edge[2] == UInt32(UInt16.max) && edge.count == 2)
+    }
+
     @Test func everyRowCanBeRemovedAndTheListRefilled() {
         var random = SplitMix64(seed: 9)
         var keys = OrderedKeys()

@@ -1,19 +1,25 @@
 /// Maps row ids to a small number (the chunk that holds the row).
 ///
 /// Row ids are usually dense (1, 2, 3…), so the map is a flat array indexed by row id while the
-/// ids stay within a few times their count: 4 bytes a row, built in one pass. Ids spread wider
-/// than that switch it to a dictionary, which switches back once enough ids fill the span (a
-/// progressive fetch adds ids in sort order: its first thousand are spread over the whole table).
+/// ids stay within a few times their count, built in one pass. Its slots take 2 bytes while
+/// every value fits in 16 bits (a million rows fill about 1,300 chunks), 4 bytes once one does
+/// not. Ids spread wider than that switch it to a dictionary, which switches back once enough
+/// ids fill the span (a progressive fetch adds ids in sort order: its first thousand are spread
+/// over the whole table).
 package struct RowLocator {
-    private static let absent = UInt32.max
     /// The flat array may hold up to this many slots per id, plus ``flatSlack``: dense enough
-    /// that 4 bytes a slot beat the dictionary's ~40 bytes an entry.
+    /// that 2 or 4 bytes a slot beat the dictionary's ~40 bytes an entry.
     private static let flatSlotsPerID = 4
     /// Slots a small map may waste, so a few scattered ids stay in one array.
     private static let flatSlack = 4096
 
     private var base: Int64 = 0
-    private var slots: [UInt32] = []
+    /// The flat array's slots while every value is below `UInt16.max` (`UInt16.max`: no row).
+    private var narrowSlots: [UInt16] = []
+    /// The flat array's slots once a value is not (`UInt32.max`: no row); then `narrowSlots`
+    /// is empty.
+    private var wideSlots: [UInt32] = []
+    private var isWide = false
     private var sparse: [Int64: UInt32]?
     /// The lowest and highest ids added to the dictionary (removals leave them: an upper bound
     /// on the span, so switching back is never wrong, only later).
@@ -22,6 +28,11 @@ package struct RowLocator {
 
     /// Whether the ids are kept in the flat array (else in the dictionary).
     package var isFlat: Bool { sparse == nil }
+
+    /// The bytes each slot of the flat array takes: 2 until a value needs more than 16 bits.
+    package var bytesPerSlot: Int { isWide ? 4 : 2 }
+
+    private var slotCount: Int { isWide ? wideSlots.count : narrowSlots.count }
 
     package init() {}
 
@@ -55,7 +66,7 @@ package struct RowLocator {
         let (span, overflow) = range.upperBound.subtractingReportingOverflow(range.lowerBound)
         if !overflow && Self.isDense(span: span, count: count) {
             base = range.lowerBound
-            slots = [UInt32](repeating: Self.absent, count: Int(span) + 1)
+            narrowSlots = [UInt16](repeating: .max, count: Int(span) + 1)
         } else {
             var sparse: [Int64: UInt32] = [:]
             sparse.reserveCapacity(count)
@@ -70,22 +81,33 @@ package struct RowLocator {
             for id in chunk.rowIDs { insert(chunk.id, for: id) }
             return
         }
+        if !isWide && chunk.id >= UInt16.max { widen() }
         var outside: [Int64] = []
-        let (base, value) = (base, chunk.id)
+        count +=
+            isWide
+            ? Self.fill(&wideSlots, base: base, ids: chunk.rowIDs, with: chunk.id, outside: &outside)
+            : Self.fill(&narrowSlots, base: base, ids: chunk.rowIDs, with: UInt16(chunk.id), outside: &outside)
+        for id in outside { insert(chunk.id, for: id) }
+    }
+
+    /// Sets the slot of each id to `value`, collecting the ids outside the slots; returns the
+    /// number of slots that held no row before.
+    private static func fill<Slot: FixedWidthInteger>(
+        _ slots: inout [Slot], base: Int64, ids: [Int64], with value: Slot, outside: inout [Int64]
+    ) -> Int {
         var added = 0
         slots.withUnsafeMutableBufferPointer { slots in
-            for id in chunk.rowIDs {
+            for id in ids {
                 let (index, overflow) = id.subtractingReportingOverflow(base)
                 guard !overflow, index >= 0, index < slots.count else {
                     outside.append(id)
                     continue
                 }
-                if slots[Int(index)] == Self.absent { added += 1 }
+                if slots[Int(index)] == .max { added += 1 }
                 slots[Int(index)] = value
             }
         }
-        count += added
-        for id in outside { insert(value, for: id) }
+        return added
     }
 
     private static func isDense(span: Int64, count: Int) -> Bool {
@@ -94,15 +116,45 @@ package struct RowLocator {
 
     private func slotIndex(_ rowID: Int64) -> Int? {
         let (index, overflow) = rowID.subtractingReportingOverflow(base)
-        return !overflow && index >= 0 && index < slots.count ? Int(index) : nil
+        return !overflow && index >= 0 && index < slotCount ? Int(index) : nil
+    }
+
+    /// The value in a slot, nil for no row.
+    private func slot(_ index: Int) -> UInt32? {
+        if isWide {
+            let value = wideSlots[index]
+            return value == .max ? nil : value
+        }
+        let value = narrowSlots[index]
+        return value == .max ? nil : UInt32(value)
+    }
+
+    /// Sets a slot (nil: no row), widening the slots first for a value that needs it; returns
+    /// whether the slot held a row before.
+    @discardableResult
+    private mutating func setSlot(_ index: Int, _ value: UInt32?) -> Bool {
+        if let value, !isWide, value >= UInt16.max { widen() }
+        if isWide {
+            defer { wideSlots[index] = value ?? .max }
+            return wideSlots[index] != .max
+        }
+        defer { narrowSlots[index] = value.map { UInt16($0) } ?? .max }
+        return narrowSlots[index] != .max
+    }
+
+    /// Moves the flat array to 4-byte slots: a value no longer fits in 2 bytes.
+    private mutating func widen() {
+        guard !isWide else { return }
+        wideSlots = narrowSlots.map { $0 == .max ? .max : UInt32($0) }
+        narrowSlots = []
+        isWide = true
     }
 
     package subscript(rowID: Int64) -> UInt32? {
         get {
             if let sparse { return sparse[rowID] }
             guard let index = slotIndex(rowID) else { return nil }
-            let value = slots[index]
-            return value == Self.absent ? nil : value
+            return slot(index)
         }
         set {
             if let newValue { insert(newValue, for: rowID) } else { remove(rowID) }
@@ -119,9 +171,7 @@ package struct RowLocator {
             if count >= Self.flatSlack, count & (count - 1) == 0 { becomeFlatIfDense() }
             return
         }
-        let index = Int(rowID - base)
-        if slots[index] == Self.absent { count += 1 }
-        slots[index] = value
+        if !setSlot(Int(rowID - base), value) { count += 1 }
     }
 
     private mutating func remove(_ rowID: Int64) {
@@ -129,10 +179,7 @@ package struct RowLocator {
             if sparse!.removeValue(forKey: rowID) != nil { count -= 1 }
             return
         }
-        if let index = slotIndex(rowID), slots[index] != Self.absent {
-            slots[index] = Self.absent
-            count -= 1
-        }
+        if let index = slotIndex(rowID), setSlot(index, nil) { count -= 1 }
     }
 
     /// Switches the dictionary back to a flat array when its ids span at most a few times their
@@ -141,43 +188,53 @@ package struct RowLocator {
         guard let dictionary = sparse else { return }
         let (span, overflow) = sparseHigh.subtractingReportingOverflow(sparseLow)
         guard !overflow, Self.isDense(span: span, count: count) else { return }
-        var flat = [UInt32](repeating: Self.absent, count: Int(span) + 1)
-        for (id, value) in dictionary { flat[Int(id - sparseLow)] = value }
         base = sparseLow
-        slots = flat
+        isWide = dictionary.values.contains { $0 >= UInt16.max }
+        if isWide {
+            wideSlots = [UInt32](repeating: .max, count: Int(span) + 1)
+            for (id, value) in dictionary { wideSlots[Int(id - base)] = value }
+        } else {
+            narrowSlots = [UInt16](repeating: .max, count: Int(span) + 1)
+            for (id, value) in dictionary { narrowSlots[Int(id - base)] = UInt16(value) }
+        }
         sparse = nil
     }
 
     /// Grows the flat array to cover `rowID`, or switches to a dictionary when it would be sparse.
     private mutating func makeRoom(for rowID: Int64) {
-        if slots.isEmpty {
+        if slotCount == 0 {
             base = rowID
-            slots = [Self.absent]
+            grow(prepending: 0, appending: 1)
             return
         }
-        let low = min(base, rowID), high = max(base + Int64(slots.count) - 1, rowID)
-        if low == base && high == base + Int64(slots.count) - 1 { return }
+        let last = base + Int64(slotCount) - 1
+        let low = min(base, rowID), high = max(last, rowID)
+        if low == base && high == last { return }
         let (span, overflow) = high.subtractingReportingOverflow(low)
         guard !overflow && Self.isDense(span: span, count: count + 1) else {
             var dictionary: [Int64: UInt32] = [:]
             dictionary.reserveCapacity(count + 1)
-            for (index, value) in slots.enumerated() where value != Self.absent {
-                dictionary[base + Int64(index)] = value
+            for index in 0..<slotCount {
+                if let value = slot(index) { dictionary[base + Int64(index)] = value }
             }
             sparse = dictionary
             (sparseLow, sparseHigh) = (low, high)
-            slots = []
+            (narrowSlots, wideSlots, isWide) = ([], [], false)
             return
         }
-        if low < base {
-            slots.insert(contentsOf: repeatElement(Self.absent, count: Int(base - low)), at: 0)
-            base = low
+        grow(prepending: Int(base - low), appending: Int(high - last))
+        base = low
+    }
+
+    /// Adds empty slots before and after the flat array's.
+    private mutating func grow(prepending before: Int, appending after: Int) {
+        // Only the slots needed: the array's own capacity grows geometrically (appending ids one
+        // by one stays amortised O(1)), and capacity never written costs no memory, while slots
+        // filled ahead did (2 MB of a million-row load).
+        func grow<Slot: FixedWidthInteger>(_ slots: inout [Slot]) {
+            if before > 0 { slots.insert(contentsOf: repeatElement(.max, count: before), at: 0) }
+            if after > 0 { slots.append(contentsOf: repeatElement(.max, count: after)) }
         }
-        if high > base + Int64(slots.count) - 1 {
-            // Only the slots needed: the array's own capacity grows geometrically (appending ids
-            // one by one stays amortised O(1)), and capacity never written costs no memory,
-            // while slots filled ahead did (2 MB of a million-row load).
-            slots.append(contentsOf: repeatElement(Self.absent, count: Int(high - base) + 1 - slots.count))
-        }
+        if isWide { grow(&wideSlots) } else { grow(&narrowSlots) }
     }
 }

@@ -103,6 +103,22 @@ import Testing
         #expect(!locator.isFlat && locator[Int64.max - 3] == 7 && locator.count == 10_001, "a far id: sparse again")
     }
 
+    /// The dictionary gives way to the flat array while it is small: once the ids fill a
+    /// sixteenth of their span (checked as the count doubles). Moving a quarter of a million
+    /// rows' ids at once made one step of a million-row load take 20 ms.
+    @Test func aLocatorBecomesFlatOnceItsIDsFillASixteenthOfTheirSpan() {
+        var random = SplitMix64(seed: 23)
+        var ids = Array(Int64(1)...200_000)
+        ids.shuffle(using: &random)
+        var locator = RowLocator()
+        for (index, id) in ids.prefix(16_384).enumerated() {
+            locator[id] = UInt32(index % 1_000)
+            if index == 8_191 { #expect(!locator.isFlat, "8,192 ids over 200,000: sparse") }
+        }
+        #expect(locator.isFlat, "16,384 ids over 200,000: flat")
+        #expect(ids.prefix(16_384).enumerated().allSatisfy { locator[$0.element] == UInt32($0.offset % 1_000) })
+    }
+
     /// A cache file's reader lays the locator out from the header's id range, then adds chunk
     /// after chunk: every id lands, also ids the range does not cover (a header that lies), and
     /// a range too wide for the count gives a dictionary.

@@ -44,10 +44,12 @@ extension WorldCup {
                 throw WorldCupError.fileUnwritable(path: output, kind: .output, reason: "it could not be created")
             }
             var generator = TeamGenerator(seed: randomSeed)
-            let zoneTexts = TeamGenerator.zones.map(SeedFileWriter.Text.init)
             let imageName = SeedFileWriter.Text(TeamGenerator.imageName)
+            let starts = TeamGenerator.zones.map {
+                SeedFileWriter.EntryStart(imageName: imageName, qualifyingZone: SeedFileWriter.Text($0))
+            }
             try generator.forEachTeamUTF8(count: teams, zones: zones) { name, zone, wins in
-                try writer.write(teamNameUTF8: name, qualifyingZone: zoneTexts[zone], imageName: imageName, wins: wins)
+                try writer.write(teamNameUTF8: name, after: starts[zone], wins: wins)
             }
             try writer.finish()
             Messages.say("Wrote \(teams) teams in \(zones) zones to \(output)")

@@ -35,7 +35,7 @@ import Testing
             try SeedFile.read(path: path).prefix(20_000) == entries.prefix(20_000), "and the importer reads it back")
     }
 
-    /// `generate`'s way, from names' bytes and prepared texts, writes the same bytes as entries.
+    /// `generate`'s way, from names' bytes and prepared entry starts, writes the same bytes as entries.
     @Test func bytesAndPreparedTextsWriteWhatEntriesWrite() throws {
         let directory = TemporaryDirectory()
         var entryWriter = try #require(SeedFileWriter(path: directory.path + "/entries.json"))
@@ -46,13 +46,16 @@ import Testing
 
         var byteWriter = try #require(SeedFileWriter(path: directory.path + "/bytes.json"))
         var byBytes = TeamGenerator(seed: 5)
-        let zones = TeamGenerator.zones.map(SeedFileWriter.Text.init)
         let image = SeedFileWriter.Text(TeamGenerator.imageName)
+        let starts = TeamGenerator.zones.map {
+            SeedFileWriter.EntryStart(imageName: image, qualifyingZone: SeedFileWriter.Text($0))
+        }
         try byBytes.forEachTeamUTF8(count: 20_000, zones: 36) { name, zone, wins in
-            try byteWriter.write(teamNameUTF8: name, qualifyingZone: zones[zone], imageName: image, wins: wins)
+            try byteWriter.write(teamNameUTF8: name, after: starts[zone], wins: wins)
         }
         try byteWriter.write(
-            teamNameUTF8: Array("a \"/\\ \u{1}".utf8), qualifyingZone: .init("b/\t"), imageName: nil, wins: 3)
+            teamNameUTF8: Array("a \"/\\ \u{1}".utf8),
+            after: SeedFileWriter.EntryStart(imageName: nil, qualifyingZone: .init("b/\t")), wins: 3)
         try byteWriter.finish()
 
         let written = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/bytes.json"))

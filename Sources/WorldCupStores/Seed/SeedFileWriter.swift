@@ -27,9 +27,8 @@ public struct SeedFileWriter {
 
     /// Appends one entry.
     public mutating func write(_ entry: SeedEntry) throws {
-        try write(
-            teamNameUTF8: Array(entry.teamName.utf8), qualifyingZone: Text(entry.qualifyingZone),
-            imageName: entry.imageName.map(Text.init), wins: entry.wins)
+        let start = EntryStart(imageName: entry.imageName.map(Text.init), qualifyingZone: Text(entry.qualifyingZone))
+        try write(teamNameUTF8: Array(entry.teamName.utf8), after: start, wins: entry.wins)
     }
 
     /// A text written as a JSON string once, for a field many entries share (a zone).
@@ -42,17 +41,25 @@ public struct SeedFileWriter {
         }
     }
 
-    /// Appends one entry from a name's UTF-8 bytes and prepared texts: the same bytes as
+    /// An entry's JSON up to its team's name (its image name and zone, with their keys), made
+    /// once for all the entries that share them: an entry then costs one append before its
+    /// name, not five.
+    public struct EntryStart {
+        fileprivate let json: [UInt8]
+
+        public init(imageName: Text?, qualifyingZone: Text) {
+            json =
+                SeedFileWriter.imageNameKey + (imageName?.json ?? SeedFileWriter.null)
+                + SeedFileWriter.qualifyingZoneKey + qualifyingZone.json + SeedFileWriter.teamNameKey
+        }
+    }
+
+    /// Appends one entry from its prepared start and its name's UTF-8 bytes: the same bytes as
     /// ``write(_:)`` writes for that entry, without a string per field.
-    public mutating func write(teamNameUTF8 teamName: [UInt8], qualifyingZone: Text, imageName: Text?, wins: Int) throws
-    {
+    public mutating func write(teamNameUTF8 teamName: [UInt8], after start: EntryStart, wins: Int) throws {
         if count > 0 { buffer.append(UInt8(ascii: ",")) }
         count += 1
-        buffer += Self.imageNameKey
-        buffer += imageName?.json ?? Self.null
-        buffer += Self.qualifyingZoneKey
-        buffer += qualifyingZone.json
-        buffer += Self.teamNameKey
+        buffer += start.json
         teamName.withUnsafeBufferPointer { Self.appendString($0, to: &buffer) }
         buffer += Self.winsKey
         appendNumber(wins)

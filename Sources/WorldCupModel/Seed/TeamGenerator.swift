@@ -12,22 +12,20 @@ public struct TeamGenerator {
     ]
     // Names are put together as UTF-8 bytes: a million of them as Swift strings (joined,
     // uppercased, folded, hashed) would take seconds.
-    private static let prefixes = bytes([
+    private static let prefixes = WordList([
         "", "", "", "", "New ", "North ", "South ", "East ", "West ", "Upper ", "Lower ", "Saint ", "San ", "Grand ",
     ])
-    private static let syllables = bytes([
+    private static let syllables = WordList([
         "ba", "lo", "ri", "ma", "ne", "to", "ka", "sa", "vi", "do", "ar", "el", "or", "un", "te",
         "mon", "gar", "bel", "cor", "dan", "fin", "hal", "ist", "jor", "kel", "lum", "nor", "per", "rus", "tal",
     ])
-    private static let endings = bytes([
+    private static let endings = WordList([
         "ia", "land", "stan", "ova", "ique", "ana", "ay", "esh", "or", "ein", "ica", "uay",
     ])
-    private static let accented = bytes(["É", "Ø", "Å", "Ç", "Ü", "Ñ"])
-    private static let kanji = bytes([
+    private static let accented = WordList(["É", "Ø", "Å", "Ç", "Ü", "Ñ"])
+    private static let kanji = WordList([
         "東", "西", "南", "北", "山", "川", "海", "島", "森", "風", "星", "龍",
     ])
-
-    private static func bytes(_ words: [String]) -> [[UInt8]] { words.map { Array($0.utf8) } }
 
     private var random: SplitMixGenerator
     /// The names given so far, folded as the store compares them (``NoCase``).
@@ -121,14 +119,16 @@ public struct TeamGenerator {
         name.removeAll(keepingCapacity: true)
         switch Int.random(in: 0..<20, using: &random) {
         case 0:
-            for _ in 0..<Int.random(in: 2...4, using: &random) { name += Self.kanji.randomElement(using: &random)! }
+            for _ in 0..<Int.random(in: 2...4, using: &random) {
+                Self.kanji.appendRandomWord(to: &name, using: &random)
+            }
         case 1:
-            name += Self.accented.randomElement(using: &random)!
+            Self.accented.appendRandomWord(to: &name, using: &random)
             let start = name.count
             appendWord()
             name.remove(at: start)  // the accented letter takes the capital's place
         default:
-            name += Self.prefixes.randomElement(using: &random)!
+            Self.prefixes.appendRandomWord(to: &name, using: &random)
             appendWord()
         }
     }
@@ -136,9 +136,31 @@ public struct TeamGenerator {
     /// Appends a made-up word of ASCII letters, capitalised, to ``name``.
     private mutating func appendWord() {
         let start = name.count
-        for _ in 0..<Int.random(in: 1...3, using: &random) { name += Self.syllables.randomElement(using: &random)! }
-        name += Self.endings.randomElement(using: &random)!
+        for _ in 0..<Int.random(in: 1...3, using: &random) {
+            Self.syllables.appendRandomWord(to: &name, using: &random)
+        }
+        Self.endings.appendRandomWord(to: &name, using: &random)
         name[start] -= 0x20
+    }
+}
+
+/// Words as UTF-8, one after another in one buffer: appending one copies its bytes, where an
+/// array of arrays retained and released the word's own array at each of a million names'
+/// several words.
+private struct WordList {
+    private let bytes: [UInt8]
+    /// Where each word starts in `bytes`, and where the last one ends.
+    private let starts: [Int]
+
+    init(_ words: [String]) {
+        bytes = words.flatMap(\.utf8)
+        starts = words.reduce(into: [0]) { $0.append($0.last! + $1.utf8.count) }
+    }
+
+    /// Appends a word picked at random, as `randomElement(using:)` would pick it.
+    func appendRandomWord(to name: inout [UInt8], using random: inout SplitMixGenerator) {
+        let index = Int.random(in: 0..<(starts.count - 1), using: &random)
+        bytes.withUnsafeBufferPointer { name.append(contentsOf: $0[starts[index]..<starts[index + 1]]) }
     }
 }
 

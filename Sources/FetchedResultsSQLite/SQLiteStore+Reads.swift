@@ -85,6 +85,7 @@ extension SQLiteStore {
     // MARK: - Rows
 
     public func rows(_ rowIDs: [Int64], matching: Bool, in db: Database) throws -> [Int64: Row] {
+        if rowIDs.count == 1 { return try oneRow(rowIDs[0], matching: matching, in: db) }
         var result: [Int64: Row] = [:]
         let condition = matching ? predicate.andSQL : ""
         // Chunks keep the number of SQL parameters under SQLite's limit.
@@ -100,6 +101,16 @@ extension SQLiteStore {
             }
         }
         return result
+    }
+
+    /// ``rows(_:matching:in:)`` for one id, with a statement made once: a look after a one-row
+    /// commit.
+    private func oneRow(_ rowID: Int64, matching: Bool, in db: Database) throws -> [Int64: Row] {
+        let statement = try db.cachedStatement(sql: matching ? oneMatchingRowSQL : oneRowSQL)
+        var arguments: StatementArguments = [rowID]
+        if matching { arguments += predicate.arguments }
+        guard let row = try Row.fetchOne(statement, arguments: arguments) else { return [:] }
+        return [rowID: row]
     }
 
     /// How many ids one statement binds: well under SQLite's limit on parameters.

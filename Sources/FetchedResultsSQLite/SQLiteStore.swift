@@ -46,6 +46,9 @@ public final class SQLiteStore: ResultsStore {
     /// The select of whole rows (see `makeSelectSQL()`), made once by ``prepare(_:sectionNameKeyPath:)``:
     /// every look after a commit reads the touched rows with it.
     private(set) var selectSQL = ""
+    /// `selectSQL` for one row by id, and for one row by id that matches the predicate: most
+    /// looks read one touched row, and building the statement's text each time showed.
+    private(set) var oneRowSQL = "", oneMatchingRowSQL = ""
     /// Column positions of the sort keys in `selectSQL`'s rows, found once per schema.
     var sortKeyIndexes: [Int]?
     /// The schema version and the fetched table's columns last seen, to notice schema changes.
@@ -91,6 +94,8 @@ public final class SQLiteStore: ResultsStore {
             let keyPaths = request.keyPathsAcrossRelationships(sectionNameKeyPath: sectionNameKeyPath)
             relationshipKeyPaths = keyPaths.isEmpty ? [] : try RelationshipKeyPath.resolve(keyPaths, of: request, db)
             selectSQL = makeSelectSQL()
+            oneRowSQL = selectSQL + " WHERE rowid = ?"
+            oneMatchingRowSQL = oneRowSQL + predicate.andSQL
             sortKeyIndexes = nil
             schemaSeen = try currentSchema(db)
         }

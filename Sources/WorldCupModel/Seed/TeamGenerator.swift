@@ -34,7 +34,7 @@ public struct TeamGenerator {
     /// take ("Tolia 7"). Without it a common name would try 2, 3, 4… again at each copy, and a
     /// million names would take a quadratic time. Only a hint: the set of names used decides, so
     /// two names with one hash would still get unique numbers.
-    private var nextSuffix: [UInt64: Int] = [:]
+    private var nextSuffix = SuffixHints()
     /// The name being made, and folded (reused: one buffer each for a million names).
     private var name: [UInt8] = [], folded: [UInt8] = []
 
@@ -90,7 +90,7 @@ public struct TeamGenerator {
         for byte in name { folded.append((0x41...0x5A).contains(byte) ? byte + 0x20 : byte) }
         guard !used.insert(folded) else { return }
         let base = ByteStringSet.hash(folded)
-        var suffix = nextSuffix[base, default: 2]
+        var suffix = nextSuffix.number(for: base)
         let foldedCount = folded.count
         while true {
             Self.appendSuffix(suffix, to: &folded)
@@ -98,7 +98,7 @@ public struct TeamGenerator {
             folded.removeSubrange(foldedCount...)
             suffix += 1
         }
-        nextSuffix[base] = suffix + 1
+        nextSuffix.note(suffix + 1, for: base)
         Self.appendSuffix(suffix, to: &name)
     }
 

@@ -348,6 +348,10 @@ public final class TableView {
     /// Redraws everything on the next ``draw(on:)``.
     public func setNeedsDisplay() { needsFullRedraw = true }
 
+    /// Whether the next ``draw(on:)`` has rows to draw: rows whose content or place changed
+    /// since the last one, or every row.
+    public var hasRowsToDraw: Bool { needsFullRedraw || !dirtyRows.isEmpty }
+
     /// Redraws these rows on the next ``draw(on:)`` (their style changed, say), if visible.
     public func setNeedsDisplay(rowsAt indexes: [TableIndex]) {
         for index in indexes where isValid(index) {

@@ -77,4 +77,46 @@ import Testing
         screen.render()
         #expect(grid.lines == fresh.lines, "the screen is what a fresh scoreboard draws")
     }
+
+    /// The load's steps draw a frame when rows on screen change, when the load ends, and
+    /// otherwise once a ``ScoreboardProgram/loadFrameInterval``; a frame per step took a tenth
+    /// of a million-team load, for rows below the screen.
+    @Test func aLoadDrawsAFrameWhenTheScreenChangesOrNowAndThen() throws {
+        TextWidth.prepareLocale()
+        let directory = TemporaryDirectory()
+        let store = try Fixtures.seededStore(in: directory)
+        var generator = TeamGenerator(seed: 16)
+        try store.importTeams(
+            from: SeedSource(entries: generator.teams(count: 20_000, zones: 8), file: "generated.json"))
+        let zones = Set(try store.teamsInStandingsOrder().map(\.qualifyingZone)).count
+
+        // Time stands still: only the frames the steps call for.
+        let still = try ScoreboardDriver(store: store, rows: 30)
+        var steps = 0, framesBefore = still.grid.frames
+        while still.screen.isLoadingStandings {
+            let frames = still.grid.frames
+            still.send(.timer)
+            steps += 1
+            if still.grid.frames > frames && still.screen.isLoadingStandings {
+                #expect(still.screen.tableView.hasRowsToDraw == false, "a frame drew what changed")
+            }
+        }
+        try #require(steps >= 3, "the load takes several steps")
+        let drawn = still.grid.frames - framesBefore
+        #expect(drawn >= 1 && drawn < steps, "\(drawn) frames for \(steps) steps")
+        #expect(still.grid.line(0) == "World Cup — 20,032 teams in \(zones) zones", "the last step's frame")
+
+        // A frame interval between steps: every step draws, and the heading counts on.
+        let moving = try ScoreboardDriver(store: store, rows: 30)
+        var headings: [String] = []
+        steps = 0
+        framesBefore = moving.grid.frames
+        while moving.screen.isLoadingStandings {
+            moving.advance(by: ScoreboardProgram.loadFrameInterval, tick: ScoreboardProgram.loadFrameInterval)
+            steps += 1
+            headings.append(moving.grid.line(0))
+        }
+        #expect(moving.grid.frames - framesBefore == steps)
+        #expect(Set(headings).count == steps, "each frame shows more teams loaded")
+    }
 }

@@ -19,6 +19,8 @@ public enum ScoreboardEvent: Equatable, Sendable {
     case inputClosed
     /// A look at the store finished; `changed` when it showed others' commits.
     case looked(changed: Bool)
+    /// A step of the load behind the first frame finished; `finished` when every team is loaded.
+    case loadStepped(finished: Bool)
 }
 
 /// What ``ScoreboardProgram/update(_:at:)`` asks the loop to do, in order.

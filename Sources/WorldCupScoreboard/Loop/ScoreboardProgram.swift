@@ -22,6 +22,8 @@ public final class ScoreboardProgram {
     private var highlightsEnded = false
     /// The frame being drawn shows other programs' changes (for the statistics).
     private var showsExternalChanges = false
+    /// When the last frame was drawn.
+    private var lastFrame: ContinuousClock.Instant
 
     /// How long keys and changes rest before the checkpoint and the cache save.
     public static let rest = Duration.seconds(1)
@@ -29,6 +31,9 @@ public final class ScoreboardProgram {
     public static let doubtLookInterval = Duration.milliseconds(250)
     /// Writes after which a checkpoint runs even while keys keep coming, so the log stays small.
     public static let checkpointThreshold = 1_000
+    /// How often a load behind the first frame draws a frame when its steps change no row on
+    /// screen: the count of teams loaded so far moves a few times a second.
+    public static let loadFrameInterval = Duration.milliseconds(100)
 
     /// - Parameter now: the instant the first frame was shown; the program rests from then.
     public init(screen: ScoreboardScreen, stats: SessionStats? = nil, now: ContinuousClock.Instant) {
@@ -36,6 +41,7 @@ public final class ScoreboardProgram {
         self.stats = stats
         restingSince = now
         lastLook = now
+        lastFrame = now
     }
 
     /// Changes the screen's state for `event`, handled at `now`, and says what to do next.
@@ -62,6 +68,12 @@ public final class ScoreboardProgram {
             return [.look]
         case let .looked(changed):
             return afterLook(changed: changed, at: now)
+        case let .loadStepped(finished):
+            // A step's rows mostly land below the screen, and a frame per step took a tenth of
+            // a million-team load: draw when rows on screen changed, when the load is done, and
+            // otherwise now and then, for the count in the heading.
+            let due = now - lastFrame >= Self.loadFrameInterval
+            return finished || due || screen.tableView.hasRowsToDraw ? [.redraw] : []
         case let .stopSignal(number):
             return [.saveCache, .quit(.stopSignal(number))]
         case .inputClosed:
@@ -79,7 +91,7 @@ public final class ScoreboardProgram {
         if screen.hasSearchToCount {
             effects += [.searchStep, .redraw]
         } else if screen.canLoadMoreStandings {
-            effects += [.loadStep, .redraw]
+            effects.append(.loadStep)
         } else if let since = restingSince, now - since >= Self.rest {
             restingSince = nil
             effects += [.checkpoint(afterWrites: 1), .saveCache]
@@ -139,7 +151,9 @@ public final class ScoreboardProgram {
             return .looked(changed: changed)
         case .loadStep:
             if let stats { stats.timeLoadStep(screen.loadMoreStandings) } else { screen.loadMoreStandings() }
-            if !screen.isLoadingStandings { stats?.standingsLoaded(source: screen.fetchSource) }
+            let finished = !screen.isLoadingStandings
+            if finished { stats?.standingsLoaded(source: screen.fetchSource) }
+            return .loadStepped(finished: finished)
         case .searchStep:
             if let stats { stats.timeSearchStep(screen.countSearchStep) } else { screen.countSearchStep() }
         case let .checkpoint(minimumWrites):
@@ -147,6 +161,7 @@ public final class ScoreboardProgram {
         case .saveCache:
             screen.saveCacheIfNeeded()
         case .redraw:
+            lastFrame = now
             screen.render()
             stats?.frameFlushed()
             if showsExternalChanges {

@@ -119,4 +119,24 @@ import Testing
         #expect(moving.grid.frames - framesBefore == steps)
         #expect(Set(headings).count == steps, "each frame shows more teams loaded")
     }
+
+    /// A step that leaves a message on the status line (it failed) or ends the load draws at
+    /// once, though no frame is due and no row on screen changed; any other step waits.
+    @Test func aLoadStepThatEndsOrSaysSomethingDrawsAtOnce() throws {
+        TextWidth.prepareLocale()
+        let directory = TemporaryDirectory()
+        let store = try Fixtures.seededStore(in: directory)
+        var generator = TeamGenerator(seed: 17)
+        try store.importTeams(
+            from: SeedSource(entries: generator.teams(count: 5_000, zones: 8), file: "generated.json"))
+        let driver = try ScoreboardDriver(store: store, rows: 30)
+        try #require(driver.screen.isLoadingStandings && !driver.screen.tableView.hasRowsToDraw)
+        let program = driver.program, now = driver.now
+        #expect(program.update(.loadStepped(finished: false, saidSomething: false), at: now) == [])
+        #expect(program.update(.loadStepped(finished: false, saidSomething: true), at: now) == [.redraw])
+        #expect(program.update(.loadStepped(finished: true, saidSomething: false), at: now) == [.redraw])
+        #expect(
+            program.update(.loadStepped(finished: false, saidSomething: false), at: now + .milliseconds(100))
+                == [.redraw], "a frame is due")
+    }
 }

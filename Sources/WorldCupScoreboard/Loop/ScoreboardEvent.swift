@@ -19,8 +19,9 @@ public enum ScoreboardEvent: Equatable, Sendable {
     case inputClosed
     /// A look at the store finished; `changed` when it showed others' commits.
     case looked(changed: Bool)
-    /// A step of the load behind the first frame finished; `finished` when every team is loaded.
-    case loadStepped(finished: Bool)
+    /// A step of the load behind the first frame finished; `finished` when every team is loaded,
+    /// `saidSomething` when it left a new message on the status line (an error).
+    case loadStepped(finished: Bool, saidSomething: Bool)
 }
 
 /// What ``ScoreboardProgram/update(_:at:)`` asks the loop to do, in order.

@@ -68,12 +68,12 @@ public final class ScoreboardProgram {
             return [.look]
         case let .looked(changed):
             return afterLook(changed: changed, at: now)
-        case let .loadStepped(finished):
+        case let .loadStepped(finished, saidSomething):
             // A step's rows mostly land below the screen, and a frame per step took a tenth of
-            // a million-team load: draw when rows on screen changed, when the load is done, and
-            // otherwise now and then, for the count in the heading.
+            // a million-team load: draw when rows on screen changed, when the load is done or
+            // says why it failed, and otherwise now and then, for the count in the heading.
             let due = now - lastFrame >= Self.loadFrameInterval
-            return finished || due || screen.tableView.hasRowsToDraw ? [.redraw] : []
+            return finished || saidSomething || due || screen.tableView.hasRowsToDraw ? [.redraw] : []
         case let .stopSignal(number):
             return [.saveCache, .quit(.stopSignal(number))]
         case .inputClosed:
@@ -150,10 +150,11 @@ public final class ScoreboardProgram {
             showsExternalChanges = changed
             return .looked(changed: changed)
         case .loadStep:
+            let message = screen.message
             if let stats { stats.timeLoadStep(screen.loadMoreStandings) } else { screen.loadMoreStandings() }
             let finished = !screen.isLoadingStandings
             if finished { stats?.standingsLoaded(source: screen.fetchSource) }
-            return .loadStepped(finished: finished)
+            return .loadStepped(finished: finished, saidSomething: screen.message != message)
         case .searchStep:
             if let stats { stats.timeSearchStep(screen.countSearchStep) } else { screen.countSearchStep() }
         case let .checkpoint(minimumWrites):

@@ -18,10 +18,7 @@ import Testing
     @Test func theFirstTeamsShowAtOnceAndTheRestLoadsBehindThem() throws {
         TextWidth.prepareLocale()
         let directory = TemporaryDirectory()
-        let store = try Fixtures.seededStore(in: directory)
-        var generator = TeamGenerator(seed: 15)
-        try store.importTeams(
-            from: SeedSource(entries: generator.teams(count: Self.extraTeams, zones: 8), file: "generated.json"))
+        let store = try Fixtures.seededStore(in: directory, plusGenerated: Self.extraTeams, seed: 15)
         let total = 32 + Self.extraTeams
         let driver = try ScoreboardDriver(store: store, rows: 30)
         let grid = driver.grid, screen = driver.screen
@@ -84,10 +81,7 @@ import Testing
     @Test func aLoadDrawsAFrameWhenTheScreenChangesOrNowAndThen() throws {
         TextWidth.prepareLocale()
         let directory = TemporaryDirectory()
-        let store = try Fixtures.seededStore(in: directory)
-        var generator = TeamGenerator(seed: 16)
-        try store.importTeams(
-            from: SeedSource(entries: generator.teams(count: 20_000, zones: 8), file: "generated.json"))
+        let store = try Fixtures.seededStore(in: directory, plusGenerated: 20_000, seed: 16)
         let zones = Set(try store.teamsInStandingsOrder().map(\.qualifyingZone)).count
 
         // Time stands still: only the frames the steps call for.
@@ -125,10 +119,7 @@ import Testing
     @Test func aLoadStepThatEndsOrSaysSomethingDrawsAtOnce() throws {
         TextWidth.prepareLocale()
         let directory = TemporaryDirectory()
-        let store = try Fixtures.seededStore(in: directory)
-        var generator = TeamGenerator(seed: 17)
-        try store.importTeams(
-            from: SeedSource(entries: generator.teams(count: 5_000, zones: 8), file: "generated.json"))
+        let store = try Fixtures.seededStore(in: directory, plusGenerated: 5_000, seed: 17)
         let driver = try ScoreboardDriver(store: store, rows: 30)
         try #require(driver.screen.isLoadingStandings && !driver.screen.tableView.hasRowsToDraw)
         let program = driver.program, now = driver.now

@@ -19,9 +19,7 @@ import Testing
     static func harness(extra: Int = 0, rows: Int = 40, columns: Int = 80) throws -> Harness {
         let h = try Harness(rows: rows, columns: columns)
         if extra > 0 {
-            var generator = TeamGenerator(seed: 1)
-            try h.store.importTeams(
-                from: SeedSource(entries: generator.teams(count: extra, zones: 12), file: "generated.json"))
+            try Fixtures.addGeneratedTeams(extra, seed: 1, zones: 12, to: h.store)
             _ = h.screen.showExternalChanges(at: h.driver.now)
         }
         while h.screen.isLoadingStandings { h.screen.loadMoreStandings() }
@@ -269,10 +267,7 @@ import Testing
     @Test func whileTheStandingsLoadASearchSaysWhatItCovers() throws {
         TextWidth.prepareLocale()
         let directory = TemporaryDirectory()
-        let store = try Fixtures.seededStore(in: directory)
-        var generator = TeamGenerator(seed: 3)
-        try store.importTeams(
-            from: SeedSource(entries: generator.teams(count: 3_000, zones: 8), file: "generated.json"))
+        let store = try Fixtures.seededStore(in: directory, plusGenerated: 3_000, seed: 3)
         let driver = try ScoreboardDriver(store: store, rows: 30, columns: 100)
         let grid = driver.grid, screen = driver.screen
         try #require(screen.isLoadingStandings)

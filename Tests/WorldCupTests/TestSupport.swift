@@ -18,6 +18,23 @@ enum Fixtures {
         return store
     }
 
+    /// A seeded store with `count` generated teams more: bigger than the scoreboard's first
+    /// fetch, so that the rest loads behind the first frame.
+    static func seededStore(
+        in directory: TemporaryDirectory, plusGenerated count: Int, seed: UInt64, zones: Int = 8
+    ) throws -> TeamStore {
+        let store = try seededStore(in: directory)
+        try addGeneratedTeams(count, seed: seed, zones: zones, to: store)
+        return store
+    }
+
+    /// Imports `count` teams made by the `TeamGenerator` with `seed`, across `zones` zones.
+    static func addGeneratedTeams(_ count: Int, seed: UInt64, zones: Int, to store: TeamStore) throws {
+        var generator = TeamGenerator(seed: seed)
+        try store.importTeams(
+            from: SeedSource(entries: generator.teams(count: count, zones: zones), file: "generated.json"))
+    }
+
     static func teamCount(_ store: TeamStore) throws -> Int {
         try store.pool.read { db in try Team.fetchCount(db) }
     }

@@ -10,9 +10,10 @@
 #define LIBPQ_FUNCTIONS(X) \
     X(PQbackendPID) X(PQclear) X(PQcmdTuples) X(PQconnectPoll) X(PQconnectStartParams) \
     X(PQconnectdbParams) X(PQconninfo) X(PQconninfoFree) X(PQconninfoParse) X(PQconsumeInput) \
-    X(PQerrorMessage) X(PQexecParams) X(PQfinish) X(PQfname) X(PQfreemem) X(PQgetisnull) \
-    X(PQgetlength) X(PQgetvalue) X(PQnfields) X(PQnotifies) X(PQntuples) X(PQresultErrorField) \
-    X(PQresultStatus) X(PQsetNoticeProcessor) X(PQsocket) X(PQstatus)
+    X(PQerrorMessage) X(PQexecParams) X(PQexecPrepared) X(PQfinish) X(PQfname) X(PQfreemem) \
+    X(PQgetisnull) X(PQgetlength) X(PQgetvalue) X(PQnfields) X(PQnotifies) X(PQntuples) \
+    X(PQprepare) X(PQresultErrorField) X(PQresultStatus) X(PQsetNoticeProcessor) X(PQsocket) \
+    X(PQstatus) X(PQtransactionStatus)
 
 static struct {
 #define FIELD(name) __typeof__(name) *name;
@@ -76,6 +77,11 @@ PGresult *PQexecParams(PGconn *conn, const char *command, int nParams, const Oid
     loaded();
     return libpq.PQexecParams(conn, command, nParams, paramTypes, paramValues, paramLengths, paramFormats, resultFormat);
 }
+PGresult *PQexecPrepared(PGconn *conn, const char *stmtName, int nParams, const char *const *paramValues,
+                         const int *paramLengths, const int *paramFormats, int resultFormat) {
+    loaded();
+    return libpq.PQexecPrepared(conn, stmtName, nParams, paramValues, paramLengths, paramFormats, resultFormat);
+}
 void PQfinish(PGconn *conn) { loaded(); libpq.PQfinish(conn); }
 char *PQfname(const PGresult *res, int field_num) { loaded(); return libpq.PQfname(res, field_num); }
 void PQfreemem(void *ptr) { loaded(); libpq.PQfreemem(ptr); }
@@ -85,6 +91,10 @@ char *PQgetvalue(const PGresult *res, int tup_num, int field_num) { loaded(); re
 int PQnfields(const PGresult *res) { loaded(); return libpq.PQnfields(res); }
 PGnotify *PQnotifies(PGconn *conn) { loaded(); return libpq.PQnotifies(conn); }
 int PQntuples(const PGresult *res) { loaded(); return libpq.PQntuples(res); }
+PGresult *PQprepare(PGconn *conn, const char *stmtName, const char *query, int nParams, const Oid *paramTypes) {
+    loaded();
+    return libpq.PQprepare(conn, stmtName, query, nParams, paramTypes);
+}
 char *PQresultErrorField(const PGresult *res, int fieldcode) { loaded(); return libpq.PQresultErrorField(res, fieldcode); }
 ExecStatusType PQresultStatus(const PGresult *res) { loaded(); return libpq.PQresultStatus(res); }
 PQnoticeProcessor PQsetNoticeProcessor(PGconn *conn, PQnoticeProcessor proc, void *arg) {
@@ -93,3 +103,4 @@ PQnoticeProcessor PQsetNoticeProcessor(PGconn *conn, PQnoticeProcessor proc, voi
 }
 int PQsocket(const PGconn *conn) { loaded(); return libpq.PQsocket(conn); }
 ConnStatusType PQstatus(const PGconn *conn) { loaded(); return libpq.PQstatus(conn); }
+PGTransactionStatusType PQtransactionStatus(const PGconn *conn) { loaded(); return libpq.PQtransactionStatus(conn); }

@@ -13,7 +13,10 @@ import Foundation
 /// text. The connection's socket (``socket``) fits a `poll` loop: it becomes readable when a
 /// notification (`NOTIFY`) arrives. Not thread-safe: use a connection from one thread at a time.
 public final class PostgreSQLConnection {
-    private let connection: OpaquePointer
+    /// libpq's connection.
+    let connection: OpaquePointer
+    /// The statements ``executePrepared(_:_:)`` has prepared on this connection.
+    var preparedStatements = PreparedStatements()
 
     /// Connects, waiting until the connection is made or has failed.
     ///
@@ -176,11 +179,22 @@ public final class PostgreSQLConnection {
 
     private func withResult<T>(_ sql: String, _ parameters: [String?], _ body: (OpaquePointer) throws -> T) throws -> T
     {
+        try withResult(parameters, body) { connection, count, values in
+            PQexecParams(connection, sql, count, nil, values, nil, nil, 0)
+        }
+    }
+
+    /// Sends a statement through `send` (given the connection, the parameter count and the
+    /// parameters as C strings) and hands its result to `body`, or throws the server's error.
+    func withResult<T>(
+        _ parameters: [String?], _ body: (OpaquePointer) throws -> T,
+        send: (OpaquePointer, Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> OpaquePointer?
+    ) throws -> T {
         let values = parameters.map { $0.map { strdup($0) } ?? nil }
         defer { values.forEach { free($0) } }
         let result = values.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { pointers in
-                PQexecParams(connection, sql, Int32(parameters.count), nil, pointers.baseAddress, nil, nil, 0)
+                send(connection, Int32(parameters.count), pointers.baseAddress)
             }
         }
         guard let result else { throw PostgreSQLError.connectionLost(Self.text(PQerrorMessage(connection))) }
@@ -371,6 +385,9 @@ public struct SQLState: RawRepresentable, Hashable, Sendable, CustomStringConver
     public static let crashShutdown = SQLState(rawValue: "57P02")
     /// The server cannot accept connections now.
     public static let cannotConnectNow = SQLState(rawValue: "57P03")
+    /// The server cannot do this; among others, a prepared statement whose result columns
+    /// changed since it was prepared.
+    public static let featureNotSupported = SQLState(rawValue: "0A000")
     /// A connection exception; every code of class 08 is one.
     public static let connectionExceptionClass = "08"
 

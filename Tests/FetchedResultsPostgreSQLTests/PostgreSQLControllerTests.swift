@@ -136,6 +136,29 @@ extension PostgreSQLServerTests {
             #expect(poll(&descriptor, 1, 50) == 0, "the look read the notification")
         }
 
+        /// A look's statement is prepared once per connection; a column added to the table
+        /// while the controller follows it changes the statement's result, and the next look
+        /// still delivers, without an error.
+        @Test func aColumnAddedWhileFollowingChangesNothingForTheNextLook() throws {
+            let (conninfo, writer) = try standingsDatabase()
+            try insert(["delta", "alpha"], from: 1, on: writer)
+            let (controller, recorder) = try trackedController(conninfo)
+            for (offset, name) in ["bravo", "charlie"].enumerated() {
+                try insert([name], from: 3 + offset, on: writer)
+                #expect(try controller.processPendingChanges())
+            }
+            try writer.execute("ALTER TABLE item ADD COLUMN extra text")
+            try insert(["echo"], from: 5, on: writer)
+            #expect(try controller.processPendingChanges())
+            #expect(recorder.errors.isEmpty, "\(recorder.errors)")
+            #expect(try controller.fetchedObjects?.map(\.name) == ["alpha", "bravo", "charlie", "delta", "echo"])
+            try writer.execute("ALTER TABLE item DROP COLUMN extra")
+            try writer.execute("UPDATE item SET name = 'zulu' WHERE id = 1")
+            #expect(try controller.processPendingChanges())
+            #expect(recorder.errors.isEmpty, "\(recorder.errors)")
+            #expect(try controller.fetchedObjects?.map(\.name) == ["alpha", "bravo", "charlie", "echo", "zulu"])
+        }
+
         @Test func requestsItCannotFollowAreRefusedWithAReason() throws {
             let (conninfo, connection) = try standingsDatabase()
             let unsorted = PostgreSQLResultsController<PostgreSQLRow>(

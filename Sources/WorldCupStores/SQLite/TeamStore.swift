@@ -64,7 +64,6 @@ public final class TeamStore: ScoreStore, Sendable {
                 try store.migrate()
                 return store
             }
-            if exists { try refuseUnusableStore(path: path, lockWait: lockWait) }
             let pool = try openPool(path: path, lockWait: lockWait)
             let store = TeamStore(path: path, pool: pool)
             try store.migrate()
@@ -120,9 +119,18 @@ public final class TeamStore: ScoreStore, Sendable {
     /// handler for that statement: when several processes open a new store at once, all but one
     /// get SQLITE_BUSY at once, whatever the busy timeout. Once the file is in WAL mode (a
     /// lasting property of the file) the statement takes no lock and the retry succeeds.
+    ///
+    /// Opening a pool also writes to the file (GRDB makes sure the WAL exists), and a store we
+    /// must refuse (not SQLite, from a newer version) has to be left exactly as it was: the
+    /// writer's connection checks the file first, before the pool sets it up. (A read-only
+    /// connection opened for the check alone cost ~2 ms at every start.)
     private static func openPool(path: String, lockWait: TimeInterval) throws -> DatabasePool {
         var configuration = connectionConfiguration()
         configuration.busyMode = .timeout(lockWait)
+        configuration.prepareDatabase { db in
+            guard !db.configuration.readonly else { return }
+            if try StoreSchema.migrator.hasBeenSuperseded(db) { throw WorldCupError.storeFromNewerVersion(path: path) }
+        }
         let deadline = Date(timeIntervalSinceNow: lockWait)
         var pause: TimeInterval = 0.005
         while true {
@@ -133,21 +141,6 @@ public final class TeamStore: ScoreStore, Sendable {
                 pause = min(pause * 2, 0.1)
             }
         }
-    }
-
-    /// Checks an existing file through a read-only connection before the pool opens it: opening
-    /// a pool writes to the file (GRDB makes sure the WAL exists), and a store we must refuse
-    /// (not SQLite, from a newer version) has to be left exactly as it was.
-    private static func refuseUnusableStore(path: String, lockWait: TimeInterval) throws {
-        var configuration = Configuration()
-        configuration.readonly = true
-        configuration.busyMode = .timeout(lockWait)
-        let superseded = try lookingAgainWhileAnotherProcessCreatesTheStore {
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
-            defer { try? queue.close() }
-            return try queue.read { db in try StoreSchema.migrator.hasBeenSuperseded(db) }
-        }
-        if superseded { throw WorldCupError.storeFromNewerVersion(path: path) }
     }
 
     /// Runs `body` again, a few times, when it fails the way a store that another process is

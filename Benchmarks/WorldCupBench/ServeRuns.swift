@@ -36,11 +36,15 @@ struct ServeRuns {
             let ready = "return !!(window.worldcup && window.worldcup.ready);"
             guard try browser.wait(timeout: 300, { try browser.run(ready) as? Bool == true })
             else { throw WebDriver.Failure(description: "the page never held every team") }
+            // A small page can be ready before Chromium has recorded its first paint.
+            let painted = "return performance.getEntriesByName('first-contentful-paint').length > 0;"
+            guard try browser.wait(timeout: 5, { try browser.run(painted) as? Bool == true })
+            else { throw WebDriver.Failure(description: "the page recorded no first contentful paint") }
             let times =
                 try browser.run(
                     """
-                    const paint = performance.getEntriesByType('paint').find((p) => p.name === 'first-contentful-paint');
-                    return [paint ? paint.startTime : -1, window.worldcup.readyAt - performance.timeOrigin];
+                    const paint = performance.getEntriesByName('first-contentful-paint')[0];
+                    return [paint.startTime, window.worldcup.readyAt - performance.timeOrigin];
                     """) as? [Double] ?? []
             paints.append(times.first ?? .nan)
             loads.append(times.last ?? .nan)

@@ -167,13 +167,12 @@ package enum SortKey {
         }
     }
 
-    /// Written in place into room for the longest encoding, then trimmed: an `append` per byte
-    /// checks the array's capacity and uniqueness each time, and a load encodes a million keys.
+    /// Written into room for the longest encoding, then appended: an `append` per byte checks
+    /// the array's capacity and uniqueness each time, and a load encodes a million keys.
     private static func appendBytes(
         _ bytes: UnsafeBufferPointer<UInt8>, tag: UInt8, fold: Bool, to buffer: inout [UInt8]
     ) {
-        let start = buffer.count
-        let end = withRoom(1 + 2 * bytes.count + 2, in: &buffer) { out in
+        append(upTo: 1 + 2 * bytes.count + 2, to: &buffer) { out in
             out[0] = tag
             var index = 1
             for byte in bytes {
@@ -190,16 +189,18 @@ package enum SortKey {
             out[index + 1] = 0x00
             return index + 2
         }
-        buffer.removeLast(buffer.count - (start + end))
     }
 
-    /// Grows `buffer` by `count` bytes and lets `body` write them; returns what `body` returns.
-    private static func withRoom(
-        _ count: Int, in buffer: inout [UInt8], _ body: (UnsafeMutableBufferPointer<UInt8>) -> Int
-    ) -> Int {
-        let start = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: count))
-        return buffer.withUnsafeMutableBufferPointer { body(UnsafeMutableBufferPointer(rebasing: $0[start...])) }
+    /// Lets `body` write up to `count` bytes into scratch room and appends the ones it wrote (it
+    /// returns how many): one copy of those bytes, where growing `buffer` by `count` first filled
+    /// the whole room with zeros, one at a time (40 ms of a million-row load in a profile).
+    private static func append(
+        upTo count: Int, to buffer: inout [UInt8], _ body: (UnsafeMutableBufferPointer<UInt8>) -> Int
+    ) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { room in
+            let written = body(room)
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: room[..<written]))
+        }
     }
 
     /// A signed integer, big-endian with its sign bit flipped, so byte order is numeric order.

@@ -9,9 +9,7 @@ struct LineSet {
     private var countsBefore: [Int] = []
 
     init(lines: [Int], sections: [Range<Int>] = []) {
-        let all = (lines.map { $0..<($0 + 1) } + sections.filter { !$0.isEmpty }).sorted {
-            $0.lowerBound < $1.lowerBound
-        }
+        let all = (Self.runs(of: lines) + sections.filter { !$0.isEmpty }).sorted { $0.lowerBound < $1.lowerBound }
         for range in all {
             if let last = ranges.last, range.lowerBound <= last.upperBound {
                 ranges[ranges.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
@@ -24,6 +22,20 @@ struct LineSet {
             countsBefore.append(total)
             total += range.count
         }
+    }
+
+    /// The lines as ranges of consecutive lines, in order: a load step's thousands of rows at
+    /// the end of a section make one range, and integers sort faster than a range per line.
+    private static func runs(of lines: [Int]) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        for line in lines.sorted() {
+            if let last = runs.last, line <= last.upperBound {
+                runs[runs.count - 1] = last.lowerBound..<max(last.upperBound, line + 1)
+            } else {
+                runs.append(line..<(line + 1))
+            }
+        }
+        return runs
     }
 
     /// How many lines are below `line`.

@@ -78,6 +78,33 @@ import Testing
     /// The load's steps draw a frame when rows on screen change, when the load ends, and
     /// otherwise once a ``ScoreboardProgram/loadFrameInterval``; a frame per step took a tenth
     /// of a million-team load, for rows below the screen.
+    /// The timer that paces a load runs a step without a look at the store first (the step
+    /// follows the store itself); the store's descriptor turning readable still looks.
+    @Test func aLoadStepsOnItsTimerWithoutLookingAtTheStore() throws {
+        TextWidth.prepareLocale()
+        let directory = TemporaryDirectory()
+        let store = try Fixtures.seededStore(in: directory, plusGenerated: Self.extraTeams, seed: 16)
+        let driver = try ScoreboardDriver(store: store, rows: 30)
+        #expect(driver.screen.isLoadingStandings)
+        #expect(driver.program.update(.timer, at: driver.now) == [.loadStep])
+        #expect(driver.program.update(.storeReadable, at: driver.now) == [.look])
+
+        // A commit elsewhere during the load wakes a look, and the load ends with the store's standings.
+        let elsewhere = try TeamStore.open(path: store.path)
+        let last = try #require(try store.teamsInStandingsOrder().last)
+        try elsewhere.addWins(to: last.teamName, count: 100)
+        driver.storeChanged()
+        driver.runWaitingWork()
+        #expect(!driver.screen.isLoadingStandings)
+        let results = driver.screen.controller
+        let shown = (0..<results.numberOfSections).flatMap { section in
+            (0..<results.numberOfObjects(inSection: section)).map {
+                results.rowID(at: IndexPath(row: $0, section: section))
+            }
+        }
+        #expect(shown == (try store.teamsInStandingsOrder().map(\.id)))
+    }
+
     @Test func aLoadDrawsAFrameWhenTheScreenChangesOrNowAndThen() throws {
         TextWidth.prepareLocale()
         let directory = TemporaryDirectory()

@@ -63,9 +63,17 @@ public final class ScoreboardProgram {
         case .resumed:
             screen.layout()
             return [.redraw]
-        case .storeReadable, .timer:
+        case .storeReadable:
             if screen.expireHighlights(at: now) { highlightsEnded = true }
             return [.look]
+        case .timer:
+            if screen.expireHighlights(at: now) { highlightsEnded = true }
+            // While a load or a count paces the timer, the store is looked at when its
+            // deadline says so, not at every step: a load step follows the store itself, and
+            // another program's commit wakes the loop through the store's descriptor. (On
+            // PostgreSQL a look is a round trip, which every step of a load paid once more.)
+            guard hasWorkWaiting, !isLookDue(at: now) else { return [.look] }
+            return afterLook(changed: false, at: now)
         case let .looked(changed):
             return afterLook(changed: changed, at: now)
         case let .loadStepped(finished, saidSomething):
@@ -99,10 +107,20 @@ public final class ScoreboardProgram {
         return effects
     }
 
+    /// Whether work waits for quiet: a load behind the first frame, a search's count.
+    private var hasWorkWaiting: Bool { screen.canLoadMoreStandings || screen.hasSearchToCount }
+
+    /// Whether the store is due a look: its own deadline (a store without a wake descriptor,
+    /// a reconnection) has come, or scores in doubt wait to be sent again.
+    private func isLookDue(at now: ContinuousClock.Instant) -> Bool {
+        if let deadline = screen.controller.nextLookDeadline, deadline <= now { return true }
+        return screen.hasScoresInDoubt && now - lastLook >= Self.doubtLookInterval
+    }
+
     /// When the program wants a ``ScoreboardEvent/timer`` if nothing else happens first: `now`
     /// while work waits for quiet (a load, a count), nil when only an event can bring news.
     public func nextWake(at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
-        if screen.canLoadMoreStandings || screen.hasSearchToCount { return now }
+        if hasWorkWaiting { return now }
         var deadlines = [
             screen.controller.nextLookDeadline, restingSince.map { $0 + Self.rest },
             screen.nextHighlightExpiry,

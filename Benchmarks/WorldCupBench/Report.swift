@@ -242,8 +242,9 @@ struct Report {
             commit is included) to the other scoreboard's flushed frame showing it (both `--stats`, on
             the machine's monotonic clock). *First frame*: the
             scoreboard's own figure (process start to first flushed frame), over the network, without a
-            cache and with the one the previous session saved; *all loaded*: every team loaded behind
-            it (with the cache, from the cache file, read a part per step).
+            cache (each figure the median of three sessions) and with the one the previous
+            session saved; *all loaded*: every team loaded behind it (with the cache, from the cache
+            file, read a part per step).
 
             | teams | first frame, no cache | first frame, cached | all loaded, no cache / cached | win → other screen p50 / p99 | wins |
             |---:|---:|---:|---:|---:|---:|

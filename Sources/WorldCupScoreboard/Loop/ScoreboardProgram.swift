@@ -63,17 +63,14 @@ public final class ScoreboardProgram {
         case .resumed:
             screen.layout()
             return [.redraw]
-        case .storeReadable:
-            if screen.expireHighlights(at: now) { highlightsEnded = true }
-            return [.look]
-        case .timer:
+        case .storeReadable, .timer:
             if screen.expireHighlights(at: now) { highlightsEnded = true }
             // While a load or a count paces the timer, the store is looked at when its
             // deadline says so, not at every step: a load step follows the store itself, and
             // another program's commit wakes the loop through the store's descriptor. (On
             // PostgreSQL a look is a round trip, which every step of a load paid once more.)
-            guard hasWorkWaiting, !isLookDue(at: now) else { return [.look] }
-            return afterLook(changed: false, at: now)
+            if event == .timer, hasWorkWaiting, !isLookDue(at: now) { return afterLook(changed: false, at: now) }
+            return [.look]
         case let .looked(changed):
             return afterLook(changed: changed, at: now)
         case let .loadStepped(finished, saidSomething):

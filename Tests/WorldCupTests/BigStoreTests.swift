@@ -72,11 +72,7 @@ import Testing
         #expect(delegate.batches == 1)
         let expected = try store.teamsInStandingsOrder()
         #expect(expected.count == 32 + teams.count)
-        let shown = (0..<controller.numberOfSections).flatMap { section in
-            (0..<controller.numberOfObjects(inSection: section)).map {
-                controller.rowID(at: IndexPath(row: $0, section: section))
-            }
-        }
+        let shown = Fixtures.rowIDsInOrder(of: controller)
         #expect(shown == expected.map(\.id!))
         #expect((0..<local.numberOfSections).reduce(0) { $0 + local.numberOfObjects(inSection: $1) } == expected.count)
 

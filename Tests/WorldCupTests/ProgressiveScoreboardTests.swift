@@ -54,11 +54,7 @@ import Testing
         #expect(steps >= 1)
         let expected = try store.teamsInStandingsOrder()
         let results = screen.controller
-        let shown = (0..<results.numberOfSections).flatMap { section in
-            (0..<results.numberOfObjects(inSection: section)).map {
-                results.rowID(at: IndexPath(row: $0, section: section))
-            }
-        }
+        let shown = Fixtures.rowIDsInOrder(of: results)
         #expect(shown == expected.map(\.id!), "once loaded, the standings are the store's")
         #expect(
             grid.line(0) == "World Cup — \(Thousands.grouped(total + 1)) teams in \(results.numberOfSections) zones")
@@ -75,9 +71,6 @@ import Testing
         #expect(grid.lines == fresh.lines, "the screen is what a fresh scoreboard draws")
     }
 
-    /// The load's steps draw a frame when rows on screen change, when the load ends, and
-    /// otherwise once a ``ScoreboardProgram/loadFrameInterval``; a frame per step took a tenth
-    /// of a million-team load, for rows below the screen.
     /// The timer that paces a load runs a step without a look at the store first (the step
     /// follows the store itself); the store's descriptor turning readable still looks.
     @Test func aLoadStepsOnItsTimerWithoutLookingAtTheStore() throws {
@@ -97,14 +90,13 @@ import Testing
         driver.runWaitingWork()
         #expect(!driver.screen.isLoadingStandings)
         let results = driver.screen.controller
-        let shown = (0..<results.numberOfSections).flatMap { section in
-            (0..<results.numberOfObjects(inSection: section)).map {
-                results.rowID(at: IndexPath(row: $0, section: section))
-            }
-        }
+        let shown = Fixtures.rowIDsInOrder(of: results)
         #expect(shown == (try store.teamsInStandingsOrder().map(\.id)))
     }
 
+    /// The load's steps draw a frame when rows on screen change, when the load ends, and
+    /// otherwise once a ``ScoreboardProgram/loadFrameInterval``; a frame per step took a tenth
+    /// of a million-team load, for rows below the screen.
     @Test func aLoadDrawsAFrameWhenTheScreenChangesOrNowAndThen() throws {
         TextWidth.prepareLocale()
         let directory = TemporaryDirectory()

@@ -1,3 +1,4 @@
+import FetchedResultsSQLite
 import Foundation
 import GRDB
 import TestSupport
@@ -33,6 +34,15 @@ enum Fixtures {
         var generator = TeamGenerator(seed: seed)
         try store.importTeams(
             from: SeedSource(entries: generator.teams(count: count, zones: zones), file: "generated.json"))
+    }
+
+    /// Every row id a controller holds, section by section, in its order.
+    static func rowIDsInOrder(of results: any AnyFetchedResultsController) -> [Int64] {
+        (0..<results.numberOfSections).flatMap { section in
+            (0..<results.numberOfObjects(inSection: section)).map {
+                results.rowID(at: FetchedResults.IndexPath(row: $0, section: section))
+            }
+        }
     }
 
     static func teamCount(_ store: TeamStore) throws -> Int {

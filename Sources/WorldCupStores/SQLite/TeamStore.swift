@@ -123,7 +123,9 @@ public final class TeamStore: ScoreStore, Sendable {
     /// Opening a pool also writes to the file (GRDB makes sure the WAL exists), and a store we
     /// must refuse (not SQLite, from a newer version) has to be left exactly as it was: the
     /// writer's connection checks the file first, before the pool sets it up. (A read-only
-    /// connection opened for the check alone cost ~2 ms at every start.)
+    /// connection opened for the check alone cost ~2 ms at every start.) That check reads the
+    /// migrations table, which another process may be creating at that moment: it looks again
+    /// then, as `migrate()` does (see `lookingAgainWhileAnotherProcessCreatesTheStore`).
     private static func openPool(path: String, lockWait: TimeInterval) throws -> DatabasePool {
         var configuration = connectionConfiguration()
         configuration.busyMode = .timeout(lockWait)
@@ -133,12 +135,17 @@ public final class TeamStore: ScoreStore, Sendable {
         }
         let deadline = Date(timeIntervalSinceNow: lockWait)
         var pause: TimeInterval = 0.005
+        var tableReads = 0
         while true {
             do {
                 return try DatabasePool(path: path, configuration: configuration)
             } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && Date() < deadline {
                 Thread.sleep(forTimeInterval: pause)
                 pause = min(pause * 2, 0.1)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR && tableReads < 20 {
+                // "no such table": the migrations table half made (see the function below).
+                tableReads += 1
+                Thread.sleep(forTimeInterval: 0.005 * Double(tableReads))
             }
         }
     }

@@ -11,8 +11,8 @@
     X(PQbackendPID) X(PQclear) X(PQcmdTuples) X(PQconnectPoll) X(PQconnectStartParams) \
     X(PQconnectdbParams) X(PQconninfo) X(PQconninfoFree) X(PQconninfoParse) X(PQconsumeInput) \
     X(PQerrorMessage) X(PQexecParams) X(PQexecPrepared) X(PQfinish) X(PQfname) X(PQfreemem) \
-    X(PQgetisnull) X(PQgetlength) X(PQgetvalue) X(PQnfields) X(PQnotifies) X(PQntuples) \
-    X(PQprepare) X(PQresultErrorField) X(PQresultStatus) X(PQsetNoticeProcessor) X(PQsocket) \
+    X(PQgetResult) X(PQgetisnull) X(PQgetlength) X(PQgetvalue) X(PQnfields) X(PQnotifies) X(PQntuples) \
+    X(PQprepare) X(PQresultErrorField) X(PQresultStatus) X(PQsendQueryParams) X(PQsetNoticeProcessor) X(PQsocket) \
     X(PQstatus) X(PQtransactionStatus)
 
 static struct {
@@ -85,6 +85,7 @@ PGresult *PQexecPrepared(PGconn *conn, const char *stmtName, int nParams, const 
 void PQfinish(PGconn *conn) { loaded(); libpq.PQfinish(conn); }
 char *PQfname(const PGresult *res, int field_num) { loaded(); return libpq.PQfname(res, field_num); }
 void PQfreemem(void *ptr) { loaded(); libpq.PQfreemem(ptr); }
+PGresult *PQgetResult(PGconn *conn) { loaded(); return libpq.PQgetResult(conn); }
 int PQgetisnull(const PGresult *res, int tup_num, int field_num) { loaded(); return libpq.PQgetisnull(res, tup_num, field_num); }
 int PQgetlength(const PGresult *res, int tup_num, int field_num) { loaded(); return libpq.PQgetlength(res, tup_num, field_num); }
 char *PQgetvalue(const PGresult *res, int tup_num, int field_num) { loaded(); return libpq.PQgetvalue(res, tup_num, field_num); }
@@ -97,6 +98,13 @@ PGresult *PQprepare(PGconn *conn, const char *stmtName, const char *query, int n
 }
 char *PQresultErrorField(const PGresult *res, int fieldcode) { loaded(); return libpq.PQresultErrorField(res, fieldcode); }
 ExecStatusType PQresultStatus(const PGresult *res) { loaded(); return libpq.PQresultStatus(res); }
+int PQsendQueryParams(PGconn *conn, const char *command, int nParams, const Oid *paramTypes,
+                      const char *const *paramValues, const int *paramLengths, const int *paramFormats,
+                      int resultFormat) {
+    loaded();
+    return libpq.PQsendQueryParams(conn, command, nParams, paramTypes, paramValues, paramLengths, paramFormats,
+                                   resultFormat);
+}
 PQnoticeProcessor PQsetNoticeProcessor(PGconn *conn, PQnoticeProcessor proc, void *arg) {
     loaded();
     return libpq.PQsetNoticeProcessor(conn, proc, arg);

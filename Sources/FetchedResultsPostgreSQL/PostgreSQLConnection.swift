@@ -17,6 +17,8 @@ public final class PostgreSQLConnection {
     let connection: OpaquePointer
     /// The statements ``executePrepared(_:_:)`` has prepared on this connection.
     var preparedStatements = PreparedStatements()
+    /// A query sent ahead by ``sendAhead(_:_:)``, until its rows are taken.
+    var sentAhead = SentAhead.none
 
     /// Connects, waiting until the connection is made or has failed.
     ///
@@ -74,7 +76,10 @@ public final class PostgreSQLConnection {
         return withCStrings(keywords) { keywordPointers in withCStrings(values) { body(keywordPointers, $0) } }
     }
 
-    deinit { PQfinish(connection) }
+    deinit {
+        discardSentAhead()
+        PQfinish(connection)
+    }
 
     /// The `PG*` variable that sets a connection parameter, as libpq documents them.
     static func environmentVariable(for keyword: String) -> String? {
@@ -190,6 +195,7 @@ public final class PostgreSQLConnection {
         _ parameters: [String?], _ body: (OpaquePointer) throws -> T,
         send: (OpaquePointer, Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> OpaquePointer?
     ) throws -> T {
+        settleSentAhead()
         let values = parameters.map { $0.map { strdup($0) } ?? nil }
         defer { values.forEach { free($0) } }
         let result = values.withUnsafeBufferPointer { buffer in

@@ -22,42 +22,19 @@ extension PostgreSQLStore {
         in connection: PostgreSQLConnection
     ) throws -> OrderedRead<PostgreSQLRow, [String?]> {
         let query = prepared
-        let batching = query.request.fetchBatchSize > 0
         // With batches, the key and sort columns only, read in place; else every column.
-        let columns = batching ? query.keysOnlySQL : query.fullRowSQL
-        var read = OrderedRead<PostgreSQLRow, [String?]>()
-        var key: [UInt8] = []
-        let ascending = query.request.sortDescriptors.first?.ascending ?? true
-        var previousFirst: [UInt8]? = boundary.map { SortKey.firstComponent(of: $0.key, ascending: ascending) }
-        var reader: RowReader?
-        let sectioned = sectionNameKeyPath != nil
+        let columns = query.request.fetchBatchSize > 0 ? query.keysOnlySQL : query.fullRowSQL
+        var taker = OrderedRowTaker(query: query, limit: limit, after: boundary, sectioned: sectionNameKeyPath != nil)
         let parts = boundary.map { keysetParts(after: $0) } ?? [("", [])]
         for part in parts {
-            let remaining = limit.map { $0 - read.count }
+            let remaining = limit.map { $0 - taker.read.count }
             if let remaining, remaining <= 0 { break }
             let conditions = [query.predicate.map { "(\($0.sql))" }, part.sql.isEmpty ? nil : part.sql].compactMap {
                 $0
             }
             let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
             let sql = "SELECT \(columns) FROM \(query.fromSQL)\(whereSQL) ORDER BY \(query.orderBySQL)"
-            let take: (PostgreSQLRawRow) throws -> Void = { row in
-                let rowReader = reader ?? RowReader(columns: row.columns, query: query)
-                reader = rowReader
-                let rowID = try rowReader.rowID(row)
-                key.removeAll(keepingCapacity: true)
-                rowReader.appendKey(row, rowID: rowID, to: &key)
-                read.count += 1
-                // The row a read stops at is where the next one starts.
-                if read.count == limit {
-                    read.last = LoadBoundary(key: key, values: rowReader.sortValues(row), rowID: rowID)
-                }
-                if sectioned, SortKey.replaceFirstComponent(&previousFirst, from: key, ascending: ascending) {
-                    read.sectionNames[rowID] = rowReader.sectionName(row)
-                }
-                if held(rowID) { return }
-                read.append(rowID: rowID, key: key)
-                if !batching { read.loaded[rowID] = row.fullRow(columns: rowReader.columns) }
-            }
+            let take = { (row: PostgreSQLRawRow) throws in try taker.take(row, isHeld: held) }
             // A step's few thousand rows in one round trip; every row through a cursor, a batch at a time.
             if let remaining {
                 try connection.forEachRow(of: sql + " LIMIT \(remaining)", query.arguments + part.parameters, take)
@@ -65,7 +42,7 @@ extension PostgreSQLStore {
                 try connection.forEachRow(throughCursor: sql, query.arguments + part.parameters, take)
             }
         }
-        return read
+        return taker.read
     }
 
     /// The rows after `boundary` in the request's order, as SQL conditions whose rows follow one
@@ -76,8 +53,8 @@ extension PostgreSQLStore {
         return KeysetPlan.sql(
             ascending: query.sortKeys.map(\.descriptor.ascending), boundaryIsNull: boundary.values.map { $0 == nil }
         ) {
-            PostgreSQLKeyset(query: query, boundary: boundary)
-        }.map { ($0.sql, $0.dialect.parameters) }
+            PostgreSQLKeyset(query: query, boundary: boundary, parameters: KeysetParameters())
+        }.map { ($0.sql, $0.dialect.parameters.values) }
     }
 
     // MARK: - Rows
@@ -160,8 +137,8 @@ extension PostgreSQLStore {
 }
 
 /// Reads row ids, sort keys and section names from rows of one result, whose columns it
-/// locates once.
-struct RowReader {
+/// locates once. A class: a read takes it for every row, without copying its arrays.
+final class RowReader {
     let columns: PostgreSQLColumns
     let keyIndex: Int
     let sortIndexes: [Int]
@@ -212,12 +189,13 @@ struct RowReader {
 struct PostgreSQLKeyset: KeysetPlan.Dialect {
     let query: PostgreSQLQuery
     let boundary: LoadBoundary<[String?]>
-    var parameters: [String?] = []
+    /// The parameters written so far: one part's, or every part's when the parts are one statement.
+    let parameters: KeysetParameters
 
-    private var nextParameter: Int { query.arguments.count + parameters.count }
+    private var nextParameter: Int { query.arguments.count + parameters.values.count }
 
-    mutating func compare(key: Int, _ operator: String) -> String {
-        parameters.append(boundary.values[key])
+    func compare(key: Int, _ operator: String) -> String {
+        parameters.values.append(boundary.values[key])
         let sortKey = query.sortKeys[key]
         return sortKey.comparisonSQL(on: query.expression(sortKey.descriptor.key), `operator`, parameter: nextParameter)
     }
@@ -226,8 +204,13 @@ struct PostgreSQLKeyset: KeysetPlan.Dialect {
         "\(query.expression(query.sortKeys[key].descriptor.key)) IS \(null ? "" : "NOT ")NULL"
     }
 
-    mutating func rowIDGreater() -> String {
-        parameters.append(String(boundary.rowID))
+    func rowIDGreater() -> String {
+        parameters.values.append(String(boundary.rowID))
         return "\(query.expression(query.keyColumn)) > $\(nextParameter)"
     }
+}
+
+/// The parameters of keyset conditions, shared by the dialects that write them.
+final class KeysetParameters {
+    var values: [String?] = []
 }

@@ -27,6 +27,12 @@ import struct Foundation.URL
 /// notification arrives (or when the connection breaks). While connected there is no timed
 /// look: a connection cut without a word is found by TCP keepalives, which the
 /// ``connectionDefaults`` may set.
+///
+/// **A progressive fetch over a network.** With a batch size, each step of `loadMoreRows(_:)`
+/// sends the next step's read before it hands over its own rows (see
+/// ``readAhead(limit:after:unchangedSince:)``), so that the server's work and the program's
+/// overlap instead of waiting for each other. A step first looks at the feed as always; rows
+/// read ahead are used only when nothing was committed since they were asked for.
 public final class PostgreSQLStore: ResultsStore {
     public typealias Row = PostgreSQLRow
     public typealias SortValues = [String?]
@@ -43,7 +49,11 @@ public final class PostgreSQLStore: ResultsStore {
     var query: PostgreSQLQuery?
     var sectionNameKeyPath: String?
     /// The connection, while it is up.
-    private var connection: PostgreSQLConnection?
+    private(set) var connection: PostgreSQLConnection?
+    /// The read sent ahead on the connection (see ``readAhead(limit:after:unchangedSince:)``).
+    var sentReadAhead: (boundary: LoadBoundary<[String?]>, limit: Int, position: Position)?
+    /// How many steps of a progressive fetch took rows read ahead, for a program's statistics.
+    public internal(set) var stepsReadAhead = 0
     private var isListening = false
     private var tracking = false
     private var reconnection = ReconnectionSchedule()
@@ -260,9 +270,10 @@ public final class PostgreSQLStore: ResultsStore {
     }
 
     /// The connection broke: forget it, and reconnect at the next looks.
-    private func lose(_ lost: PostgreSQLConnection, _ error: PostgreSQLError) {
+    func lose(_ lost: PostgreSQLConnection, _ error: PostgreSQLError) {
         guard connection === lost else { return }
         connection = nil
+        sentReadAhead = nil
         isListening = false
         reconnection.lost()
         connectionState = .reconnecting(attempts: 0, lastError: "\(error)")

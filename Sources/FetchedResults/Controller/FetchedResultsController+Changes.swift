@@ -80,7 +80,10 @@ extension FetchedResultsController {
         case .mustRefetch:
             return .mustRefetch
         case let .changed(touched, rows, newPosition):
-            if !touched.isEmpty { try apply(touched: touched, fresh: rows, snapshot, notify: true) }
+            if !touched.isEmpty {
+                readAheadAfter = nil
+                try apply(touched: touched, fresh: rows, snapshot, notify: true)
+            }
             self.position = newPosition
             return touched.isEmpty ? .unchanged : .applied
         }

@@ -90,6 +90,7 @@ extension FetchedResultsController {
         records = fetched.records
         position = fetched.position
         loadBoundary = fetched.loadBoundary
+        readAheadAfter = nil
         needsRefetch = false
         lastFetchSource = .store
         cacheIsStale = true
@@ -133,15 +134,19 @@ extension FetchedResultsController {
         precondition(count > 0, "a step of a progressive fetch loads at least one row")
         guard loadBoundary != nil, state != nil else { return false }
         do {
-            try store.read(consistent: true) { snapshot in
-                if isTracking {
-                    // A refetch loads every row: the load is then done.
-                    if try follow(snapshot) == .mustRefetch { return try refetchAndDiff(snapshot) }
-                    if try takeCacheStep(count, snapshot) { return }
+            let tookReadAhead = try takeRowsReadAhead(readingAhead: count)
+            if !tookReadAhead {
+                try store.read(consistent: true) { snapshot in
+                    if isTracking {
+                        // A refetch loads every row: the load is then done.
+                        if try follow(snapshot) == .mustRefetch { return try refetchAndDiff(snapshot) }
+                        if try takeCacheStep(count, snapshot) { return }
+                    }
+                    try appendNextRows(count, snapshot)
                 }
-                try appendNextRows(count, snapshot)
             }
             noteConnectionState(error: nil)
+            if !tookReadAhead { readAheadNextRows(count) }
         } catch  where store.isConnectionLoss(error) {
             noteConnectionState(error: error)
         } catch {
@@ -201,6 +206,36 @@ extension FetchedResultsController {
         return true
     }
 
+    /// Takes the next rows from the read the store sent ahead, when the results are still as the
+    /// step that sent it left them: the server ran it while the program went on. The store then
+    /// reads the `count` rows after them ahead before these are taken. False when there is none
+    /// to take; the step then reads the store itself.
+    private func takeRowsReadAhead(readingAhead count: Int) throws -> Bool {
+        guard let after = readAheadAfter else { return false }
+        readAheadAfter = nil
+        guard isTracking, let boundary = loadBoundary, boundary.key == after else { return false }
+        // What was committed before this step is applied by it, as when it reads the store
+        // itself: a look first, and the rows read ahead count only when it found nothing.
+        return try store.read(consistent: false) { snapshot in
+            guard try follow(snapshot) == .unchanged,
+                try store.takeReadAhead(readingAhead: count, { next, snapshot in try append(next, snapshot) })
+            else { return false }
+            readAheadAfter = loadBoundary?.key
+            return true
+        }
+    }
+
+    /// Has the store read the next `count` rows ahead, while the results follow the store and
+    /// the steps read it (not the cache file).
+    private func readAheadNextRows(_ count: Int) {
+        guard isTracking, !needsRefetch, case .none = cacheLoad, let boundary = loadBoundary, let position else {
+            return
+        }
+        // Were the connection broken, the next step reads the store itself and meets it there.
+        let sent = (try? store.readAhead(limit: count, after: boundary, unchangedSince: position)) ?? false
+        readAheadAfter = sent ? boundary.key : nil
+    }
+
     /// Reads the rows after the boundary and appends them. Held rows are exactly the matching
     /// rows up to the boundary in this snapshot, so these are the next ones.
     private func appendNextRows(_ count: Int, _ snapshot: Store.Snapshot) throws {
@@ -209,6 +244,12 @@ extension FetchedResultsController {
         let tracking = isTracking
         let next = try store.readOrdered(
             limit: count, after: boundary, skipping: { !tracking && held.contains($0) }, in: snapshot)
+        try append(next, snapshot)
+    }
+
+    /// Appends the rows read after the boundary and tells the delegate; the last row read is
+    /// the next boundary when the read reached its limit.
+    private func append(_ next: OrderedRead<Store.Row, Store.SortValues>, _ snapshot: Store.Snapshot) throws {
         guard
             let changes = try state?.append(
                 next.keys, flatDifference: changeStyles.contains(.difference),
@@ -217,7 +258,7 @@ extension FetchedResultsController {
                 })
         else { return }
         records.storeBatch(next.loaded)
-        loadBoundary = next.count < count ? nil : next.last
+        loadBoundary = next.last
         cacheIsStale = true
         if isTracking, !changes.isEmpty { deliver(changes) }
     }

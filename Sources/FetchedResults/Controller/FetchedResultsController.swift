@@ -90,6 +90,9 @@ open class FetchedResultsController<Record, Store: ResultsStore>: AnyFetchedResu
     }
     /// How the steps of a progressive fetch use the cache file; nothing once every row is loaded.
     var cacheLoad = CacheLoad.none
+    /// The key of the load boundary the store's read ahead continues from, while the results
+    /// are as the step that sent it left them.
+    var readAheadAfter: [UInt8]?
     /// An error left the results behind the store: the next look refetches.
     var needsRefetch = false
     /// Whether the results changed since the cache file was last written or read.

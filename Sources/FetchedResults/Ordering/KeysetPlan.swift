@@ -60,7 +60,8 @@ package enum KeysetPlan {
     }
 
     /// The parts as SQL conditions, each one in parentheses and written by its own dialect from
-    /// `makeDialect` (which then holds that part's parameters: each part is its own statement).
+    /// `makeDialect`, called once per part in order: each dialect then holds its part's
+    /// parameters (each part its own statement), or the dialects share one statement's.
     package static func sql<D: Dialect>(
         ascending: [Bool], boundaryIsNull: [Bool], makeDialect: () -> D
     ) -> [(sql: String, dialect: D)] {

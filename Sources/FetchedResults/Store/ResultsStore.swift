@@ -62,6 +62,22 @@ public protocol ResultsStore: AnyObject {
     func readOrdered(
         limit: Int?, after boundary: LoadBoundary<SortValues>?, skipping held: (Int64) -> Bool, in snapshot: Snapshot
     ) throws -> OrderedRead<Row, SortValues>
+    /// Sends the read of the `limit` rows after `boundary` without waiting for it, so that the
+    /// database runs it while the program goes on; the next step takes it with
+    /// ``takeReadAhead(readingAhead:_:)``. Its rows count only if nothing was committed since
+    /// `position`. Returns whether it was sent; a store whose reads cost no round trip sends
+    /// nothing.
+    func readAhead(
+        limit: Int, after boundary: LoadBoundary<SortValues>, unchangedSince position: Position
+    ) throws -> Bool
+    /// Hands the rows the last ``readAhead(limit:after:unchangedSince:)`` read to `body`, with a
+    /// snapshot to read more in, and returns true; returns false, doing nothing, when they cannot
+    /// be taken (none sent, or a change since its position): the step then reads as usual.
+    /// When they reach their limit, the `nextLimit` rows after them are read ahead in turn.
+    func takeReadAhead(
+        readingAhead nextLimit: Int, _ body: (OrderedRead<Row, SortValues>, Snapshot) throws -> Void
+    )
+        throws -> Bool
     /// Full rows by id; with `matching`, only those that still match the request's predicate.
     func rows(_ rowIDs: [Int64], matching: Bool, in snapshot: Snapshot) throws -> [Int64: Row]
     /// Every full row that matches the request, by id.
@@ -102,6 +118,18 @@ public protocol ResultsStore: AnyObject {
     /// Whether `error` means the connection broke (the results then stay, and the store
     /// reconnects), not that the database refused something.
     func isConnectionLoss(_ error: any Error) -> Bool
+}
+
+extension ResultsStore {
+    /// Sends nothing: the store's reads cost no round trip.
+    public func readAhead(
+        limit: Int, after boundary: LoadBoundary<SortValues>, unchangedSince position: Position
+    ) throws -> Bool { false }
+
+    /// Nothing is ever read ahead.
+    public func takeReadAhead(
+        readingAhead nextLimit: Int, _ body: (OrderedRead<Row, SortValues>, Snapshot) throws -> Void
+    ) throws -> Bool { false }
 }
 
 /// The last row a keyset read returned, as it was read: its key, and its sort values and row id

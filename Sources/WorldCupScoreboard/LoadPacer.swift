@@ -21,12 +21,15 @@ struct LoadPacer {
     /// Teams per millisecond the steps are sized by; nil before the first step.
     private var pace: Double?
 
-    /// Runs one step of `rows` teams and sizes the next one after its time.
-    mutating func step(_ load: (Int) throws -> Void) rethrows {
+    /// Runs one step of `rows` teams and sizes the next one after its time; `load` returns how
+    /// many teams the step added to the standings. A step whose rows were read ahead adds as
+    /// many as the step before it asked for; one that reads the cache file adds none until the
+    /// last, and counts the `rows` it read.
+    mutating func step(_ load: (Int) throws -> Int) rethrows {
         let start = ContinuousClock.now
-        try load(rows)
+        let added = try load(rows)
         let took = max(0.1, (ContinuousClock.now - start) / .milliseconds(1))
-        let measured = Double(rows) / took
+        let measured = Double(added > 0 ? added : rows) / took
         let paced = pace.map { min(measured, $0 * Self.largestSpeedUp) } ?? measured
         pace = paced
         rows = min(100_000, max(500, Int(paced * Self.stepMilliseconds)))

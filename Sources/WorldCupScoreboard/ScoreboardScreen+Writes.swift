@@ -191,7 +191,11 @@ extension ScoreboardScreen {
     /// the binding like any change, without the highlight others' changes get.
     public func loadMoreStandings() {
         do {
-            try loadPacer.step { try controller.loadMoreRows($0) }
+            try loadPacer.step { rows in
+                let held = controller.heldRowCount
+                try controller.loadMoreRows(rows)
+                return controller.heldRowCount - held
+            }
         } catch {
             message = Self.sentence("\(error)")
         }

@@ -244,10 +244,12 @@ struct Report {
             scoreboard's own figure (process start to first flushed frame), over the network, without a
             cache (each figure the median of three sessions) and with the one the previous
             session saved; *all loaded*: every team loaded behind it (with the cache, from the cache
-            file, read a part per step).
+            file, read a part per step). *Plain full fetch*: the scoreboard's own standings
+            controller, `performFetch()` of every team at once, on a host over the same network
+            (median of three): what the load behind the first frame is held to.
 
-            | teams | first frame, no cache | first frame, cached | all loaded, no cache / cached | win → other screen p50 / p99 | wins |
-            |---:|---:|---:|---:|---:|---:|
+            | teams | first frame, no cache | first frame, cached | all loaded, no cache / cached | plain full fetch | win → other screen p50 / p99 | wins |
+            |---:|---:|---:|---:|---:|---:|---:|
 
             """
         for row in sharedScoreboard {
@@ -257,7 +259,8 @@ struct Report {
             text +=
                 "| \(Self.count(row.teams)) | \(Self.ms(row.uncachedFirstFrameMilliseconds)) | "
                 + "\(Self.ms(row.cachedFirstFrameMilliseconds)) | \(loaded.joined(separator: " / ")) | "
-                + "**\(Self.pair(row.winToOtherScreen))** | \(row.winToOtherScreen.count) |\n"
+                + "\(Self.ms(row.fullFetchMilliseconds)) | **\(Self.pair(row.winToOtherScreen))** | "
+                + "\(row.winToOtherScreen.count) |\n"
         }
         return text
     }
@@ -375,13 +378,11 @@ struct Report {
         }
         if let shared = sharedScoreboard.max(by: { $0.teams < $1.teams }) {
             let m = Self.count(shared.teams)
-            if let loaded = shared.uncachedAllLoadedMilliseconds,
-                let server = postgreSQL.first(where: { $0.teams == shared.teams })
-            {
-                let behind = loaded - shared.uncachedFirstFrameMilliseconds, full = server.firstFetchSeconds * 1000
+            if let loaded = shared.uncachedAllLoadedMilliseconds {
+                let behind = loaded - shared.uncachedFirstFrameMilliseconds, full = shared.fullFetchMilliseconds
                 text += line(
-                    "PostgreSQL, \(m): the scoreboard's load behind its first frame, over TCP (full first fetch "
-                        + "on the Unix socket: \(Self.ms(full)) ms)", Self.times(behind, full), "≤ 1.5×",
+                    "PostgreSQL, \(m): the scoreboard's load behind its first frame, over TCP (its controller's "
+                        + "plain full fetch over TCP: \(Self.ms(full)) ms)", Self.times(behind, full), "≤ 1.5×",
                     behind <= 1.5 * full)
             }
             text += line(

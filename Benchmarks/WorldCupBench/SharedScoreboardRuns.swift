@@ -19,6 +19,9 @@ struct SharedScoreboardRuns {
         var cachedAllLoadedMilliseconds: Double?
         /// A win's key on one host (its commit included) → the other host's screen flushed with it.
         var winToOtherScreen: Percentiles
+        /// The scoreboard's standings controller's plain full `performFetch()` on a host, over
+        /// the same network (median of three): what the load behind the first frame is held to.
+        var fullFetchMilliseconds: Double
     }
 
     let app: AppRuns
@@ -44,6 +47,9 @@ struct SharedScoreboardRuns {
                 uri: uri, cacheHome: run == 2 ? cacheHome : cacheHome + "-\(run)", launcher: onHost(0), name: "a"
             ) { _ in }
         }
+        let fullFetch = Percentiles(
+            try (0..<3).map { _ in try FullFetchProbe.run(uri: uri, launcher: onHost(0), folder: app.folder) }
+        ).p50
         let cached = try session(uri: uri, cacheHome: cacheHome, launcher: onHost(0), name: "a") { _ in }
         // The first rows come from the server; with a cache, the rest come from it.
         guard uncachedRuns.allSatisfy({ $0.source == "store" && $0.loadedFrom != "cache" }),
@@ -78,7 +84,7 @@ struct SharedScoreboardRuns {
             uncachedAllLoadedMilliseconds: uncachedRuns.allSatisfy { $0.allLoadedMilliseconds != nil }
                 ? Percentiles(uncachedRuns.compactMap(\.allLoadedMilliseconds)).p50 : nil,
             cachedAllLoadedMilliseconds: cached.allLoadedMilliseconds,
-            winToOtherScreen: Percentiles(latencies))
+            winToOtherScreen: Percentiles(latencies), fullFetchMilliseconds: fullFetch)
     }
 
     /// A scoreboard with `--stats` in tmux session `name`; `during` runs while it is open,

@@ -18,6 +18,12 @@ while let name = argumentIterator.next() {
     }
     options[String(name.dropFirst(2))] = value
 }
+// A child of the shared scoreboard's runs (see `FullFetchProbe`).
+if let uri = options["full-fetch-of"], let file = options["write-to"] {
+    try String(format: "%.3f", try FullFetchProbe.milliseconds(uri: uri)).write(
+        toFile: file, atomically: true, encoding: .utf8)
+    exit(0)
+}
 guard let worldcup = options["worldcup"] else {
     FileHandle.standardError.write(Data("worldcup-bench: --worldcup PATH (the release binary) is required\n".utf8))
     exit(2)

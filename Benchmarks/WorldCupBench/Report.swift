@@ -92,8 +92,8 @@ struct Report {
             - **Scoreboard** (the real binary in a 100×40 tmux terminal, `--stats FILE`): *first frame*
               is from the start of the command's code to the first `doupdate`, plus the median time to run
               `worldcup --version` (\(String(format: "%.1f", processStartMilliseconds)) ms: process start,
-              dynamic linking, argument parsing). *Uncached*: no cache file; *cached*: the cache the previous
-              session wrote (median of 3). *Flushed*: Enter pressed (a +1 win for the team under the
+              dynamic linking, argument parsing). *Uncached*: no cache file, the session whose load
+              was the median of three; *cached*: the cache the previous session wrote (median of 3). *Flushed*: Enter pressed (a +1 win for the team under the
               cursor, which then moves) until `doupdate` returned, every key of the 4 sessions.
               *Peak memory*: the session's peak resident set (`getrusage`). *Idle*: the scoreboard left
               alone after a second's rest (its checkpoint and cache save done), user and system CPU time
@@ -308,7 +308,7 @@ struct Report {
             ## Against the targets (SPEC §6)
 
             At \(n) teams unless said. *Load behind the first frame*: from the first frame to every
-            team loaded (uncached session), against one plain `performFetch()` of the same request on a
+            team loaded (the median of three uncached sessions), against one plain `performFetch()` of the same request on a
             new controller in the benchmark's process (median of three), same store, same run.
 
             | figure | today | target | met? |

@@ -54,7 +54,13 @@ for size in sizes where stores.contains("sqlite") {
             format: "generate: %.2f s; import: %.2f s, peak %d MB; sqlite3 shell .import: %.2f s (ours ÷ shell %.2f)",
             generated.seconds, imported.seconds, imported.peakKilobytes / 1024, shellImported.seconds,
             imported.seconds / shellImported.seconds))
-    let uncached = try app.session(store: store, cacheHome: cacheHome, keys: keys)
+    // One binary's load behind the first frame ranged 467-843 ms over 30 sessions at a million
+    // teams: the uncached figures are those of the session with the median load of three, each
+    // without a cache; the last one leaves the cache the cached sessions read.
+    let uncachedRuns = try (0..<3).map { run in
+        try app.session(store: store, cacheHome: run == 2 ? cacheHome : cacheHome + "-\(run)", keys: keys)
+    }
+    let uncached = uncachedRuns.sorted { ($0.allLoadedMilliseconds ?? 0) < ($1.allLoadedMilliseconds ?? 0) }[1]
     var cached: [AppRuns.Session] = []
     for _ in 0..<3 { cached.append(try app.session(store: store, cacheHome: cacheHome, keys: keys)) }
     print(
@@ -81,8 +87,11 @@ for size in sizes where stores.contains("sqlite") {
             latency.bare.p50, latency.ours.p50, latency.valueObservation.p50, latency.refetch.p50))
     print(
         String(
-            format: "load behind the first frame %.0f ms (steps: longest %.1f ms); plain performFetch() %.0f ms",
+            format: "load behind the first frame %.0f ms (sessions: %@; steps: longest %.1f ms); "
+                + "plain performFetch() %.0f ms",
             (uncached.allLoadedMilliseconds ?? uncached.firstFrameMilliseconds) - uncached.firstFrameMilliseconds,
+            uncachedRuns.map { String(format: "%.0f", ($0.allLoadedMilliseconds ?? 0) - $0.firstFrameMilliseconds) }
+                .joined(separator: ", "),
             uncached.loadStepMilliseconds.max() ?? 0, latency.fetchSeconds * 1000))
     report.rows.append(
         Report.Row(

@@ -77,7 +77,8 @@ public final class PostgreSQLConnection {
     }
 
     deinit {
-        discardSentAhead()
+        // A query still in flight is dropped with the connection, without waiting for it.
+        if case let .arrived(result) = sentAhead { PQclear(result) }
         PQfinish(connection)
     }
 

@@ -56,10 +56,6 @@ public final class PostgreSQLStore: ResultsStore {
     public internal(set) var stepsReadAhead = 0
     private var isListening = false
     private var tracking = false
-    /// Notifications were read off the socket (by a statement reading its own result, or read
-    /// away before one) after the last look began: the socket says nothing of them any more, so
-    /// ``nextLookDeadline`` calls for a look now.
-    var notifiedSinceLook = false
     private var reconnection = ReconnectionSchedule()
     /// A reconnection under way (see `connect()`).
     private var attempt: PostgreSQLConnectionAttempt?
@@ -168,18 +164,14 @@ public final class PostgreSQLStore: ResultsStore {
     // MARK: - Reading and writing
 
     /// `consistent`: a repeatable-read, read-only transaction; otherwise each statement sees its
-    /// own snapshot (a look's one statement needs no transaction around it). Notifications are
-    /// read away before and after `body`; until a look begins, ``nextLookDeadline`` calls for one.
+    /// own snapshot (a look's one statement needs no transaction around it). Notifications that
+    /// arrived are read away first.
     public func read<T>(consistent: Bool, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
         let connection = try connect()
         do {
-            try noteNotifications(connection)
-            let value =
-                consistent
-                ? try connection.transaction(isolation: .repeatableRead, readOnly: true) { try body(connection) }
-                : try body(connection)
-            try noteNotifications(connection)
-            return value
+            if tracking { _ = try connection.notifications() }
+            guard consistent else { return try body(connection) }
+            return try connection.transaction(isolation: .repeatableRead, readOnly: true) { try body(connection) }
         } catch let error as PostgreSQLError where error.isConnectionLost {
             lose(connection, error)
             throw error
@@ -199,7 +191,6 @@ public final class PostgreSQLStore: ResultsStore {
         do {
             let value = try connection.transaction { try body(connection) }
             try follow(connection)
-            try noteNotifications(connection)
             return value
         } catch let error as PostgreSQLError where error.isConnectionLost {
             lose(connection, error)
@@ -214,7 +205,7 @@ public final class PostgreSQLStore: ResultsStore {
     /// While reconnecting: the next attempt, or soon while one is under way (each look takes it
     /// a step further without blocking). Nil while connected.
     public var nextLookDeadline: ContinuousClock.Instant? {
-        guard connection == nil else { return notifiedSinceLook ? .now : nil }
+        guard connection == nil else { return nil }
         return attempt != nil ? ContinuousClock.now + .milliseconds(20) : reconnection.nextAttempt ?? .now
     }
 
@@ -270,12 +261,6 @@ public final class PostgreSQLStore: ResultsStore {
             }
         }
         return made
-    }
-
-    /// Reads away the notifications libpq holds or the socket has: a look after them sees their
-    /// commits, and until one begins ``nextLookDeadline`` calls for it.
-    private func noteNotifications(_ connection: PostgreSQLConnection) throws {
-        if tracking, !(try connection.notifications()).isEmpty { notifiedSinceLook = true }
     }
 
     private func listen(_ connection: PostgreSQLConnection) throws {

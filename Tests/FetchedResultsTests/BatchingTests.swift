@@ -1,4 +1,3 @@
-import ControllerOracles
 import FetchedResultsSQLite
 import Foundation
 import GRDB
@@ -52,35 +51,6 @@ import Testing
             #expect(batched.loadedRowCount <= 25 * 8, "at most 8 batches are held")
         }
         #expect(try batched.sections!.map(\.name) == whole.sections!.map(\.name))
-    }
-
-    /// A row a look read afresh reads as the look saw it until the next look, even when its
-    /// batch was not held: an object asked for right after a change set is the row the change
-    /// set describes, not a later commit's (serve encodes each change set's rows so).
-    @Test func aChangedRowReadsAsTheLookSawItUntilTheNextLook() throws {
-        let (pool, _) = try makeItemDatabase()
-        try pool.write { db in
-            for index in 0..<200 {
-                try db.execute(
-                    sql: "INSERT INTO item (grp, score, name, note) VALUES ('Asia', ?, ?, '')",
-                    arguments: [index, "n\(index)"])
-            }
-        }
-        let request = TableFetchRequest(
-            table: "item", sortDescriptors: [ColumnSortDescriptor(key: "score")], fetchBatchSize: 10)
-        let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool)
-        let log = CallbackLog()
-        controller.delegate = log
-        try controller.performFetch()
-        #expect(controller.loadedRowCount == 0, "no batch held")
-        let id = controller.rowID(at: FetchedResults.IndexPath(row: 150, section: 0))
-        try pool.write { try $0.execute(sql: "UPDATE item SET note = 'first' WHERE id = ?", arguments: [id]) }
-        #expect(try controller.processPendingChanges())
-        // Another commit, not looked at yet.
-        try pool.write { try $0.execute(sql: "UPDATE item SET note = 'second' WHERE id = ?", arguments: [id]) }
-        #expect(try controller.object(at: FetchedResults.IndexPath(row: 150, section: 0)).note == "first")
-        #expect(try controller.processPendingChanges())
-        #expect(try controller.object(at: FetchedResults.IndexPath(row: 150, section: 0)).note == "second")
     }
 
     @Test func runsOfRowsReadAtOnceEqualRowByRowAndPushOutNoBatch() throws {

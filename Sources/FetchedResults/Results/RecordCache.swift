@@ -48,15 +48,10 @@ package struct RecordCache<Row> {
     }
 
     /// A transaction's touched rows: those read afresh (`fresh`) are kept current, the others
-    /// are gone from the results. When batching, fresh rows are kept as a batch of their own when
-    /// they are no more than a batch: an object asked for right after the change then comes from
-    /// the snapshot the change set was made in, not from a later commit.
+    /// are gone from the results.
     package mutating func apply(touched: Set<Int64>, fresh: [Int64: Row]) {
-        for id in touched where fresh[id] == nil { remove(id) }
-        if isBatching, !fresh.isEmpty, fresh.count <= batchSize {
-            storeBatch(fresh)
-        } else {
-            for (id, row) in fresh { update(id, with: row) }
+        for id in touched {
+            if let row = fresh[id] { update(id, with: row) } else { remove(id) }
         }
     }
 

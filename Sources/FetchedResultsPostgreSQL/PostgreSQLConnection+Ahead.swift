@@ -1,9 +1,5 @@
 import CLibpq
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 extension PostgreSQLConnection {
     /// Where the query sent ahead is.
     enum SentAhead {
@@ -22,12 +18,8 @@ extension PostgreSQLConnection {
     /// - Throws: ``PostgreSQLError/connectionLost(_:)`` when it could not be sent.
     public func sendAhead(_ sql: String, _ parameters: [String?]) throws {
         discardSentAhead()
-        let values = parameters.map { $0.map { strdup($0) } ?? nil }
-        defer { values.forEach { free($0) } }
-        let sent = values.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { pointers in
-                PQsendQueryParams(connection, sql, Int32(parameters.count), nil, pointers.baseAddress, nil, nil, 0)
-            }
+        let sent = Self.withCParameters(parameters) { count, values in
+            PQsendQueryParams(connection, sql, count, nil, values, nil, nil, 0)
         }
         guard sent == 1 else { throw PostgreSQLError.connectionLost(Self.text(PQerrorMessage(connection))) }
         sentAhead = .inFlight

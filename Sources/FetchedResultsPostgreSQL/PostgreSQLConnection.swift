@@ -197,13 +197,7 @@ public final class PostgreSQLConnection {
         send: (OpaquePointer, Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> OpaquePointer?
     ) throws -> T {
         settleSentAhead()
-        let values = parameters.map { $0.map { strdup($0) } ?? nil }
-        defer { values.forEach { free($0) } }
-        let result = values.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { pointers in
-                send(connection, Int32(parameters.count), pointers.baseAddress)
-            }
-        }
+        let result = Self.withCParameters(parameters) { count, values in send(connection, count, values) }
         guard let result else { throw PostgreSQLError.connectionLost(Self.text(PQerrorMessage(connection))) }
         defer { PQclear(result) }
         switch PQresultStatus(result) {
@@ -216,6 +210,17 @@ public final class PostgreSQLConnection {
             throw PostgreSQLError.statementFailed(
                 sqlState: SQLState(rawValue: Self.text(PQresultErrorField(result, Int32(UInt8(ascii: "C"))))),
                 message: Self.text(PQresultErrorField(result, Int32(UInt8(ascii: "M")))))
+        }
+    }
+
+    /// The parameters as C strings (NULL for nil), as libpq takes them, while `body` runs.
+    static func withCParameters<T>(
+        _ parameters: [String?], _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> T
+    ) -> T {
+        let values = parameters.map { $0.map { strdup($0) } ?? nil }
+        defer { values.forEach { free($0) } }
+        return values.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { body(Int32(parameters.count), $0.baseAddress) }
         }
     }
 

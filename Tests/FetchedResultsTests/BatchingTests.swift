@@ -1,3 +1,4 @@
+import ControllerOracles
 import FetchedResultsSQLite
 import Foundation
 import GRDB
@@ -51,6 +52,64 @@ import Testing
             #expect(batched.loadedRowCount <= 25 * 8, "at most 8 batches are held")
         }
         #expect(try batched.sections!.map(\.name) == whole.sections!.map(\.name))
+    }
+
+    /// A row a look read afresh reads as the look saw it until the next look, even when its
+    /// batch was not held: an object asked for right after a change set is the row the change
+    /// set describes, not a later commit's (serve encodes each change set's rows so).
+    @Test func aChangedRowReadsAsTheLookSawItUntilTheNextLook() throws {
+        let (pool, _) = try makeItemDatabase()
+        try pool.write { db in
+            for index in 0..<200 {
+                try db.execute(
+                    sql: "INSERT INTO item (grp, score, name, note) VALUES ('Asia', ?, ?, '')",
+                    arguments: [index, "n\(index)"])
+            }
+        }
+        let request = TableFetchRequest(
+            table: "item", sortDescriptors: [ColumnSortDescriptor(key: "score")], fetchBatchSize: 10)
+        let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool)
+        let log = CallbackLog()
+        controller.delegate = log
+        try controller.performFetch()
+        #expect(controller.loadedRowCount == 0, "no batch held")
+        let id = controller.rowID(at: FetchedResults.IndexPath(row: 150, section: 0))
+        try pool.write { try $0.execute(sql: "UPDATE item SET note = 'first' WHERE id = ?", arguments: [id]) }
+        #expect(try controller.processPendingChanges())
+        // Another commit, not looked at yet.
+        try pool.write { try $0.execute(sql: "UPDATE item SET note = 'second' WHERE id = ?", arguments: [id]) }
+        #expect(try controller.object(at: FetchedResults.IndexPath(row: 150, section: 0)).note == "first")
+        #expect(try controller.processPendingChanges())
+        #expect(try controller.object(at: FetchedResults.IndexPath(row: 150, section: 0)).note == "second")
+    }
+
+    /// Rows a look keeps aside are no batch of their own: looks at rows far from the screen,
+    /// more of them than batches are kept, push out none of the batches the screen shows.
+    @Test func rowsALookKeepsPushOutNoBatch() throws {
+        let (pool, _) = try makeItemDatabase()
+        try pool.write { db in
+            for index in 0..<200 {
+                try db.execute(
+                    sql: "INSERT INTO item (grp, score, name, note) VALUES ('Asia', ?, ?, '')",
+                    arguments: [index, "n\(index)"])
+            }
+        }
+        let request = TableFetchRequest(
+            table: "item", sortDescriptors: [ColumnSortDescriptor(key: "score")], fetchBatchSize: 10)
+        let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool)
+        let log = CallbackLog()
+        controller.delegate = log
+        try controller.performFetch()
+        _ = try controller.object(at: FetchedResults.IndexPath(row: 0, section: 0))
+        #expect(controller.loadedRowCount == 10, "the screen's batch")
+        for row in 100..<120 {  // twenty looks; the controller keeps 8 batches
+            let id = controller.rowID(at: FetchedResults.IndexPath(row: row, section: 0))
+            try pool.write { try $0.execute(sql: "UPDATE item SET note = 'seen' WHERE id = ?", arguments: [id]) }
+            #expect(try controller.processPendingChanges())
+        }
+        #expect(controller.loadedRowCount == 10, "the screen's batch is still the only one held")
+        let last = FetchedResults.IndexPath(row: 119, section: 0)
+        #expect(try controller.object(at: last).note == "seen", "the last look's row, kept aside")
     }
 
     @Test func runsOfRowsReadAtOnceEqualRowByRowAndPushOutNoBatch() throws {

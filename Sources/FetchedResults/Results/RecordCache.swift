@@ -3,7 +3,8 @@
 /// Without a batch size it holds every fetched row. With one (Core Data's `fetchBatchSize`) it
 /// holds at most ``batchesKept`` batches: rows are loaded a batch at a time as they are asked
 /// for, and the least recently loaded batch is dropped first. A row that changes is kept
-/// current only if it is loaded; otherwise it is read when next asked for.
+/// current only if it is loaded; otherwise it is kept aside until the next look, then read
+/// when next asked for.
 package struct RecordCache<Row> {
     /// Batches kept in memory when batching.
     package static var batchesKept: Int { 8 }
@@ -16,6 +17,9 @@ package struct RecordCache<Row> {
     /// Batching only: the serials and rows of the batches held, oldest first.
     private var batches: [(serial: Int, rowIDs: [Int64])] = []
     private var nextSerial = 0
+    /// Batching only: rows the last look read whose batches were not held (see
+    /// ``apply(touched:fresh:)``); at most a batch, replaced at every look.
+    private var lastLookRows: [Int64: Row] = [:]
 
     package init(batchSize: Int) {
         self.batchSize = max(0, batchSize)
@@ -23,7 +27,7 @@ package struct RecordCache<Row> {
 
     package var isBatching: Bool { batchSize > 0 }
 
-    package subscript(rowID: Int64) -> Row? { rows[rowID] }
+    package subscript(rowID: Int64) -> Row? { rows[rowID] ?? lastLookRows[rowID] }
 
     /// Stores rows read together; when batching, may drop the oldest batch.
     package mutating func storeBatch(_ loaded: [Int64: Row]) {
@@ -42,27 +46,37 @@ package struct RecordCache<Row> {
         }
     }
 
-    /// A row changed: keep it when every row is held or when it is loaded.
-    package mutating func update(_ rowID: Int64, with row: Row) {
-        if !isBatching || rows[rowID] != nil { rows[rowID] = row }
-    }
-
     /// A transaction's touched rows: those read afresh (`fresh`) are kept current, the others
-    /// are gone from the results.
+    /// are gone from the results. When batching, fresh rows of batches not held are kept aside
+    /// until the next look, when they are no more than a batch: an object asked for right after
+    /// a change set then comes from the snapshot the change set was made in, not from a later
+    /// commit, and the batches a view shows stay held.
     package mutating func apply(touched: Set<Int64>, fresh: [Int64: Row]) {
+        lastLookRows = [:]
+        let keepsAside = isBatching && fresh.count <= batchSize
         for id in touched {
-            if let row = fresh[id] { update(id, with: row) } else { remove(id) }
+            guard let row = fresh[id] else {
+                remove(id)
+                continue
+            }
+            if !isBatching || rows[id] != nil {
+                rows[id] = row
+            } else if keepsAside {
+                lastLookRows[id] = row
+            }
         }
     }
 
     package mutating func remove(_ rowID: Int64) {
         rows[rowID] = nil
         batchOfRow[rowID] = nil
+        lastLookRows[rowID] = nil
     }
 
     package mutating func removeAll() {
         rows = [:]
         batchOfRow = [:]
         batches = []
+        lastLookRows = [:]
     }
 }

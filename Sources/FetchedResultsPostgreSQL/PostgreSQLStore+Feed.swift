@@ -14,6 +14,8 @@ extension PostgreSQLStore {
     public func changes(
         since position: PostgreSQLChangeFeed.Position, in connection: PostgreSQLConnection
     ) throws -> FeedRead<PostgreSQLRow, PostgreSQLChangeFeed.Position> {
+        // This look sees every commit made so far.
+        lookIsDue = false
         let query = prepared, alias = PostgreSQLQuery.rowAlias, tables = observedTables
         let positionParameter = "$\(query.arguments.count + 1)",
             tablesParameter = "$\(query.arguments.count + 2)::text[]"

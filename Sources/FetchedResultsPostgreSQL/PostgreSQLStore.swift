@@ -25,7 +25,9 @@ import struct Foundation.URL
 ///
 /// **What wakes a loop.** ``wakeDescriptor`` is the connection's socket, readable when a
 /// notification arrives (or when the connection breaks). While connected there is no timed
-/// look: a connection cut without a word is found by TCP keepalives, which the
+/// look, except at once when the socket can no longer announce a commit: libpq took its
+/// notification off the socket while reading another statement's result, or a read outside a
+/// look reconnected. A connection cut without a word is found by TCP keepalives, which the
 /// ``connectionDefaults`` may set.
 ///
 /// **A progressive fetch over a network.** With a batch size, each step of `loadMoreRows(_:)`
@@ -56,6 +58,11 @@ public final class PostgreSQLStore: ResultsStore {
     public internal(set) var stepsReadAhead = 0
     private var isListening = false
     private var tracking = false
+    /// Commits may wait that the socket will not announce, so ``nextLookDeadline`` calls for a
+    /// look now: notifications were read off the socket after the last look began (by a
+    /// statement reading its own result, or read away before one), or a read outside a look
+    /// reconnected after a loss (the commits made meanwhile were notified to no one).
+    var lookIsDue = false
     private var reconnection = ReconnectionSchedule()
     /// A reconnection under way (see `connect()`).
     private var attempt: PostgreSQLConnectionAttempt?
@@ -164,14 +171,18 @@ public final class PostgreSQLStore: ResultsStore {
     // MARK: - Reading and writing
 
     /// `consistent`: a repeatable-read, read-only transaction; otherwise each statement sees its
-    /// own snapshot (a look's one statement needs no transaction around it). Notifications that
-    /// arrived are read away first.
+    /// own snapshot (a look's one statement needs no transaction around it). Notifications are
+    /// read away before and after `body`; until a look begins, ``nextLookDeadline`` calls for one.
     public func read<T>(consistent: Bool, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
         let connection = try connect()
         do {
-            if tracking { _ = try connection.notifications() }
-            guard consistent else { return try body(connection) }
-            return try connection.transaction(isolation: .repeatableRead, readOnly: true) { try body(connection) }
+            try noteNotifications(connection)
+            let value =
+                consistent
+                ? try connection.transaction(isolation: .repeatableRead, readOnly: true) { try body(connection) }
+                : try body(connection)
+            try noteNotifications(connection)
+            return value
         } catch let error as PostgreSQLError where error.isConnectionLost {
             lose(connection, error)
             throw error
@@ -191,6 +202,7 @@ public final class PostgreSQLStore: ResultsStore {
         do {
             let value = try connection.transaction { try body(connection) }
             try follow(connection)
+            try noteNotifications(connection)
             return value
         } catch let error as PostgreSQLError where error.isConnectionLost {
             lose(connection, error)
@@ -203,9 +215,10 @@ public final class PostgreSQLStore: ResultsStore {
     public var wakeDescriptor: Int32? { connection?.socket }
 
     /// While reconnecting: the next attempt, or soon while one is under way (each look takes it
-    /// a step further without blocking). Nil while connected.
+    /// a step further without blocking). While connected: now when commits may wait that the
+    /// socket will not announce (see `lookIsDue`), else nil.
     public var nextLookDeadline: ContinuousClock.Instant? {
-        guard connection == nil else { return nil }
+        guard connection == nil else { return lookIsDue ? .now : nil }
         return attempt != nil ? ContinuousClock.now + .milliseconds(20) : reconnection.nextAttempt ?? .now
     }
 
@@ -248,6 +261,7 @@ public final class PostgreSQLStore: ResultsStore {
 
     /// Uses a new connection, listening when tracking.
     private func adopt(_ made: PostgreSQLConnection) throws -> PostgreSQLConnection {
+        if case .reconnecting = connectionState, tracking { lookIsDue = true }
         connection = made
         isListening = false
         reconnection.succeeded()
@@ -261,6 +275,12 @@ public final class PostgreSQLStore: ResultsStore {
             }
         }
         return made
+    }
+
+    /// Reads away the notifications libpq holds or the socket has: a look after them sees their
+    /// commits, and until one begins ``nextLookDeadline`` calls for it.
+    private func noteNotifications(_ connection: PostgreSQLConnection) throws {
+        if tracking, !(try connection.notifications()).isEmpty { lookIsDue = true }
     }
 
     private func listen(_ connection: PostgreSQLConnection) throws {

@@ -136,6 +136,66 @@ extension PostgreSQLServerTests {
             #expect(poll(&descriptor, 1, 50) == 0, "the look read the notification")
         }
 
+        /// A statement that reads the controller's socket for its own result reads a notification
+        /// that came meanwhile too, and the socket turns quiet: a loop that sleeps on it must still
+        /// look, which the store's look deadline tells it.
+        @Test func aNotificationReadByAnotherStatementStillCallsForALook() throws {
+            let (conninfo, writer) = try standingsDatabase()
+            try insert((10..<30).map { "item \($0)" }, from: 1, on: writer)
+            var request = Self.byName
+            request.fetchBatchSize = 5
+            let controller = PostgreSQLResultsController<StandingsItem>(fetchRequest: request, conninfo: conninfo)
+            let recorder = PostgreSQLRecorder()
+            controller.delegate = recorder
+            try controller.performFetch()
+            let socket = try #require(controller.wakeDescriptor)
+            try writer.execute("UPDATE item SET name = 'zulu' WHERE id = 1")
+            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            #expect(poll(&descriptor, 1, 5000) == 1, "the commit's NOTIFY arrived")
+            // A row of a batch not in memory: reading it takes the notification off the socket.
+            _ = try controller.object(at: IndexPath(row: 15, section: 0))
+            descriptor.revents = 0
+            #expect(poll(&descriptor, 1, 0) == 0, "nothing left on the socket")
+            let deadline = try #require(controller.nextLookDeadline, "a look is due, the socket quiet")
+            #expect(deadline <= .now)
+            #expect(try controller.processPendingChanges())
+            #expect(try controller.fetchedObjects?.last?.name == "zulu")
+            #expect(controller.nextLookDeadline == nil, "looked: the socket says when again")
+        }
+
+        /// A read outside a look (a row of a batch not in memory) may be what reconnects after a
+        /// loss. The commits made meanwhile sent no notification the new connection hears: the
+        /// look deadline must call for a look, or a loop sleeping on the socket misses them.
+        @Test func aReconnectionOutsideALookStillCallsForALook() throws {
+            let (conninfo, writer) = try standingsDatabase()
+            try insert((10..<30).map { "item \($0)" }, from: 1, on: writer)
+            var request = Self.byName
+            request.fetchBatchSize = 5
+            let controller = PostgreSQLResultsController<StandingsItem>(fetchRequest: request, conninfo: conninfo)
+            let recorder = PostgreSQLRecorder()
+            controller.delegate = recorder
+            try controller.performFetch()
+            try writer.execute(
+                """
+                SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                WHERE datname = current_database() AND pid <> pg_backend_pid()
+                """)
+            try writer.execute("UPDATE item SET name = 'zulu' WHERE id = 1")
+            #expect(try controller.processPendingChanges() == false, "the look finds the connection gone")
+            let deadline = ContinuousClock.now + .seconds(10)
+            while controller.connectionState != .connected, ContinuousClock.now < deadline {
+                _ = try? controller.object(at: IndexPath(row: 15, section: 0))
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            try #require(controller.connectionState == .connected, "a row read reconnected")
+            let due = try #require(controller.nextLookDeadline, "a look is due: the missed commit sent nothing")
+            #expect(due <= .now)
+            #expect(try controller.processPendingChanges())
+            #expect(try controller.fetchedObjects?.last?.name == "zulu")
+            #expect(controller.nextLookDeadline == nil, "looked: the socket says when again")
+            #expect(recorder.connectionStates.last == .connected)
+        }
+
         /// A look's statement is prepared once per connection; a column added to the table
         /// while the controller follows it changes the statement's result, and the next look
         /// still delivers, without an error.

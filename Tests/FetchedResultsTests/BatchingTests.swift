@@ -109,7 +109,69 @@ import Testing
         }
         #expect(controller.loadedRowCount == 10, "the screen's batch is still the only one held")
         let last = FetchedResults.IndexPath(row: 119, section: 0)
+        try pool.write { db in
+            try db.execute(sql: "UPDATE item SET note = 'later' WHERE id = ?", arguments: [controller.rowID(at: last)])
+        }
         #expect(try controller.object(at: last).note == "seen", "the last look's row, kept aside")
+        #expect(controller.loadedRowCount == 10, "read from the rows kept aside, not from a batch")
+    }
+
+    /// A row kept aside and then loaded with its batch, later than the look, is the batch's
+    /// copy: once that batch is pushed out, the row is read again, never the look's older copy.
+    @Test func aRowKeptAsideThenLoadedNeverGoesBackInTime() throws {
+        let (pool, _) = try makeItemDatabase()
+        try pool.write { db in
+            for index in 0..<200 {
+                try db.execute(
+                    sql: "INSERT INTO item (grp, score, name, note) VALUES ('Asia', ?, ?, '')",
+                    arguments: [index, "n\(index)"])
+            }
+        }
+        let request = TableFetchRequest(
+            table: "item", sortDescriptors: [ColumnSortDescriptor(key: "score")], fetchBatchSize: 10)
+        let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool)
+        let log = CallbackLog()
+        controller.delegate = log
+        try controller.performFetch()
+        let row = FetchedResults.IndexPath(row: 150, section: 0)
+        let id = controller.rowID(at: row)
+        try pool.write { try $0.execute(sql: "UPDATE item SET note = 'first' WHERE id = ?", arguments: [id]) }
+        #expect(try controller.processPendingChanges())
+        try pool.write { try $0.execute(sql: "UPDATE item SET note = 'second' WHERE id = ?", arguments: [id]) }
+        // A neighbour loads the row's batch, with the second note.
+        _ = try controller.object(at: FetchedResults.IndexPath(row: 151, section: 0))
+        #expect(try controller.object(at: row).note == "second")
+        for batch in 0..<10 { _ = try controller.object(at: FetchedResults.IndexPath(row: batch * 10, section: 0)) }
+        #expect(try controller.object(at: row).note == "second", "pushed out, then read again")
+    }
+
+    /// The bound on the rows a look keeps aside counts the rows of batches not held: a look
+    /// of more rows than a batch, most of them held, still keeps its few others.
+    @Test func aLookOfManyHeldRowsKeepsItsOtherRowsAside() throws {
+        let (pool, _) = try makeItemDatabase()
+        try pool.write { db in
+            for index in 0..<200 {
+                try db.execute(
+                    sql: "INSERT INTO item (grp, score, name, note) VALUES ('Asia', ?, ?, '')",
+                    arguments: [index, "n\(index)"])
+            }
+        }
+        let request = TableFetchRequest(
+            table: "item", sortDescriptors: [ColumnSortDescriptor(key: "score")], fetchBatchSize: 10)
+        let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool)
+        let log = CallbackLog()
+        controller.delegate = log
+        try controller.performFetch()
+        _ = try controller.object(at: FetchedResults.IndexPath(row: 0, section: 0))
+        let far = controller.rowID(at: FetchedResults.IndexPath(row: 150, section: 0))
+        // The screen's ten rows and one far away: eleven rows, one more than a batch.
+        try pool.write { db in
+            try db.execute(sql: "UPDATE item SET note = 'first' WHERE score < 10 OR id = ?", arguments: [far])
+        }
+        #expect(try controller.processPendingChanges())
+        try pool.write { try $0.execute(sql: "UPDATE item SET note = 'second' WHERE id = ?", arguments: [far]) }
+        #expect(try controller.object(at: FetchedResults.IndexPath(row: 150, section: 0)).note == "first")
+        #expect(try controller.object(at: FetchedResults.IndexPath(row: 0, section: 0)).note == "first")
     }
 
     @Test func runsOfRowsReadAtOnceEqualRowByRowAndPushOutNoBatch() throws {

@@ -17,8 +17,8 @@ package struct RecordCache<Row> {
     /// Batching only: the serials and rows of the batches held, oldest first.
     private var batches: [(serial: Int, rowIDs: [Int64])] = []
     private var nextSerial = 0
-    /// Batching only: rows the last look read whose batches were not held (see
-    /// ``apply(touched:fresh:)``); at most a batch, replaced at every look.
+    /// Batching only: rows the last look that changed rows read whose batches were not held
+    /// (see ``apply(touched:fresh:)``); at most a batch.
     private var lastLookRows: [Int64: Row] = [:]
 
     package init(batchSize: Int) {
@@ -31,7 +31,10 @@ package struct RecordCache<Row> {
 
     /// Stores rows read together; when batching, may drop the oldest batch.
     package mutating func storeBatch(_ loaded: [Int64: Row]) {
-        for (rowID, row) in loaded { rows[rowID] = row }
+        for (rowID, row) in loaded {
+            rows[rowID] = row
+            lastLookRows[rowID] = nil
+        }
         guard isBatching else { return }
         let serial = nextSerial
         nextSerial += 1
@@ -47,13 +50,13 @@ package struct RecordCache<Row> {
     }
 
     /// A transaction's touched rows: those read afresh (`fresh`) are kept current, the others
-    /// are gone from the results. When batching, fresh rows of batches not held are kept aside
-    /// until the next look, when they are no more than a batch: an object asked for right after
-    /// a change set then comes from the snapshot the change set was made in, not from a later
-    /// commit, and the batches a view shows stay held.
+    /// are gone from the results. When batching, the fresh rows of batches not held are kept
+    /// aside until the next look that changes rows, when they are no more than a batch: an
+    /// object asked for right after a change set then comes from the snapshot the change set
+    /// was made in, not from a later commit, and the batches a view shows stay held.
     package mutating func apply(touched: Set<Int64>, fresh: [Int64: Row]) {
         lastLookRows = [:]
-        let keepsAside = isBatching && fresh.count <= batchSize
+        var unheld: [Int64: Row] = [:]
         for id in touched {
             guard let row = fresh[id] else {
                 remove(id)
@@ -61,10 +64,11 @@ package struct RecordCache<Row> {
             }
             if !isBatching || rows[id] != nil {
                 rows[id] = row
-            } else if keepsAside {
-                lastLookRows[id] = row
+            } else {
+                unheld[id] = row
             }
         }
+        if unheld.count <= batchSize { lastLookRows = unheld }
     }
 
     package mutating func remove(_ rowID: Int64) {

@@ -12,7 +12,9 @@ extension PostgreSQLStore {
     }
 
     public func position(in connection: PostgreSQLConnection) throws -> PostgreSQLChangeFeed.Position {
-        try PostgreSQLChangeFeed.currentPosition(in: connection)
+        // A fetch from here sees every commit made so far, as a look does.
+        lookIsDue = false
+        return try PostgreSQLChangeFeed.currentPosition(in: connection)
     }
 
     /// Inside the caller's transaction: one query per keyset part; the whole order through a

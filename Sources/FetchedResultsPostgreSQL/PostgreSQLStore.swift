@@ -61,7 +61,8 @@ public final class PostgreSQLStore: ResultsStore {
     /// Commits may wait that the socket will not announce, so ``nextLookDeadline`` calls for a
     /// look now: notifications were read off the socket after the last look began (by a
     /// statement reading its own result, or read away before one), or a read outside a look
-    /// reconnected after a loss (the commits made meanwhile were notified to no one).
+    /// reconnected after a loss (the commits made meanwhile were notified to no one). A look or
+    /// a fetch clears it, and so does ``stopTracking()``.
     var lookIsDue = false
     private var reconnection = ReconnectionSchedule()
     /// A reconnection under way (see `connect()`).
@@ -146,12 +147,13 @@ public final class PostgreSQLStore: ResultsStore {
                     installation: "PostgreSQLChangeFeed.install(on: \"\(table)\", keyColumn: …, in: connection)")
             }
         }
-        tracking = true
         try listen(connection)
+        tracking = true
     }
 
     public func stopTracking() {
         tracking = false
+        lookIsDue = false
         if isListening, let connection {
             _ = try? connection.execute("UNLISTEN " + PostgreSQLChangeFeed.quotedName(PostgreSQLChangeFeed.channel))
             isListening = false
@@ -171,8 +173,9 @@ public final class PostgreSQLStore: ResultsStore {
     // MARK: - Reading and writing
 
     /// `consistent`: a repeatable-read, read-only transaction; otherwise each statement sees its
-    /// own snapshot (a look's one statement needs no transaction around it). Notifications are
-    /// read away before and after `body`; until a look begins, ``nextLookDeadline`` calls for one.
+    /// own snapshot (a look's one statement needs no transaction around it). While tracking,
+    /// notifications are read away before and after `body`; until a look or a fetch begins,
+    /// ``nextLookDeadline`` calls for one.
     public func read<T>(consistent: Bool, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
         let connection = try connect()
         do {
@@ -201,6 +204,9 @@ public final class PostgreSQLStore: ResultsStore {
         let connection = try connect()
         do {
             let value = try connection.transaction { try body(connection) }
+            // The commit's own notification came back with it (the connection listens): read
+            // it before the look that sees the commit, so that it calls for no look after.
+            try noteNotifications(connection)
             try follow(connection)
             try noteNotifications(connection)
             return value
@@ -218,7 +224,7 @@ public final class PostgreSQLStore: ResultsStore {
     /// a step further without blocking). While connected: now when commits may wait that the
     /// socket will not announce (see `lookIsDue`), else nil.
     public var nextLookDeadline: ContinuousClock.Instant? {
-        guard connection == nil else { return lookIsDue ? .now : nil }
+        guard connection == nil else { return tracking && lookIsDue ? .now : nil }
         return attempt != nil ? ContinuousClock.now + .milliseconds(20) : reconnection.nextAttempt ?? .now
     }
 

@@ -163,6 +163,34 @@ extension PostgreSQLServerTests {
             #expect(controller.nextLookDeadline == nil, "looked: the socket says when again")
         }
 
+        /// The controller's own write comes back as a notification with its commit: the look
+        /// that follows the write sees it, and no other is called for. A look called for and
+        /// then no longer tracking: none is.
+        @Test func aWriteOrStoppingCallsForNoMoreLooks() throws {
+            let (conninfo, writer) = try standingsDatabase()
+            try insert((10..<30).map { "item \($0)" }, from: 1, on: writer)
+            var request = Self.byName
+            request.fetchBatchSize = 5
+            let controller = PostgreSQLResultsController<StandingsItem>(fetchRequest: request, conninfo: conninfo)
+            let recorder = PostgreSQLRecorder()
+            controller.delegate = recorder
+            try controller.performFetch()
+            try controller.write { connection in
+                try connection.execute("UPDATE item SET name = 'zulu' WHERE id = 1")
+            }
+            #expect(recorder.batches.count == 1, "the write's change set")
+            #expect(controller.nextLookDeadline == nil, "the write's own notification calls for no look")
+
+            try writer.execute("UPDATE item SET name = 'yankee' WHERE id = 2")
+            let socket = try #require(controller.wakeDescriptor)
+            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            #expect(poll(&descriptor, 1, 5000) == 1, "the commit's NOTIFY arrived")
+            _ = try controller.object(at: IndexPath(row: 15, section: 0))
+            #expect(controller.nextLookDeadline != nil, "a look is called for")
+            controller.stopTracking()
+            #expect(controller.nextLookDeadline == nil, "not tracking: no look is called for")
+        }
+
         /// A read outside a look (a row of a batch not in memory) may be what reconnects after a
         /// loss. The commits made meanwhile sent no notification the new connection hears: the
         /// look deadline must call for a look, or a loop sleeping on the socket misses them.

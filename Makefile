@@ -99,7 +99,7 @@ test: deps lint
 ## bench: the controller and the scoreboard against their peers at 32, 10,000 and 1,000,000 teams,
 ## side by side in one run; writes BENCHMARKS.md and docs/per-change-cost.svg (a few minutes).
 BENCH_SIZES ?= 32,10000,1000000
-BENCH_ITERATIONS ?= 200
+BENCH_ITERATIONS ?= 1000
 bench: deps
 	@set -o pipefail; $(SWIFT) build $(RELEASE) --product worldcup $(QUIET_PIPE)
 	@set -o pipefail; $(SWIFT) build $(RELEASE) --product worldcup-bench $(QUIET_PIPE)

@@ -88,7 +88,9 @@ struct Report {
               until the diff is ready. *Full refetch*: the commit, then the ordered ids fetched again.
               Auto-checkpoints are off and a checkpoint runs every 100 writes outside the timed part
               (the app checkpoints on its idle tick). The expensive peers get fewer rounds at large N
-              (`max(10, 20,000,000 / N)`).
+              (`max(10, 20,000,000 / N)`). Every contender first runs a tenth of its rounds untimed;
+              the bare commit and ours take turns in five blocks each (the controller stops following
+              the store during the bare commit's blocks, and fetches again before its own).
             - **Scoreboard** (the real binary in a 100×40 tmux terminal, `--stats FILE`): *first frame*
               is from the start of the command's code to the first `doupdate`, plus the median time to run
               `worldcup --version` (\(String(format: "%.1f", processStartMilliseconds)) ms: process start,

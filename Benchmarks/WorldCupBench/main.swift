@@ -1,7 +1,7 @@
 // `make bench`: the controller and the scoreboard at several store sizes, with the peers run
 // side by side in the same run; writes BENCHMARKS.md and a plot.
 //
-// Usage: worldcup-bench --worldcup PATH [--sizes 32,10000,1000000] [--iterations 200]
+// Usage: worldcup-bench --worldcup PATH [--sizes 32,10000,1000000] [--iterations 1000]
 //                       [--keys 100] [--idle-seconds 60] [--output BENCHMARKS.md]
 //                       [--plot docs/per-change-cost.svg] [--stores sqlite,postgresql,shared,serve,fanout]
 //                       [--fanout-sizes 32,1000000]
@@ -29,7 +29,7 @@ guard let worldcup = options["worldcup"] else {
     exit(2)
 }
 let sizes = (options["sizes"] ?? "32,10000,1000000").split(separator: ",").compactMap { Int($0) }
-let iterations = Int(options["iterations"] ?? "") ?? 200
+let iterations = Int(options["iterations"] ?? "") ?? 1000
 let keys = Int(options["keys"] ?? "") ?? 100
 let idleSeconds = UInt32(options["idle-seconds"] ?? "") ?? 60
 // Which stores to measure (both by default; one alone when working on it).

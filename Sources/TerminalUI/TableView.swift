@@ -38,6 +38,21 @@ public struct TableUpdates: Sendable {
     public var movedRows: [(from: TableIndex, to: TableIndex)] = []
     public var reloadedRows: [(from: TableIndex, to: TableIndex)] = []
     public init() {}
+
+    /// Empties every list, keeping the room of those no longer than `capacity`: a caller that
+    /// fills one batch after another (a load's steps of thousands of rows) then grows no list
+    /// again, while a rare huge batch does not stay in memory.
+    public mutating func removeAll(keepingCapacityUpTo capacity: Int) {
+        func empty<Element>(_ list: inout [Element]) {
+            list.removeAll(keepingCapacity: list.capacity <= capacity)
+        }
+        empty(&deletedSections)
+        empty(&insertedSections)
+        empty(&deletedRows)
+        empty(&insertedRows)
+        empty(&movedRows)
+        empty(&reloadedRows)
+    }
 }
 
 /// A scrolling, sectioned list with a cursor, drawn into a band of a ``Surface``.

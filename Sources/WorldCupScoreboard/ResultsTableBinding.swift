@@ -10,7 +10,9 @@ import WorldCupModel
 final class ResultsTableBinding: FetchedResultsControllerDelegate {
     private unowned let results: any AnyFetchedResultsController
     private let tableView: TableView
-    private var updates = TableUpdates()
+    /// The batch being collected, one stored property: each callback is one access to it (a
+    /// load step's thousands of callbacks paid the access checks of two).
+    private var batch = Batch()
     /// The row id of the object under the cursor.
     var cursorRowID: Int64?
     /// Called when the controller could not follow a commit (it keeps the last standings).
@@ -18,7 +20,6 @@ final class ResultsTableBinding: FetchedResultsControllerDelegate {
     /// Called after each batch with the row ids inserted, moved or updated in it, for what
     /// else shows the results (counts, highlights).
     var didChangeRows: ([Int64]) -> Void = { _ in }
-    private var changedRowIDs: [Int64] = []
 
     init(results: any AnyFetchedResultsController, tableView: TableView) {
         self.results = results
@@ -26,45 +27,70 @@ final class ResultsTableBinding: FetchedResultsControllerDelegate {
     }
 
     func controllerWillChangeContent(_ controller: any AnyFetchedResultsController) {
-        updates = TableUpdates()
-        changedRowIDs = []
+        batch.empty()
     }
 
     func controller(_ controller: any AnyFetchedResultsController, didChange section: SectionChange) {
-        switch section.type {
-        case .insert: updates.insertedSections.append(section.index)
-        case .delete: updates.deletedSections.append(section.index)
-        // A renamed section's header is redrawn because its text changed.
-        case .move, .update: break
-        }
+        batch.add(section)
     }
 
     func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange) {
-        switch object {
-        case let .insert(rowID, to):
-            changedRowIDs.append(rowID)
-            updates.insertedRows.append(TableIndex(to))
-        case let .delete(_, from):
-            updates.deletedRows.append(TableIndex(from))
-        case let .move(rowID, from, to, _):
-            changedRowIDs.append(rowID)
-            updates.movedRows.append((TableIndex(from), TableIndex(to)))
-        case let .update(rowID, from, to, _):
-            changedRowIDs.append(rowID)
-            updates.reloadedRows.append((TableIndex(from), TableIndex(to)))
-        }
+        batch.add(object)
     }
 
     func controllerDidChangeContent(_ controller: any AnyFetchedResultsController) {
         let cursor = cursorRowID.flatMap { results.indexPath(forRowID: $0) }.map(TableIndex.init)
-        tableView.performBatchUpdates(updates, cursorAfter: cursor)
-        didChangeRows(changedRowIDs)
+        tableView.performBatchUpdates(batch.updates, cursorAfter: cursor)
+        didChangeRows(batch.changedRowIDs)
     }
 
     func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error) {
         // A lost connection shows as "reconnecting…" on the status line, not as an error.
         if case .reconnecting = controller.connectionState { return }
         reportFailure(error)
+    }
+}
+
+extension ResultsTableBinding {
+    /// One change set as the table view takes it, and the rows it inserted, moved or updated.
+    private struct Batch {
+        var updates = TableUpdates()
+        var changedRowIDs: [Int64] = []
+
+        /// The most rows whose room the lists keep from one batch to the next: a load step's
+        /// rows (growing the lists again at every step took a third of delivering them), not
+        /// an import's million.
+        static let keptCapacity = 65_536
+
+        mutating func empty() {
+            updates.removeAll(keepingCapacityUpTo: Self.keptCapacity)
+            changedRowIDs.removeAll(keepingCapacity: changedRowIDs.capacity <= Self.keptCapacity)
+        }
+
+        mutating func add(_ section: SectionChange) {
+            switch section.type {
+            case .insert: updates.insertedSections.append(section.index)
+            case .delete: updates.deletedSections.append(section.index)
+            // A renamed section's header is redrawn because its text changed.
+            case .move, .update: break
+            }
+        }
+
+        mutating func add(_ object: ObjectChange) {
+            switch object {
+            case let .insert(rowID, to):
+                changedRowIDs.append(rowID)
+                updates.insertedRows.append(TableIndex(to))
+            case let .delete(_, from):
+                updates.deletedRows.append(TableIndex(from))
+            case let .move(rowID, from, to, _):
+                changedRowIDs.append(rowID)
+                updates.movedRows.append((TableIndex(from), TableIndex(to)))
+            case let .update(rowID, from, to, _):
+                changedRowIDs.append(rowID)
+                updates.reloadedRows.append((TableIndex(from), TableIndex(to)))
+            }
+        }
     }
 }
 

@@ -136,10 +136,11 @@ extension PostgreSQLServerTests {
             #expect(poll(&descriptor, 1, 50) == 0, "the look read the notification")
         }
 
-        /// A statement that reads the controller's socket for its own result reads a notification
-        /// that came meanwhile too, and the socket turns quiet: a loop that sleeps on it must still
-        /// look, which the store's look deadline tells it.
-        @Test func aNotificationReadByAnotherStatementStillCallsForALook() throws {
+        /// Twenty items followed in batches of 5, none held: a row asked for is read from the
+        /// server, on the controller's connection.
+        func batchedController() throws -> (
+            PostgreSQLConnection, PostgreSQLResultsController<StandingsItem>, PostgreSQLRecorder
+        ) {
             let (conninfo, writer) = try standingsDatabase()
             try insert((10..<30).map { "item \($0)" }, from: 1, on: writer)
             var request = Self.byName
@@ -148,13 +149,27 @@ extension PostgreSQLServerTests {
             let recorder = PostgreSQLRecorder()
             controller.delegate = recorder
             try controller.performFetch()
-            let socket = try #require(controller.wakeDescriptor)
-            try writer.execute("UPDATE item SET name = 'zulu' WHERE id = 1")
-            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            return (writer, controller, recorder)
+        }
+
+        /// Commits `sql` on `writer`, waits for its NOTIFY on the controller's socket, then reads a
+        /// row of a batch not in memory: that read takes the notification off the socket.
+        func commitReadAwayByAnotherStatement(
+            _ sql: String, _ writer: PostgreSQLConnection, _ controller: PostgreSQLResultsController<StandingsItem>
+        ) throws {
+            try writer.execute(sql)
+            var descriptor = pollfd(fd: try #require(controller.wakeDescriptor), events: Int16(POLLIN), revents: 0)
             #expect(poll(&descriptor, 1, 5000) == 1, "the commit's NOTIFY arrived")
-            // A row of a batch not in memory: reading it takes the notification off the socket.
             _ = try controller.object(at: IndexPath(row: 15, section: 0))
-            descriptor.revents = 0
+        }
+
+        /// A statement that reads the controller's socket for its own result reads a notification
+        /// that came meanwhile too, and the socket turns quiet: a loop that sleeps on it must still
+        /// look, which the store's look deadline tells it.
+        @Test func aNotificationReadByAnotherStatementStillCallsForALook() throws {
+            let (writer, controller, _) = try batchedController()
+            try commitReadAwayByAnotherStatement("UPDATE item SET name = 'zulu' WHERE id = 1", writer, controller)
+            var descriptor = pollfd(fd: try #require(controller.wakeDescriptor), events: Int16(POLLIN), revents: 0)
             #expect(poll(&descriptor, 1, 0) == 0, "nothing left on the socket")
             let deadline = try #require(controller.nextLookDeadline, "a look is due, the socket quiet")
             #expect(deadline <= .now)
@@ -167,25 +182,14 @@ extension PostgreSQLServerTests {
         /// that follows the write sees it, and no other is called for. A look called for and
         /// then no longer tracking: none is.
         @Test func aWriteOrStoppingCallsForNoMoreLooks() throws {
-            let (conninfo, writer) = try standingsDatabase()
-            try insert((10..<30).map { "item \($0)" }, from: 1, on: writer)
-            var request = Self.byName
-            request.fetchBatchSize = 5
-            let controller = PostgreSQLResultsController<StandingsItem>(fetchRequest: request, conninfo: conninfo)
-            let recorder = PostgreSQLRecorder()
-            controller.delegate = recorder
-            try controller.performFetch()
+            let (writer, controller, recorder) = try batchedController()
             try controller.write { connection in
                 try connection.execute("UPDATE item SET name = 'zulu' WHERE id = 1")
             }
             #expect(recorder.batches.count == 1, "the write's change set")
             #expect(controller.nextLookDeadline == nil, "the write's own notification calls for no look")
 
-            try writer.execute("UPDATE item SET name = 'yankee' WHERE id = 2")
-            let socket = try #require(controller.wakeDescriptor)
-            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            #expect(poll(&descriptor, 1, 5000) == 1, "the commit's NOTIFY arrived")
-            _ = try controller.object(at: IndexPath(row: 15, section: 0))
+            try commitReadAwayByAnotherStatement("UPDATE item SET name = 'yankee' WHERE id = 2", writer, controller)
             #expect(controller.nextLookDeadline != nil, "a look is called for")
             controller.stopTracking()
             #expect(controller.nextLookDeadline == nil, "not tracking: no look is called for")
@@ -195,14 +199,7 @@ extension PostgreSQLServerTests {
         /// loss. The commits made meanwhile sent no notification the new connection hears: the
         /// look deadline must call for a look, or a loop sleeping on the socket misses them.
         @Test func aReconnectionOutsideALookStillCallsForALook() throws {
-            let (conninfo, writer) = try standingsDatabase()
-            try insert((10..<30).map { "item \($0)" }, from: 1, on: writer)
-            var request = Self.byName
-            request.fetchBatchSize = 5
-            let controller = PostgreSQLResultsController<StandingsItem>(fetchRequest: request, conninfo: conninfo)
-            let recorder = PostgreSQLRecorder()
-            controller.delegate = recorder
-            try controller.performFetch()
+            let (writer, controller, recorder) = try batchedController()
             try writer.execute(
                 """
                 SELECT pg_terminate_backend(pid) FROM pg_stat_activity

@@ -58,120 +58,59 @@ import Testing
     /// batch was not held: an object asked for right after a change set is the row the change
     /// set describes, not a later commit's (serve encodes each change set's rows so).
     @Test func aChangedRowReadsAsTheLookSawItUntilTheNextLook() throws {
-        let (pool, _) = try makeItemDatabase()
-        try pool.write { db in
-            for index in 0..<200 {
-                try db.execute(
-                    sql: "INSERT INTO item (grp, score, name, note) VALUES ('Asia', ?, ?, '')",
-                    arguments: [index, "n\(index)"])
-            }
-        }
-        let request = TableFetchRequest(
-            table: "item", sortDescriptors: [ColumnSortDescriptor(key: "score")], fetchBatchSize: 10)
-        let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool)
-        let log = CallbackLog()
-        controller.delegate = log
-        try controller.performFetch()
-        #expect(controller.loadedRowCount == 0, "no batch held")
-        let id = controller.rowID(at: FetchedResults.IndexPath(row: 150, section: 0))
-        try pool.write { try $0.execute(sql: "UPDATE item SET note = 'first' WHERE id = ?", arguments: [id]) }
-        #expect(try controller.processPendingChanges())
-        // Another commit, not looked at yet.
-        try pool.write { try $0.execute(sql: "UPDATE item SET note = 'second' WHERE id = ?", arguments: [id]) }
-        #expect(try controller.object(at: FetchedResults.IndexPath(row: 150, section: 0)).note == "first")
-        #expect(try controller.processPendingChanges())
-        #expect(try controller.object(at: FetchedResults.IndexPath(row: 150, section: 0)).note == "second")
+        let items = try ItemsInBatches()
+        #expect(items.controller.loadedRowCount == 0, "no batch held")
+        try items.setNote("first", ofRow: 150)
+        #expect(try items.controller.processPendingChanges())
+        try items.setNote("second", ofRow: 150)  // another commit, not looked at yet
+        #expect(try items.note(ofRow: 150) == "first")
+        #expect(try items.controller.processPendingChanges())
+        #expect(try items.note(ofRow: 150) == "second")
     }
 
     /// Rows a look keeps aside are no batch of their own: looks at rows far from the screen,
     /// more of them than batches are kept, push out none of the batches the screen shows.
     @Test func rowsALookKeepsPushOutNoBatch() throws {
-        let (pool, _) = try makeItemDatabase()
-        try pool.write { db in
-            for index in 0..<200 {
-                try db.execute(
-                    sql: "INSERT INTO item (grp, score, name, note) VALUES ('Asia', ?, ?, '')",
-                    arguments: [index, "n\(index)"])
-            }
-        }
-        let request = TableFetchRequest(
-            table: "item", sortDescriptors: [ColumnSortDescriptor(key: "score")], fetchBatchSize: 10)
-        let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool)
-        let log = CallbackLog()
-        controller.delegate = log
-        try controller.performFetch()
-        _ = try controller.object(at: FetchedResults.IndexPath(row: 0, section: 0))
-        #expect(controller.loadedRowCount == 10, "the screen's batch")
+        let items = try ItemsInBatches()
+        _ = try items.note(ofRow: 0)
+        #expect(items.controller.loadedRowCount == 10, "the screen's batch")
         for row in 100..<120 {  // twenty looks; the controller keeps 8 batches
-            let id = controller.rowID(at: FetchedResults.IndexPath(row: row, section: 0))
-            try pool.write { try $0.execute(sql: "UPDATE item SET note = 'seen' WHERE id = ?", arguments: [id]) }
-            #expect(try controller.processPendingChanges())
+            try items.setNote("seen", ofRow: row)
+            #expect(try items.controller.processPendingChanges())
         }
-        #expect(controller.loadedRowCount == 10, "the screen's batch is still the only one held")
-        let last = FetchedResults.IndexPath(row: 119, section: 0)
-        try pool.write { db in
-            try db.execute(sql: "UPDATE item SET note = 'later' WHERE id = ?", arguments: [controller.rowID(at: last)])
-        }
-        #expect(try controller.object(at: last).note == "seen", "the last look's row, kept aside")
-        #expect(controller.loadedRowCount == 10, "read from the rows kept aside, not from a batch")
+        #expect(items.controller.loadedRowCount == 10, "the screen's batch is still the only one held")
+        try items.setNote("later", ofRow: 119)
+        #expect(try items.note(ofRow: 119) == "seen", "the last look's row, kept aside")
+        #expect(items.controller.loadedRowCount == 10, "read from the rows kept aside, not from a batch")
     }
 
     /// A row kept aside and then loaded with its batch, later than the look, is the batch's
     /// copy: once that batch is pushed out, the row is read again, never the look's older copy.
     @Test func aRowKeptAsideThenLoadedNeverGoesBackInTime() throws {
-        let (pool, _) = try makeItemDatabase()
-        try pool.write { db in
-            for index in 0..<200 {
-                try db.execute(
-                    sql: "INSERT INTO item (grp, score, name, note) VALUES ('Asia', ?, ?, '')",
-                    arguments: [index, "n\(index)"])
-            }
-        }
-        let request = TableFetchRequest(
-            table: "item", sortDescriptors: [ColumnSortDescriptor(key: "score")], fetchBatchSize: 10)
-        let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool)
-        let log = CallbackLog()
-        controller.delegate = log
-        try controller.performFetch()
-        let row = FetchedResults.IndexPath(row: 150, section: 0)
-        let id = controller.rowID(at: row)
-        try pool.write { try $0.execute(sql: "UPDATE item SET note = 'first' WHERE id = ?", arguments: [id]) }
-        #expect(try controller.processPendingChanges())
-        try pool.write { try $0.execute(sql: "UPDATE item SET note = 'second' WHERE id = ?", arguments: [id]) }
-        // A neighbour loads the row's batch, with the second note.
-        _ = try controller.object(at: FetchedResults.IndexPath(row: 151, section: 0))
-        #expect(try controller.object(at: row).note == "second")
-        for batch in 0..<10 { _ = try controller.object(at: FetchedResults.IndexPath(row: batch * 10, section: 0)) }
-        #expect(try controller.object(at: row).note == "second", "pushed out, then read again")
+        let items = try ItemsInBatches()
+        try items.setNote("first", ofRow: 150)
+        #expect(try items.controller.processPendingChanges())
+        try items.setNote("second", ofRow: 150)
+        _ = try items.note(ofRow: 151)  // a neighbour loads the row's batch, with the second note
+        #expect(try items.note(ofRow: 150) == "second")
+        for batch in 0..<10 { _ = try items.note(ofRow: batch * 10) }
+        #expect(try items.note(ofRow: 150) == "second", "pushed out, then read again")
     }
 
     /// The bound on the rows a look keeps aside counts the rows of batches not held: a look
     /// of more rows than a batch, most of them held, still keeps its few others.
     @Test func aLookOfManyHeldRowsKeepsItsOtherRowsAside() throws {
-        let (pool, _) = try makeItemDatabase()
-        try pool.write { db in
-            for index in 0..<200 {
-                try db.execute(
-                    sql: "INSERT INTO item (grp, score, name, note) VALUES ('Asia', ?, ?, '')",
-                    arguments: [index, "n\(index)"])
-            }
-        }
-        let request = TableFetchRequest(
-            table: "item", sortDescriptors: [ColumnSortDescriptor(key: "score")], fetchBatchSize: 10)
-        let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool)
-        let log = CallbackLog()
-        controller.delegate = log
-        try controller.performFetch()
-        _ = try controller.object(at: FetchedResults.IndexPath(row: 0, section: 0))
-        let far = controller.rowID(at: FetchedResults.IndexPath(row: 150, section: 0))
+        let items = try ItemsInBatches()
+        _ = try items.note(ofRow: 0)
+        let far = items.controller.rowID(at: items.path(150))
         // The screen's ten rows and one far away: eleven rows, one more than a batch.
-        try pool.write { db in
+        try items.pool.write { db in
             try db.execute(sql: "UPDATE item SET note = 'first' WHERE score < 10 OR id = ?", arguments: [far])
         }
-        #expect(try controller.processPendingChanges())
-        try pool.write { try $0.execute(sql: "UPDATE item SET note = 'second' WHERE id = ?", arguments: [far]) }
-        #expect(try controller.object(at: FetchedResults.IndexPath(row: 150, section: 0)).note == "first")
-        #expect(try controller.object(at: FetchedResults.IndexPath(row: 0, section: 0)).note == "first")
+        #expect(try items.controller.processPendingChanges())
+        try items.setNote("second", ofRow: 150)
+        #expect(try items.note(ofRow: 150) == "first")
+        #expect(try items.note(ofRow: 0) == "first")
     }
 
     @Test func runsOfRowsReadAtOnceEqualRowByRowAndPushOutNoBatch() throws {
@@ -220,4 +159,40 @@ import Testing
         #expect(after.count == 9)
         #expect(after == before.filter { $0.id != gone })
     }
+}
+
+/// 200 items in one section, scored 0 to 199, and a controller that follows them in batches of
+/// 10, none held yet: what the tests of a look's rows and the screen's batches start from.
+private struct ItemsInBatches {
+    let pool: DatabasePool
+    let controller: SQLiteResultsController<Item>
+    /// The controller's delegate (a weak reference), held as long as the controller.
+    let log = CallbackLog()
+
+    init() throws {
+        (pool, _) = try makeItemDatabase()
+        try pool.write { db in
+            for index in 0..<200 {
+                try db.execute(
+                    sql: "INSERT INTO item (grp, score, name, note) VALUES ('Asia', ?, ?, '')",
+                    arguments: [index, "n\(index)"])
+            }
+        }
+        let request = TableFetchRequest(
+            table: "item", sortDescriptors: [ColumnSortDescriptor(key: "score")], fetchBatchSize: 10)
+        controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool)
+        controller.delegate = log
+        try controller.performFetch()
+    }
+
+    func path(_ row: Int) -> FetchedResults.IndexPath { FetchedResults.IndexPath(row: row, section: 0) }
+
+    /// Commits a new note for the item at `row` (as the controller last saw the order).
+    func setNote(_ note: String, ofRow row: Int) throws {
+        let id = controller.rowID(at: path(row))
+        try pool.write { try $0.execute(sql: "UPDATE item SET note = ? WHERE id = ?", arguments: [note, id]) }
+    }
+
+    /// The note of the object at `row`, read through the controller.
+    func note(ofRow row: Int) throws -> String { try controller.object(at: path(row)).note }
 }

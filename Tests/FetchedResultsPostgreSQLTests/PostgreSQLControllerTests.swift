@@ -153,14 +153,21 @@ extension PostgreSQLServerTests {
         }
 
         /// Commits `sql` on `writer`, waits for its NOTIFY on the controller's socket, then reads a
-        /// row of a batch not in memory: that read takes the notification off the socket.
+        /// row of a batch not in memory: that read takes the notification off the socket, even
+        /// when it fails (`readFails`).
         func commitReadAwayByAnotherStatement(
-            _ sql: String, _ writer: PostgreSQLConnection, _ controller: PostgreSQLResultsController<StandingsItem>
+            _ sql: String, _ writer: PostgreSQLConnection, _ controller: PostgreSQLResultsController<StandingsItem>,
+            readFails: Bool = false
         ) throws {
             try writer.execute(sql)
             var descriptor = pollfd(fd: try #require(controller.wakeDescriptor), events: Int16(POLLIN), revents: 0)
             #expect(poll(&descriptor, 1, 5000) == 1, "the commit's NOTIFY arrived")
-            _ = try controller.object(at: IndexPath(row: 15, section: 0))
+            let row = IndexPath(row: 15, section: 0)
+            if readFails {
+                #expect(throws: (any Error).self) { try controller.object(at: row) }
+            } else {
+                _ = try controller.object(at: row)
+            }
         }
 
         /// A statement that reads the controller's socket for its own result reads a notification
@@ -193,6 +200,24 @@ extension PostgreSQLServerTests {
             #expect(controller.nextLookDeadline != nil, "a look is called for")
             controller.stopTracking()
             #expect(controller.nextLookDeadline == nil, "not tracking: no look is called for")
+        }
+
+        /// A look called for, then a refetch that fails (the table was renamed away): the
+        /// refetch saw every commit before it failed, so no look is called for any more — else
+        /// a loop would look at once, fail, and look again.
+        @Test func aFailingRefetchLeavesNoLookCalledFor() throws {
+            let (writer, controller, recorder) = try batchedController()
+            try writer.execute("ALTER TABLE item RENAME TO item_away")
+            let commit = "UPDATE item_away SET visible = 1 WHERE id = 1"
+            try commitReadAwayByAnotherStatement(commit, writer, controller, readFails: true)
+            #expect(controller.nextLookDeadline != nil, "a look is called for")
+            #expect(throws: (any Error).self, "the look fails") { try controller.processPendingChanges() }
+            try commitReadAwayByAnotherStatement(commit, writer, controller, readFails: true)
+            #expect(controller.nextLookDeadline != nil, "a look is called for")
+            let failures = recorder.errors.count
+            #expect(throws: (any Error).self, "the refetch fails") { try controller.processPendingChanges() }
+            #expect(recorder.errors.count > failures)
+            #expect(controller.nextLookDeadline == nil, "a failed refetch leaves no look called for")
         }
 
         /// A read outside a look (a row of a batch not in memory) may be what reconnects after a

@@ -9,77 +9,11 @@ extension SQLiteStore {
         SQLitePosition(sequence: try ChangeHistory.isInstalled(db) ? ChangeHistory.latestSequence(db) : nil)
     }
 
-    /// One ordered query per keyset part, each a cached statement (a progressive load runs
-    /// the same parts at every step); with a batch size, row ids and sort values only, which
-    /// the store can answer from an index on the sort keys, and the keys made straight from the
-    /// statement's columns.
+    /// The request's ordered read (see `SQLiteOrderedQuery`).
     public func readOrdered(
         limit: Int?, after boundary: LoadBoundary<[DatabaseValue]>?, skipping held: (Int64) -> Bool, in db: Database
     ) throws -> OrderedRead<Row, [DatabaseValue]> {
-        var read = OrderedRead<Row, [DatabaseValue]>()
-        var key: [UInt8] = []
-        let keyCount = request.sortDescriptors.count
-        let batching = request.fetchBatchSize > 0
-        let sectioned = sectionNameKeyPath != nil
-        let ascending = request.sortDescriptors.first?.ascending ?? true
-        var previousFirst: [UInt8]? = boundary.map { SortKey.firstComponent(of: $0.key, ascending: ascending) }
-        let select =
-            batching
-            ? "SELECT rowid, " + request.sortDescriptors.map { columnSQL($0.key) }.joined(separator: ", ")
-                + " FROM \(quotedTable)"
-            : selectSQL
-        let parts = boundary.map(keysetParts(after:)) ?? [("", StatementArguments())]
-        for part in parts {
-            let remaining = limit.map { $0 - read.count }
-            if let remaining, remaining <= 0 { break }
-            let conditions: [String] =
-                (predicate.sql.isEmpty ? [] : ["(\(predicate.sql))"]) + (part.sql.isEmpty ? [] : [part.sql])
-            let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-            let statement = try db.cachedStatement(
-                sql: select + whereSQL + " ORDER BY \(request.sqliteOrderBySQL)" + (remaining == nil ? "" : " LIMIT ?"))
-            var arguments = predicate.arguments + part.arguments
-            if let remaining { arguments += [remaining] }
-            let cursor = try Row.fetchCursor(statement, arguments: arguments)
-            let current = statement.sqliteStatement
-            while let row = try cursor.next() {
-                read.count += 1
-                let rowID: Int64 = batching ? sqlite3_column_int64(current, 0) : row[row.count - 1]
-                key.removeAll(keepingCapacity: true)
-                // Straight from the statement: GRDB's values (a string per text) cost more than
-                // the rest of the load.
-                if batching {
-                    encoding.append(columnsOf: current, from: 1, rowID: rowID, to: &key)
-                } else {
-                    encoding.append(sortValues(of: row), rowID: rowID, to: &key)
-                }
-                if sectioned, SortKey.replaceFirstComponent(&previousFirst, from: key, ascending: ascending) {
-                    read.sectionNames[rowID] = Self.sectionName(of: sortValue(0, of: row, batching: batching))
-                }
-                // The row a read stops at is where the next one starts.
-                if read.count == limit {
-                    let values = (0..<keyCount).map { sortValue($0, of: row, batching: batching) }
-                    read.last = LoadBoundary(key: key, values: values, rowID: rowID)
-                }
-                if held(rowID) { continue }
-                read.append(rowID: rowID, key: key)
-                if !batching { read.loaded[rowID] = row.copy() }
-            }
-        }
-        return read
-    }
-
-    /// Sort value `index` of the row a statement of ``readOrdered(limit:after:skipping:in:)`` is on.
-    private func sortValue(_ index: Int, of row: Row, batching: Bool) -> DatabaseValue {
-        batching ? row[index + 1] : sortValues(of: row)[index]
-    }
-
-    /// The rows after `boundary` in the request's order, as SQL conditions whose rows follow one
-    /// another, each one range of an index on the sort keys (see `KeysetPlan`).
-    func keysetParts(after boundary: LoadBoundary<[DatabaseValue]>) -> [(sql: String, arguments: StatementArguments)] {
-        let descriptors = request.sortDescriptors
-        return KeysetPlan.sql(ascending: descriptors.map(\.ascending), boundaryIsNull: boundary.values.map(\.isNull)) {
-            SQLiteKeyset(descriptors: descriptors, boundary: boundary)
-        }.map { ($0.sql, StatementArguments(values: $0.dialect.arguments)) }
+        try orderedQuery.read(limit: limit, after: boundary, skipping: held, in: db)
     }
 
     // MARK: - Rows
@@ -144,7 +78,7 @@ extension SQLiteStore {
     }
 
     public func key(of row: Row, rowID: Int64) -> [UInt8] {
-        encoding.key(sortValues(of: row), rowID: rowID)
+        orderedQuery.encoding.key(sortValues(of: row), rowID: rowID)
     }
 
     /// The names of the table columns whose values differ (the trailing row id excluded); every
@@ -165,35 +99,19 @@ extension SQLiteStore {
 
     /// The sort values of a row selected by `selectSQL`.
     func sortValues(of row: Row) -> [DatabaseValue] {
-        let indexes =
-            sortKeyIndexes
-            ?? {
-                let names = Array(row.columnNames).map { $0.lowercased() }
-                return request.sortDescriptors.map { names.firstIndex(of: $0.key.lowercased()) ?? -1 }
-            }()
+        let indexes = sortKeyIndexes ?? Self.sortKeyIndexes(of: request.sortDescriptors, in: Array(row.columnNames))
         sortKeyIndexes = indexes
-        return indexes.map { $0 >= 0 ? row[$0] as DatabaseValue : .null }
-    }
-}
-
-/// Keyset conditions in SQLite's SQL: values compared under their column's collation.
-struct SQLiteKeyset: KeysetPlan.Dialect {
-    let descriptors: [ColumnSortDescriptor]
-    let boundary: LoadBoundary<[DatabaseValue]>
-    var arguments: [DatabaseValue] = []
-
-    mutating func compare(key: Int, _ operator: String) -> String {
-        arguments.append(boundary.values[key])
-        let collation = descriptors[key].collation == .caseInsensitive ? "NOCASE" : "BINARY"
-        return "\(descriptors[key].key.quotedDatabaseIdentifier) \(`operator`) ? COLLATE \(collation)"
+        return Self.sortValues(of: row, at: indexes)
     }
 
-    func key(_ key: Int, isNull null: Bool) -> String {
-        "\(descriptors[key].key.quotedDatabaseIdentifier) IS \(null ? "" : "NOT ")NULL"
+    /// Where each sort key's column is among `columnNames` (-1: none, a NULL value).
+    static func sortKeyIndexes(of descriptors: [ColumnSortDescriptor], in columnNames: [String]) -> [Int] {
+        let names = columnNames.map { $0.lowercased() }
+        return descriptors.map { names.firstIndex(of: $0.key.lowercased()) ?? -1 }
     }
 
-    mutating func rowIDGreater() -> String {
-        arguments.append(boundary.rowID.databaseValue)
-        return "rowid > ?"
+    /// The values of `row` at `indexes` (see ``sortKeyIndexes(of:in:)``).
+    static func sortValues(of row: Row, at indexes: [Int]) -> [DatabaseValue] {
+        indexes.map { $0 >= 0 ? row[$0] as DatabaseValue : .null }
     }
 }

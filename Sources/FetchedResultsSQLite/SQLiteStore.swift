@@ -42,7 +42,8 @@ public final class SQLiteStore: ResultsStore {
     var predicate = BuiltPredicate()
     /// The key paths across relationships the request uses, resolved by ``prepare(_:sectionNameKeyPath:)``.
     var relationshipKeyPaths: [RelationshipKeyPath] = []
-    var encoding = SortKeyEncoding(descriptors: [])
+    /// The request's ordered read, made once by ``prepare(_:sectionNameKeyPath:)``.
+    var orderedQuery = SQLiteOrderedQuery()
     /// The select of whole rows (see `makeSelectSQL()`), made once by ``prepare(_:sectionNameKeyPath:)``:
     /// every look after a commit reads the touched rows with it.
     private(set) var selectSQL = ""
@@ -77,7 +78,6 @@ public final class SQLiteStore: ResultsStore {
         try database.read { db in
             self.request = request
             self.sectionNameKeyPath = sectionNameKeyPath
-            encoding = SortKeyEncoding(descriptors: request.sortDescriptors)
             do {
                 _ = try db.makeStatement(sql: "SELECT rowid FROM \(quotedTable) LIMIT 0")
             } catch let error as DatabaseError where error.message?.contains("no such column") == true {
@@ -96,6 +96,7 @@ public final class SQLiteStore: ResultsStore {
             selectSQL = makeSelectSQL()
             oneRowSQL = selectSQL + " WHERE rowid = ?"
             oneMatchingRowSQL = oneRowSQL + predicate.andSQL
+            orderedQuery = makeOrderedQuery()
             sortKeyIndexes = nil
             schemaSeen = try currentSchema(db)
         }
@@ -185,6 +186,20 @@ public final class SQLiteStore: ResultsStore {
     private func makeSelectSQL() -> String {
         let related = relationshipKeyPaths.map { columnSQL($0.keyPath) + ", " }.joined()
         return "SELECT *, \(related)rowid FROM \(quotedTable)"
+    }
+
+    /// The ordered read of the request as now prepared.
+    private func makeOrderedQuery() -> SQLiteOrderedQuery {
+        let batching = request.fetchBatchSize > 0
+        let select =
+            batching
+            ? "SELECT rowid, " + request.sortDescriptors.map { columnSQL($0.key) }.joined(separator: ", ")
+                + " FROM \(quotedTable)"
+            : selectSQL
+        return SQLiteOrderedQuery(
+            descriptors: request.sortDescriptors, select: select, predicateSQL: predicate.sql,
+            predicateArguments: predicate.arguments, orderBySQL: request.sqliteOrderBySQL, batching: batching,
+            sectioned: sectionNameKeyPath != nil)
     }
 
     /// A select-list entry for a key: the column, or for a key path across a relationship the

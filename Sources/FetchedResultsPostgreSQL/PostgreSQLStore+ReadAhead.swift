@@ -42,7 +42,7 @@ extension PostgreSQLStore {
         return true
     }
 
-    /// Hands the rows read ahead to `body` with the connection, and returns true; returns false
+    /// Hands the rows read ahead to `body`, and returns true; returns false
     /// when there are none to take: nothing sent, a change committed before the read (it found
     /// no rows then), or rows out of the order (`UNION ALL` keeps its parts' order in
     /// PostgreSQL's plans, which each read checks).
@@ -50,8 +50,8 @@ extension PostgreSQLStore {
     /// When they reach their limit, the read of the `nextLimit` rows after them is sent ahead
     /// before `body` takes them, under the same condition.
     public func takeReadAhead(
-        readingAhead nextLimit: Int,
-        _ body: (OrderedRead<PostgreSQLRow, [String?]>, PostgreSQLConnection) throws -> Void
+        readingAhead nextLimit: Int, in snapshot: PostgreSQLConnection,
+        _ body: (OrderedRead<PostgreSQLRow, [String?]>) throws -> Void
     ) throws -> Bool {
         guard let sent = sentReadAhead, let connection else { return false }
         sentReadAhead = nil
@@ -74,7 +74,7 @@ extension PostgreSQLStore {
                 sentReadAhead = nil
                 return false
             }
-            try body(taker.read, connection)
+            try body(taker.read)
             stepsReadAhead += 1
             return true
         } catch let error as PostgreSQLError where error.isConnectionLost {

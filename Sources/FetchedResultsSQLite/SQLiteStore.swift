@@ -61,6 +61,11 @@ public final class SQLiteStore: ResultsStore {
     /// The writer's connection while a write's changes are delivered: reads made then (a
     /// delegate reading a batch) go through it, since GRDB's methods are not reentrant.
     var writerInUse: Database?
+    /// The next step's read, started ahead on another connection (see
+    /// ``readAhead(limit:after:unchangedSince:)``).
+    var readingAhead: PendingReadAhead?
+    /// How many steps of a progressive fetch took rows read ahead, for a program's statistics.
+    public internal(set) var stepsReadAhead = 0
 
     /// A store reading and following `database`.
     public init(database: any DatabaseWriter) {
@@ -97,6 +102,7 @@ public final class SQLiteStore: ResultsStore {
             oneRowSQL = selectSQL + " WHERE rowid = ?"
             oneMatchingRowSQL = oneRowSQL + predicate.andSQL
             orderedQuery = makeOrderedQuery()
+            readingAhead = nil
             sortKeyIndexes = nil
             schemaSeen = try currentSchema(db)
         }

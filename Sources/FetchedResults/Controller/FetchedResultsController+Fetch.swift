@@ -218,7 +218,7 @@ extension FetchedResultsController {
         // itself: a look first, and the rows read ahead count only when it found nothing.
         return try store.read(consistent: false) { snapshot in
             guard try follow(snapshot) == .unchanged,
-                try store.takeReadAhead(readingAhead: count, { next, snapshot in try append(next, snapshot) })
+                try store.takeReadAhead(readingAhead: count, in: snapshot, { next in try append(next, snapshot) })
             else { return false }
             readAheadAfter = loadBoundary?.key
             return true

@@ -64,20 +64,20 @@ public protocol ResultsStore: AnyObject {
     ) throws -> OrderedRead<Row, SortValues>
     /// Sends the read of the `limit` rows after `boundary` without waiting for it, so that the
     /// database runs it while the program goes on; the next step takes it with
-    /// ``takeReadAhead(readingAhead:_:)``. Its rows count only if nothing was committed since
+    /// ``takeReadAhead(readingAhead:in:_:)``. Its rows count only if nothing was committed since
     /// `position`. Returns whether it was sent; a store whose reads cost no round trip sends
     /// nothing.
     func readAhead(
         limit: Int, after boundary: LoadBoundary<SortValues>, unchangedSince position: Position
     ) throws -> Bool
-    /// Hands the rows the last ``readAhead(limit:after:unchangedSince:)`` read to `body`, with a
-    /// snapshot to read more in, and returns true; returns false, doing nothing, when they cannot
-    /// be taken (none sent, or a change since its position): the step then reads as usual.
-    /// When they reach their limit, the `nextLimit` rows after them are read ahead in turn.
+    /// Hands the rows the last ``readAhead(limit:after:unchangedSince:)`` read to `body` and
+    /// returns true; returns false, doing nothing, when they cannot be taken (none sent, or a
+    /// change since its position): the step then reads as usual. When they reach their limit,
+    /// the `nextLimit` rows after them are read ahead in turn, before `body` runs. Called inside
+    /// ``read(consistent:_:)``, whose `snapshot` is the one to read more in.
     func takeReadAhead(
-        readingAhead nextLimit: Int, _ body: (OrderedRead<Row, SortValues>, Snapshot) throws -> Void
-    )
-        throws -> Bool
+        readingAhead nextLimit: Int, in snapshot: Snapshot, _ body: (OrderedRead<Row, SortValues>) throws -> Void
+    ) throws -> Bool
     /// Full rows by id; with `matching`, only those that still match the request's predicate.
     func rows(_ rowIDs: [Int64], matching: Bool, in snapshot: Snapshot) throws -> [Int64: Row]
     /// Every full row that matches the request, by id.
@@ -128,7 +128,7 @@ extension ResultsStore {
 
     /// Nothing is ever read ahead.
     public func takeReadAhead(
-        readingAhead nextLimit: Int, _ body: (OrderedRead<Row, SortValues>, Snapshot) throws -> Void
+        readingAhead nextLimit: Int, in snapshot: Snapshot, _ body: (OrderedRead<Row, SortValues>) throws -> Void
     ) throws -> Bool { false }
 }
 
@@ -149,6 +149,9 @@ public struct LoadBoundary<SortValues> {
         self.rowID = rowID
     }
 }
+
+/// A boundary can be handed to a read ahead on another thread.
+extension LoadBoundary: Sendable where SortValues: Sendable {}
 
 /// Rows a store read in the request's order (see ``ResultsStore/readOrdered(limit:after:skipping:in:)``).
 public struct OrderedRead<Row, SortValues> {

@@ -1,0 +1,142 @@
+import ControllerOracles
+import FetchedResultsSQLite
+import Foundation
+import GRDB
+import TestSupport
+import Testing
+
+/// The steps of a progressive fetch that take rows the store read ahead on another of the
+/// pool's connections (started at the step before, read while the program went on), against
+/// SQLite's own order after every step.
+@Suite struct SQLiteReadAheadTests {
+    static let orderBy = "grp COLLATE NOCASE, score DESC, name COLLATE NOCASE, id"
+
+    /// A batched, sectioned controller on `count` made-up items of a table with a change
+    /// history, its first 4 rows fetched; and another connection to the same file.
+    static func loadingController(
+        items count: Int, random: inout SplitMix64
+    ) throws -> (SQLiteResultsController<Item>, Recorder, DatabasePool, DatabaseQueue) {
+        let (pool, path) = try makeItemDatabase(history: true)
+        try ProgressiveFetchTests.fill(pool, rows: count, random: &random)
+        let request = TableFetchRequest(
+            table: "item", predicate: "visible = 1", sortDescriptors: RandomisedOracleTests.standings,
+            fetchBatchSize: 5)
+        let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
+        let recorder = Recorder()
+        controller.delegate = recorder
+        controller.changeStyles = [.changes, .snapshot, .difference]
+        try controller.performFetch(firstRows: 4)
+        return (controller, recorder, pool, try DatabaseQueue(path: path))
+    }
+
+    /// The first `held` rows of SQLite's order (all of them when nil).
+    static func oracle(held: Int?, _ reader: any DatabaseReader) throws -> ItemState {
+        try reader.read { db in
+            try ItemState.query(
+                db, sql: "SELECT * FROM item WHERE visible = 1 ORDER BY \(orderBy) LIMIT \(held ?? -1)",
+                sectioned: true)
+        }
+    }
+
+    static func state(of controller: SQLiteResultsController<Item>) throws -> ItemState {
+        SectionedState(
+            sections: try controller.sections!.map { ($0.name, $0.objects.map { $0.id! }) },
+            content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id!, $0) }))
+    }
+
+    @Test func stepsWithNothingCommittedTakeTheRowsReadAheadAndReplay() throws {
+        var random = SplitMix64(seed: 27)
+        let (controller, recorder, pool, _) = try Self.loadingController(items: 150, random: &random)
+        var state = try Self.oracle(held: controller.heldRowCount, pool)
+        var steps = 0
+        while controller.hasRowsToLoad {
+            recorder.reset()
+            // Sizes that vary, as a paced load's do: a step read ahead holds the size asked before it.
+            try controller.loadMoreRows(Int.random(in: 1...9, using: &random))
+            steps += 1
+            let newState = try Self.oracle(held: controller.heldRowCount, pool)
+            try checkStep(
+                recorder, old: state, new: newState, controllerState: Self.state(of: controller), rolledBack: false,
+                batched: true, context: "step \(steps), held \(controller.heldRowCount)")
+            state = newState
+        }
+        #expect(try Self.state(of: controller) == (try Self.oracle(held: nil, pool)), "the full result")
+        // The first step reads the store itself and starts the next one's read; every later one
+        // takes its rows from there.
+        #expect(steps > 10 && controller.store.stepsReadAhead == steps - 1)
+        #expect(recorder.errors.isEmpty)
+    }
+
+    @Test func aCommitBetweenStepsIsAppliedThoughTheNextStepsRowsWereReadAhead() throws {
+        let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? 20261125
+        print("SQLiteReadAheadTests seed \(seed)")
+        var random = SplitMix64(seed: seed)
+        let (controller, recorder, pool, other) = try Self.loadingController(items: 300, random: &random)
+        var commits = 0, steps = 0
+        while controller.hasRowsToLoad {
+            try controller.loadMoreRows(Int.random(in: 2...6, using: &random))
+            steps += 1
+            #expect(
+                try Self.state(of: controller) == (try Self.oracle(held: controller.heldRowCount, pool)),
+                "seed \(seed), after \(commits) commits, held \(controller.heldRowCount)")
+            // Now and then nothing is committed: the next step takes the rows read ahead.
+            let round = Int.random(in: 0..<4, using: &random)
+            if round == 0 { continue }
+            // A commit while the next step's rows are read ahead, through the controller's pool
+            // or another connection: the step itself must apply it, or a look between the steps
+            // (as a loop's wake) does.
+            let writer: any DatabaseWriter = round == 3 ? pool : other
+            let ids = try writer.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM item ORDER BY id") }
+            var transaction = RandomWorkload.transaction(itemIDs: ids, random: &random)
+            transaction.rollback = false
+            // And the row the read ahead starts with leaves the results.
+            if let next = try Self.oracle(held: controller.heldRowCount + 1, pool).flatIDs.last {
+                transaction.statements.append("UPDATE item SET visible = 0 WHERE id = \(next)")
+            }
+            try transaction.run(on: writer)
+            commits += 1
+            if round == 2 { try controller.processPendingChanges() }
+        }
+        // The commit after the last step is the next look's.
+        try controller.processPendingChanges()
+        #expect(try Self.state(of: controller) == (try Self.oracle(held: nil, pool)), "the full result")
+        #expect(commits > 10 && recorder.errors.isEmpty)
+        let readAhead = controller.store.stepsReadAhead
+        #expect(readAhead > 0 && readAhead < steps, "\(readAhead) of \(steps) steps read ahead")
+        let unclosed = recorder.batches.filter { !$0.closed }.count
+        #expect(unclosed == 0, "every change set ends")
+    }
+
+    /// The store's own condition, without a controller's look before it: rows read in a
+    /// snapshot past the position they continue are not handed over.
+    @Test func aReadWhoseSnapshotIsPastItsPositionIsNotTaken() throws {
+        var random = SplitMix64(seed: 11)
+        let (pool, _) = try makeItemDatabase(history: true)
+        try ProgressiveFetchTests.fill(pool, rows: 40, random: &random)
+        let store = SQLiteStore(database: pool)
+        let request = TableFetchRequest(
+            table: "item", sortDescriptors: RandomisedOracleTests.standings, fetchBatchSize: 5)
+        try store.prepare(request, sectionNameKeyPath: nil)
+        let (first, position) = try store.read(consistent: true) { db in
+            (try store.readOrdered(limit: 10, after: nil, skipping: { _ in false }, in: db), try store.position(in: db))
+        }
+        let boundary = try #require(first.last)
+        /// Starts a read of the next 10 rows at `position` and returns how many it handed over,
+        /// nil when none.
+        func readAhead(at position: SQLitePosition) throws -> Int? {
+            #expect(try store.readAhead(limit: 10, after: boundary, unchangedSince: position))
+            var taken: Int?
+            _ = try store.read(consistent: false) { db in
+                try store.takeReadAhead(readingAhead: 10, in: db) { taken = $0.count }
+            }
+            return taken
+        }
+        #expect(try readAhead(at: position) == 10)
+        try pool.write { db in try db.execute(sql: "UPDATE item SET score = score + 1") }
+        #expect(try readAhead(at: position) == nil, "a commit since the position")
+        let now = try store.read(consistent: true) { db in try store.position(in: db) }
+        #expect(try readAhead(at: now) == 10)
+        try pool.write { db in try db.execute(sql: "ALTER TABLE item RENAME TO item_away") }
+        #expect(try readAhead(at: now) == nil, "a read that fails")
+    }
+}

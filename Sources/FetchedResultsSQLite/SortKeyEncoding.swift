@@ -38,39 +38,29 @@ struct SortKeyEncoding: Sendable {
         SortKey.appendRowID(rowID, to: &buffer)
     }
 
-    /// Appends the key of the row a statement is on, whose sort values are its columns from
-    /// `first` on, read in place: the same bytes as ``append(_:rowID:to:)`` with the values
-    /// GRDB would make of those columns, without making them (a load reads a million rows).
-    func append(columnsOf statement: SQLiteStatement, from first: CInt, rowID: Int64, to buffer: inout [UInt8]) {
-        for (offset, column) in columns.enumerated() {
-            let index = first + CInt(offset)
+    /// Appends the key of a row whose sort values are read in place (on a statement, or copied
+    /// off one): the same bytes as ``append(_:rowID:to:)`` with the values GRDB would make of
+    /// them, without making them (a load reads a million rows).
+    func append<Row: SortColumns>(_ row: Row, rowID: Int64, to buffer: inout [UInt8]) {
+        for (index, column) in columns.enumerated() {
             let start = buffer.count
-            switch sqlite3_column_type(statement, index) {
+            switch row.type(index) {
             case SQLITE_NULL: SortKey.appendNull(to: &buffer)
-            case SQLITE_INTEGER: SortKey.appendNumber(integer: sqlite3_column_int64(statement, index), to: &buffer)
-            case SQLITE_FLOAT: SortKey.appendNumber(real: sqlite3_column_double(statement, index), to: &buffer)
-            case SQLITE_TEXT: Self.appendText(of: statement, index, foldingCase: column.foldsCase, to: &buffer)
-            default:
-                let count = Int(sqlite3_column_bytes(statement, index))
-                let bytes = sqlite3_column_blob(statement, index)?.assumingMemoryBound(to: UInt8.self)
-                SortKey.appendBlob(UnsafeBufferPointer(start: count > 0 ? bytes : nil, count: count), to: &buffer)
+            case SQLITE_INTEGER: SortKey.appendNumber(integer: row.int64(index), to: &buffer)
+            case SQLITE_FLOAT: SortKey.appendNumber(real: row.double(index), to: &buffer)
+            case SQLITE_TEXT: row.withText(index) { Self.appendText($0, foldingCase: column.foldsCase, to: &buffer) }
+            default: row.withBlob(index) { SortKey.appendBlob($0, to: &buffer) }
             }
             if !column.ascending { SortKey.invert(&buffer, from: start) }
         }
         SortKey.appendRowID(rowID, to: &buffer)
     }
 
-    /// A text column as GRDB reads it (`String(cString:)`: up to the first NUL, invalid UTF-8
-    /// repaired), appended. ASCII text, the common case, is appended from the column's bytes.
-    private static func appendText(
-        of statement: SQLiteStatement, _ index: CInt, foldingCase: Bool, to buffer: inout [UInt8]
-    ) {
-        guard let text = sqlite3_column_text(statement, index) else {
-            return SortKey.appendText(UnsafeBufferPointer(start: nil, count: 0), foldingCase: foldingCase, to: &buffer)
-        }
-        let bytes = UnsafeBufferPointer(start: text, count: strlen(text))
+    /// A text's bytes up to its first NUL, appended as GRDB's string of them (invalid UTF-8
+    /// repaired). ASCII text, the common case, is appended as it is.
+    private static func appendText(_ bytes: UnsafeBufferPointer<UInt8>, foldingCase: Bool, to buffer: inout [UInt8]) {
         if isValidUTF8(bytes) { return SortKey.appendText(bytes, foldingCase: foldingCase, to: &buffer) }
-        var string = String(cString: text)
+        var string = String(decoding: bytes, as: UTF8.self)
         string.withUTF8 { SortKey.appendText($0, foldingCase: foldingCase, to: &buffer) }
     }
 

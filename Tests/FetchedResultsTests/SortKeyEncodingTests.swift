@@ -130,4 +130,54 @@ import Testing
             }
         }
     }
+
+    /// A read ahead copies a row's sort values off the statement and makes the key later: the
+    /// copy must give the same key, and the same values, as the statement read in place and as
+    /// GRDB's values of the row — for every storage class, text with a NUL or invalid UTF-8.
+    @Test func copiedRowsKeyAndReadLikeTheStatement() throws {
+        let seed = UInt64(41)
+        print("SortKeyEncodingTests seed \(seed)")
+        var random = SplitMix64(seed: seed)
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE v (id INTEGER PRIMARY KEY, x, y, z)")
+            for _ in 0..<500 {
+                try db.execute(
+                    sql: "INSERT INTO v (x, y, z) VALUES (?, ?, ?)",
+                    arguments: [Self.randomValue(&random), Self.randomValue(&random), Self.randomValue(&random)])
+            }
+            try db.execute(sql: "INSERT INTO v (x, y, z) VALUES (CAST(x'61C3' AS TEXT), CAST(x'FF00' AS TEXT), 'a')")
+        }
+        let descriptors = [
+            ColumnSortDescriptor(key: "x", collation: .caseInsensitive),
+            ColumnSortDescriptor(key: "y", ascending: false), ColumnSortDescriptor(key: "z"),
+        ]
+        let encoding = SortKeyEncoding(descriptors: descriptors)
+        var copied = CopiedSortRows(columns: 3)
+        var inPlace: [(key: [UInt8], values: [DatabaseValue])] = []
+        try queue.read { db in
+            let statement = try db.makeStatement(sql: "SELECT id, x, y, z FROM v ORDER BY id")
+            let cursor = try Row.fetchCursor(statement)
+            while let row = try cursor.next() {
+                let columns = StatementSortColumns(statement: statement.sqliteStatement, first: 1)
+                let rowID: Int64 = row[0]
+                var key: [UInt8] = []
+                encoding.append(columns, rowID: rowID, to: &key)
+                let values: [DatabaseValue] = [row[1], row[2], row[3]]
+                #expect(key == encoding.key(values, rowID: rowID), "row \(rowID): \(values)")
+                #expect((0..<3).map(columns.databaseValue) == values, "row \(rowID)")
+                inPlace.append((key, values))
+                copied.append(columns, rowID: rowID)
+            }
+        }
+        var index = 0
+        copied.forEachRow { row, rowID in
+            var key: [UInt8] = []
+            encoding.append(row, rowID: rowID, to: &key)
+            #expect(key == inPlace[index].key, "row \(rowID)")
+            #expect((0..<3).map(row.databaseValue) == inPlace[index].values, "row \(rowID)")
+            index += 1
+        }
+        #expect(index == 501 && copied.rowIDs.count == 501)
+    }
 }

@@ -69,20 +69,22 @@ struct SQLiteOrderedQuery: Sendable {
         return collector.read
     }
 
-    /// The first `limit` rows after `boundary`, their ids and sort values copied as SQLite
-    /// returned them: a read ahead's share of ``read(limit:after:skipping:in:)``, the rest of
-    /// which ``read(copied:limit:after:)`` does. Only with a batch size.
-    func copyRows(limit: Int, after boundary: LoadBoundary<[DatabaseValue]>, in db: Database) throws -> CopiedSortRows {
+    /// Copies the first `limit` rows after `boundary` into `copied` (emptied first), their ids
+    /// and sort values as SQLite returned them: a read ahead's share of
+    /// ``read(limit:after:skipping:in:)``, the rest of which ``read(copied:limit:after:)`` does.
+    /// Only with a batch size.
+    func copyRows(
+        limit: Int, after boundary: LoadBoundary<[DatabaseValue]>, in db: Database, into copied: inout CopiedSortRows
+    ) throws {
         precondition(batching, "rows are copied only with a batch size")
-        var copied = CopiedSortRows(columns: descriptors.count)
+        copied.removeAll()
         try forEachRow(limit: limit, after: boundary, in: db) { _, statement in
             let current = statement.sqliteStatement
             copied.append(StatementSortColumns(statement: current, first: 1), rowID: sqlite3_column_int64(current, 0))
         }
-        return copied
     }
 
-    /// The read the rows ``copyRows(limit:after:in:)`` copied make, as
+    /// The read the rows ``copyRows(limit:after:in:into:)`` copied make, as
     /// ``read(limit:after:skipping:in:)`` would have made it.
     func read(
         copied: CopiedSortRows, limit: Int, after boundary: LoadBoundary<[DatabaseValue]>
@@ -100,7 +102,7 @@ struct SQLiteOrderedQuery: Sendable {
     /// after its last row. Worked out before the other rows' keys, so that the next read can
     /// start first.
     func boundary(after copied: CopiedSortRows, limit: Int) -> LoadBoundary<[DatabaseValue]>? {
-        guard copied.rowIDs.count == limit else { return nil }
+        guard copied.count == limit else { return nil }
         return copied.withLastRow { row, rowID in
             var key: [UInt8] = []
             encoding.append(row, rowID: rowID, to: &key)

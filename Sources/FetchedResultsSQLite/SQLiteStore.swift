@@ -64,6 +64,8 @@ public final class SQLiteStore: ResultsStore {
     /// The next step's read, started ahead on another connection (see
     /// ``readAhead(limit:after:unchangedSince:)``).
     var readingAhead: PendingReadAhead?
+    /// The rows of the read ahead before the last, kept for the next one to fill.
+    var spareCopiedRows: CopiedSortRows?
     /// How many steps of a progressive fetch took rows read ahead, for a program's statistics.
     public internal(set) var stepsReadAhead = 0
 
@@ -103,6 +105,7 @@ public final class SQLiteStore: ResultsStore {
             oneMatchingRowSQL = oneRowSQL + predicate.andSQL
             orderedQuery = makeOrderedQuery()
             readingAhead = nil
+            spareCopiedRows = nil
             sortKeyIndexes = nil
             schemaSeen = try currentSchema(db)
         }

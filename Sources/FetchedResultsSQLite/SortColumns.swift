@@ -62,23 +62,37 @@ struct StatementSortColumns: SortColumns {
 /// Rows' ids and sort values copied off a statement as SQLite returned them, to be keyed later:
 /// a read ahead steps SQLite on its own thread and leaves making the keys to the thread that
 /// takes the rows, so that the two share the work.
+///
+/// One byte array, row after row: the row id's 8 bytes, then each value's storage class in one
+/// byte followed by an integer's or a real's 8 bytes, or a text's or a blob's length in 4 bytes
+/// and its bytes. Read in order only, so it keeps no index: a load holds two of these at once,
+/// and the scoreboard's memory at a million teams is counted.
 struct CopiedSortRows: Sendable {
     /// Sort values per row.
     let columns: Int
-    private(set) var rowIDs: [Int64] = []
-    /// Each value: its storage class in one byte, then an integer's or a real's 8 bytes, or a
-    /// text's or a blob's bytes.
+    /// How many rows were copied.
+    private(set) var count = 0
     private var bytes: [UInt8] = []
-    /// Where each value starts in `bytes`, row after row, then where the last one ends.
-    private var starts: [Int] = [0]
+    /// Where the last row starts in `bytes`.
+    private var lastRowStart = 0
 
     init(columns: Int) {
         self.columns = columns
     }
 
-    /// Copies the sort values of the row `statement` stands on, from column `first` on.
+    /// Empties the rows, keeping the room they took: a load's reads ahead take turns with two
+    /// of these, so that its steps soon allocate nothing more.
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        count = 0
+        lastRowStart = 0
+    }
+
+    /// Copies the sort values of the row a statement stands on.
     mutating func append(_ row: StatementSortColumns, rowID: Int64) {
-        rowIDs.append(rowID)
+        lastRowStart = bytes.count
+        count += 1
+        appendBits(UInt64(bitPattern: rowID))
         for column in 0..<columns {
             let type = row.type(column)
             bytes.append(UInt8(truncatingIfNeeded: type))
@@ -86,10 +100,9 @@ struct CopiedSortRows: Sendable {
             case SQLITE_NULL: break
             case SQLITE_INTEGER: appendBits(UInt64(bitPattern: row.int64(column)))
             case SQLITE_FLOAT: appendBits(row.double(column).bitPattern)
-            case SQLITE_TEXT: row.withText(column) { bytes.append(contentsOf: $0) }
-            default: row.withBlob(column) { bytes.append(contentsOf: $0) }
+            case SQLITE_TEXT: row.withText(column) { appendCounted($0) }
+            default: row.withBlob(column) { appendCounted($0) }
             }
-            starts.append(bytes.count)
         }
     }
 
@@ -97,50 +110,84 @@ struct CopiedSortRows: Sendable {
         withUnsafeBytes(of: bits) { bytes.append(contentsOf: $0) }
     }
 
+    private mutating func appendCounted(_ value: UnsafeBufferPointer<UInt8>) {
+        withUnsafeBytes(of: UInt32(value.count)) { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: value)
+    }
+
     /// Calls `body` with each row, in order, and its id.
     func forEachRow(_ body: (Row, Int64) throws -> Void) rethrows {
         try bytes.withUnsafeBufferPointer { bytes in
-            try starts.withUnsafeBufferPointer { starts in
-                for (index, rowID) in rowIDs.enumerated() {
-                    try body(Row(bytes: bytes, starts: starts, first: index * columns), rowID)
-                }
+            var start = 0
+            for _ in 0..<count {
+                let row = Row(bytes: bytes, start: start, columns: columns)
+                try body(row, row.rowID)
+                start = row.end
             }
         }
     }
 
     /// The last row, with its id.
     func withLastRow<T>(_ body: (Row, Int64) throws -> T) rethrows -> T? {
-        guard let rowID = rowIDs.last else { return nil }
+        guard count > 0 else { return nil }
         return try bytes.withUnsafeBufferPointer { bytes in
-            try starts.withUnsafeBufferPointer { starts in
-                try body(Row(bytes: bytes, starts: starts, first: (rowIDs.count - 1) * columns), rowID)
-            }
+            let row = Row(bytes: bytes, start: lastRowStart, columns: columns)
+            return try body(row, row.rowID)
         }
     }
 
     /// One copied row, valid inside ``forEachRow(_:)`` or ``withLastRow(_:)``.
     struct Row: SortColumns {
-        let bytes: UnsafeBufferPointer<UInt8>
-        let starts: UnsafeBufferPointer<Int>
-        /// The index in `starts` of the row's first value.
-        let first: Int
+        private let bytes: UnsafeBufferPointer<UInt8>
+        /// Where the row's id starts.
+        private let start: Int
+        private let columns: Int
 
-        func type(_ column: Int) -> CInt { CInt(bytes[starts[first + column]]) }
-
-        func int64(_ column: Int) -> Int64 {
-            Int64(bitPattern: UnsafeRawBufferPointer(payload(column)).loadUnaligned(as: UInt64.self))
+        init(bytes: UnsafeBufferPointer<UInt8>, start: Int, columns: Int) {
+            self.bytes = bytes
+            self.start = start
+            self.columns = columns
         }
 
-        func double(_ column: Int) -> Double {
-            Double(bitPattern: UnsafeRawBufferPointer(payload(column)).loadUnaligned(as: UInt64.self))
+        var rowID: Int64 { Int64(bitPattern: loadBits(at: start)) }
+
+        /// Where the next row starts.
+        var end: Int { valueStart(columns) }
+
+        func type(_ column: Int) -> CInt { CInt(bytes[valueStart(column)]) }
+        func int64(_ column: Int) -> Int64 { Int64(bitPattern: loadBits(at: valueStart(column) + 1)) }
+        func double(_ column: Int) -> Double { Double(bitPattern: loadBits(at: valueStart(column) + 1)) }
+        func withText<T>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T { body(counted(column)) }
+        func withBlob<T>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T { body(counted(column)) }
+
+        /// Where value `column` starts (its storage class), found by stepping over the ones
+        /// before it: a row has a few.
+        private func valueStart(_ column: Int) -> Int {
+            var offset = start + 8
+            for _ in 0..<column {
+                switch CInt(bytes[offset]) {
+                case SQLITE_NULL: offset += 1
+                case SQLITE_INTEGER, SQLITE_FLOAT: offset += 9
+                default: offset += 5 + Int(loadLength(at: offset + 1))
+                }
+            }
+            return offset
         }
 
-        func withText<T>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T { body(payload(column)) }
-        func withBlob<T>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T { body(payload(column)) }
+        private func counted(_ column: Int) -> UnsafeBufferPointer<UInt8> {
+            let start = valueStart(column)
+            let length = Int(loadLength(at: start + 1))
+            return UnsafeBufferPointer(rebasing: bytes[(start + 5)..<(start + 5 + length)])
+        }
 
-        /// The bytes after a value's storage class.
-        private func payload(_ column: Int) -> UnsafeBufferPointer<UInt8> {
-            UnsafeBufferPointer(rebasing: bytes[(starts[first + column] + 1)..<starts[first + column + 1]])
+        private func loadBits(at offset: Int) -> UInt64 {
+            UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[offset..<(offset + 8)])
+                .loadUnaligned(as: UInt64.self)
+        }
+
+        private func loadLength(at offset: Int) -> UInt32 {
+            UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[offset..<(offset + 4)])
+                .loadUnaligned(as: UInt32.self)
         }
     }
 }

@@ -23,8 +23,8 @@ struct LoadPacer {
 
     /// Runs one step of `rows` teams and sizes the next one after its time; `load` returns how
     /// many teams the step added to the standings. A step whose rows were read ahead adds as
-    /// many as the step before it asked for; one that reads the cache file adds none until the
-    /// last, and counts the `rows` it read.
+    /// many as the step before it asked for (on SQLite at most `SQLiteStore.readAheadRowLimit`);
+    /// one that reads the cache file adds none until the last, and counts the `rows` it read.
     mutating func step(_ load: (Int) throws -> Int) rethrows {
         let start = ContinuousClock.now
         let added = try load(rows)

@@ -107,6 +107,40 @@ import Testing
         #expect(unclosed == 0, "every change set ends")
     }
 
+    /// A step asking for more rows than a read ahead holds takes that many (the next step
+    /// reads the rest), still exactly the next rows of SQLite's order.
+    @Test func aReadAheadHoldsAtMostItsRowLimit() throws {
+        let (pool, _) = try makeItemDatabase(history: true)
+        let total = 3 * SQLiteStore.readAheadRowLimit + 5_000
+        try pool.write { db in
+            try db.execute(
+                sql: """
+                    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+                    INSERT INTO item (grp, score, name) SELECT 'g' || (i % 7), i % 13, 'item ' || i FROM n
+                    """, arguments: [total])
+        }
+        let request = TableFetchRequest(
+            table: "item", sortDescriptors: RandomisedOracleTests.standings, fetchBatchSize: 50)
+        let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
+        let recorder = Recorder()
+        controller.delegate = recorder
+        try controller.performFetch(firstRows: 4)
+        let asked = SQLiteStore.readAheadRowLimit + 8_000
+        try controller.loadMoreRows(asked)
+        #expect(controller.heldRowCount == 4 + asked && controller.store.stepsReadAhead == 0)
+        try controller.loadMoreRows(asked)
+        #expect(controller.heldRowCount == 4 + asked + SQLiteStore.readAheadRowLimit)
+        #expect(controller.store.stepsReadAhead == 1)
+        let ids = try controller.sections!.flatMap { $0.objects.map { $0.id! } }
+        let expected = try pool.read { db in
+            try Int64.fetchAll(
+                db, sql: "SELECT id FROM item ORDER BY \(Self.orderBy) LIMIT ?", arguments: [ids.count])
+        }
+        #expect(ids == expected)
+        while try controller.loadMoreRows(asked) {}
+        #expect(controller.heldRowCount == total && recorder.errors.isEmpty)
+    }
+
     /// The store's own condition, without a controller's look before it: rows read in a
     /// snapshot past the position they continue are not handed over.
     @Test func aReadWhoseSnapshotIsPastItsPositionIsNotTaken() throws {

@@ -178,6 +178,6 @@ import Testing
             #expect((0..<3).map(row.databaseValue) == inPlace[index].values, "row \(rowID)")
             index += 1
         }
-        #expect(index == 501 && copied.rowIDs.count == 501)
+        #expect(index == 501 && copied.count == 501)
     }
 }

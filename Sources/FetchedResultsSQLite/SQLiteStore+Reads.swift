@@ -1,6 +1,5 @@
 import FetchedResults
 import GRDB
-import GRDBSQLite
 
 extension SQLiteStore {
     // MARK: - Ordered reads

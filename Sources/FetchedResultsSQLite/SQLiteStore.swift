@@ -104,8 +104,7 @@ public final class SQLiteStore: ResultsStore {
             oneRowSQL = selectSQL + " WHERE rowid = ?"
             oneMatchingRowSQL = oneRowSQL + predicate.andSQL
             orderedQuery = makeOrderedQuery()
-            readingAhead = nil
-            spareCopiedRows = nil
+            forgetReadAhead()
             sortKeyIndexes = nil
             schemaSeen = try currentSchema(db)
         }
@@ -125,6 +124,7 @@ public final class SQLiteStore: ResultsStore {
     }
 
     public func stopTracking() {
+        forgetReadAhead()
         guard let observer else { return }
         self.observer = nil
         try? Self.stopObserving(observer, on: database)

@@ -116,11 +116,11 @@ struct CopiedSortRows: Sendable {
     }
 
     /// Calls `body` with each row, in order, and its id.
-    func forEachRow(_ body: (Row, Int64) throws -> Void) rethrows {
+    func forEachRow(_ body: (CopiedRow, Int64) throws -> Void) rethrows {
         try bytes.withUnsafeBufferPointer { bytes in
             var start = 0
             for _ in 0..<count {
-                let row = Row(bytes: bytes, start: start, columns: columns)
+                let row = CopiedRow(bytes: bytes, start: start, columns: columns)
                 try body(row, row.rowID)
                 start = row.end
             }
@@ -128,16 +128,16 @@ struct CopiedSortRows: Sendable {
     }
 
     /// The last row, with its id.
-    func withLastRow<T>(_ body: (Row, Int64) throws -> T) rethrows -> T? {
+    func withLastRow<T>(_ body: (CopiedRow, Int64) throws -> T) rethrows -> T? {
         guard count > 0 else { return nil }
         return try bytes.withUnsafeBufferPointer { bytes in
-            let row = Row(bytes: bytes, start: lastRowStart, columns: columns)
+            let row = CopiedRow(bytes: bytes, start: lastRowStart, columns: columns)
             return try body(row, row.rowID)
         }
     }
 
     /// One copied row, valid inside ``forEachRow(_:)`` or ``withLastRow(_:)``.
-    struct Row: SortColumns {
+    struct CopiedRow: SortColumns {
         private let bytes: UnsafeBufferPointer<UInt8>
         /// Where the row's id starts.
         private let start: Int

@@ -2,10 +2,6 @@ import FetchedResults
 import GRDB
 import GRDBSQLite
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Turns a SQLite row's sort values into one byte key (`SortKey` in the core says how the
 /// bytes are laid out): SQLite's values appended with the core's component encoders, in SQLite's
 /// order of storage classes, `NOCASE` as ASCII folding.

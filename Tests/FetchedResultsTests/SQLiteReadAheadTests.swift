@@ -5,6 +5,9 @@ import GRDB
 import TestSupport
 import Testing
 
+@testable import FetchedResults
+@testable import FetchedResultsSQLite
+
 /// The steps of a progressive fetch that take rows the store read ahead on another of the
 /// pool's connections (started at the step before, read while the program went on), against
 /// SQLite's own order after every step.
@@ -139,6 +142,106 @@ import Testing
         #expect(ids == expected)
         while try controller.loadMoreRows(asked) {}
         #expect(controller.heldRowCount == total && recorder.errors.isEmpty)
+    }
+
+    /// A controller owned by the thread that runs its load, for a test that must not wait on it
+    /// forever.
+    final class LoadingThread: @unchecked Sendable {
+        let controller: SQLiteResultsController<Item>
+        private let finished = DispatchSemaphore(value: 0)
+
+        init(_ controller: SQLiteResultsController<Item>) {
+            self.controller = controller
+        }
+
+        /// Loads every row on a thread of its own; returns whether that ended within `seconds`.
+        func loadAll(within seconds: Double) -> Bool {
+            Thread.detachNewThread { [self] in
+                while (try? controller.loadMoreRows(5)) == true {}
+                finished.signal()
+            }
+            return finished.wait(timeout: .now() + seconds) == .success
+        }
+    }
+
+    /// A step waits for the read ahead before it takes a reader of its own: with one reader in
+    /// the pool, waiting while holding it would wait forever.
+    @Test func aLoadOnAPoolOfOneReaderEnds() throws {
+        var configuration = Configuration()
+        configuration.maximumReaderCount = 1
+        let path = NSTemporaryDirectory() + "fetched-results-" + UUID().uuidString + ".sqlite"
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try pool.write { db in
+            try db.execute(sql: itemTableSQL)
+            try ChangeHistory.install(on: "item", in: db)
+        }
+        var random = SplitMix64(seed: 3)
+        try ProgressiveFetchTests.fill(pool, rows: 200, random: &random)
+        let request = TableFetchRequest(
+            table: "item", predicate: "visible = 1", sortDescriptors: RandomisedOracleTests.standings,
+            fetchBatchSize: 5)
+        let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
+        let recorder = Recorder()
+        controller.delegate = recorder
+        try controller.performFetch(firstRows: 4)
+        try #require(LoadingThread(controller).loadAll(within: 60), "the load ended")
+        #expect(try Self.state(of: controller) == (try Self.oracle(held: nil, pool)))
+        #expect(controller.store.stepsReadAhead > 10 && recorder.errors.isEmpty)
+    }
+
+    /// A fetch started again, or the delegate let go, while a read ahead is pending: the load
+    /// goes on from the new fetch (or untracked), exactly.
+    @Test func aFetchAgainOrStoppingMidLoadLeavesNoReadAheadBehind() throws {
+        var random = SplitMix64(seed: 8)
+        let (controller, recorder, pool, other) = try Self.loadingController(items: 150, random: &random)
+        for _ in 0..<3 { try controller.loadMoreRows(7) }
+        #expect(controller.store.stepsReadAhead == 2)
+        try other.write { db in try db.execute(sql: "UPDATE item SET score = score + 1 WHERE id % 3 = 0") }
+        try controller.performFetch(firstRows: 4)
+        while try controller.loadMoreRows(7) {}
+        #expect(try Self.state(of: controller) == (try Self.oracle(held: nil, pool)), "after a fetch again")
+        #expect(controller.store.stepsReadAhead > 4 && recorder.errors.isEmpty)
+
+        try controller.performFetch(firstRows: 4)
+        for _ in 0..<2 { try controller.loadMoreRows(7) }
+        controller.delegate = nil
+        try other.write { db in try db.execute(sql: "UPDATE item SET score = score + 1 WHERE id % 5 = 0") }
+        let readAheadBefore = controller.store.stepsReadAhead
+        try controller.performFetch(firstRows: 4)
+        while try controller.loadMoreRows(7) {}
+        #expect(try Self.state(of: controller) == (try Self.oracle(held: nil, pool)), "untracked")
+        #expect(controller.store.stepsReadAhead == readAheadBefore, "untracked steps read the store themselves")
+    }
+
+    /// The boundary worked out from a copy before its keys, and the read made from it, are those
+    /// the statement read makes in place.
+    @Test func aCopiedReadMatchesTheReadInPlace() throws {
+        var random = SplitMix64(seed: 19)
+        let (pool, _) = try makeItemDatabase(history: true)
+        try ProgressiveFetchTests.fill(pool, rows: 60, random: &random)
+        let store = SQLiteStore(database: pool)
+        let request = TableFetchRequest(
+            table: "item", sortDescriptors: RandomisedOracleTests.standings, fetchBatchSize: 5)
+        try store.prepare(request, sectionNameKeyPath: "grp")
+        try pool.read { db in
+            let first = try store.readOrdered(limit: 7, after: nil, skipping: { _ in false }, in: db)
+            let boundary = try #require(first.last)
+            for limit in [1, 13, 100] {
+                let inPlace = try store.orderedQuery.read(
+                    limit: limit, after: boundary, skipping: { _ in false }, in: db)
+                var copied = CopiedSortRows(columns: 3)
+                try store.orderedQuery.copyRows(limit: limit, after: boundary, in: db, into: &copied)
+                let fromCopy = store.orderedQuery.read(copied: copied, limit: limit, after: boundary)
+                let early = store.orderedQuery.boundary(after: copied, limit: limit)
+                #expect(fromCopy.count == inPlace.count && fromCopy.sectionNames == inPlace.sectionNames)
+                let (copiedKeys, keysInPlace) = (fromCopy.keys.finish(), inPlace.keys.finish())
+                #expect(
+                    (0..<copiedKeys.count).map { copiedKeys.key(at: $0) }
+                        == (0..<keysInPlace.count).map { keysInPlace.key(at: $0) }, "limit \(limit)")
+                #expect(early?.key == inPlace.last?.key && early?.values == inPlace.last?.values, "limit \(limit)")
+                #expect(early?.rowID == inPlace.last?.rowID && (limit == 100) == (early == nil))
+            }
+        }
     }
 
     /// The store's own condition, without a controller's look before it: rows read in a

@@ -213,16 +213,23 @@ extension FetchedResultsController {
     private func takeRowsReadAhead(readingAhead count: Int) throws -> Bool {
         guard let after = readAheadAfter else { return false }
         readAheadAfter = nil
-        guard isTracking, let boundary = loadBoundary, boundary.key == after else { return false }
+        guard isTracking, let boundary = loadBoundary, boundary.key == after else {
+            store.discardReadAhead()
+            return false
+        }
         // What was committed before this step is applied by it, as when it reads the store
-        // itself: a look first, and the rows read ahead count only when it found nothing.
-        return try store.read(consistent: false) { snapshot in
+        // itself: a look first, in a snapshot opened once the read ahead is over, and its rows
+        // count only when the look found nothing.
+        store.waitForReadAhead()
+        let taken = try store.read(consistent: false) { snapshot in
             guard try follow(snapshot) == .unchanged,
                 try store.takeReadAhead(readingAhead: count, in: snapshot, { next in try append(next, snapshot) })
             else { return false }
             readAheadAfter = loadBoundary?.key
             return true
         }
+        if !taken { store.discardReadAhead() }
+        return taken
     }
 
     /// Has the store read the next `count` rows ahead, while the results follow the store and

@@ -70,6 +70,13 @@ public protocol ResultsStore: AnyObject {
     func readAhead(
         limit: Int, after boundary: LoadBoundary<SortValues>, unchangedSince position: Position
     ) throws -> Bool
+    /// Waits until the read sent by ``readAhead(limit:after:unchangedSince:)`` is over, before
+    /// the step that may take its rows opens the snapshot its look runs in: the rows are then
+    /// never newer than what the look sees. Called holding no snapshot.
+    func waitForReadAhead()
+    /// Forgets the read sent ahead, whose rows will not be taken (the step's look found a
+    /// change, or the load ended or started again).
+    func discardReadAhead()
     /// Hands the rows the last ``readAhead(limit:after:unchangedSince:)`` read to `body` and
     /// returns true; returns false, doing nothing, when they cannot be taken (none sent, or a
     /// change since its position): the step then reads as usual. When they reach their limit,
@@ -125,6 +132,12 @@ extension ResultsStore {
     public func readAhead(
         limit: Int, after boundary: LoadBoundary<SortValues>, unchangedSince position: Position
     ) throws -> Bool { false }
+
+    /// Nothing is ever read ahead.
+    public func waitForReadAhead() {}
+
+    /// Nothing is ever read ahead.
+    public func discardReadAhead() {}
 
     /// Nothing is ever read ahead.
     public func takeReadAhead(

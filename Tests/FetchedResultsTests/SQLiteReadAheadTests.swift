@@ -17,9 +17,9 @@ import Testing
     /// A batched, sectioned controller on `count` made-up items of a table with a change
     /// history, its first 4 rows fetched; and another connection to the same file.
     static func loadingController(
-        items count: Int, random: inout SplitMix64
+        items count: Int, random: inout SplitMix64, configuration: Configuration = Configuration()
     ) throws -> (SQLiteResultsController<Item>, Recorder, DatabasePool, DatabaseQueue) {
-        let (pool, path) = try makeItemDatabase(history: true)
+        let (pool, path) = try makeItemDatabase(history: true, configuration: configuration)
         try ProgressiveFetchTests.fill(pool, rows: count, random: &random)
         let request = TableFetchRequest(
             table: "item", predicate: "visible = 1", sortDescriptors: RandomisedOracleTests.standings,
@@ -30,6 +30,21 @@ import Testing
         controller.changeStyles = [.changes, .snapshot, .difference]
         try controller.performFetch(firstRows: 4)
         return (controller, recorder, pool, try DatabaseQueue(path: path))
+    }
+
+    /// A store prepared for a batched request on `count` made-up items of a table with a change
+    /// history, without a controller: a test of the store's own read ahead.
+    static func batchedStore(
+        items count: Int, seed: UInt64, sectionNameKeyPath: String?
+    ) throws -> (SQLiteStore, DatabasePool) {
+        var random = SplitMix64(seed: seed)
+        let (pool, _) = try makeItemDatabase(history: true)
+        try ProgressiveFetchTests.fill(pool, rows: count, random: &random)
+        let store = SQLiteStore(database: pool)
+        let request = TableFetchRequest(
+            table: "item", sortDescriptors: RandomisedOracleTests.standings, fetchBatchSize: 5)
+        try store.prepare(request, sectionNameKeyPath: sectionNameKeyPath)
+        return (store, pool)
     }
 
     /// The first `held` rows of SQLite's order (all of them when nil).
@@ -169,21 +184,9 @@ import Testing
     @Test func aLoadOnAPoolOfOneReaderEnds() throws {
         var configuration = Configuration()
         configuration.maximumReaderCount = 1
-        let path = NSTemporaryDirectory() + "fetched-results-" + UUID().uuidString + ".sqlite"
-        let pool = try DatabasePool(path: path, configuration: configuration)
-        try pool.write { db in
-            try db.execute(sql: itemTableSQL)
-            try ChangeHistory.install(on: "item", in: db)
-        }
         var random = SplitMix64(seed: 3)
-        try ProgressiveFetchTests.fill(pool, rows: 200, random: &random)
-        let request = TableFetchRequest(
-            table: "item", predicate: "visible = 1", sortDescriptors: RandomisedOracleTests.standings,
-            fetchBatchSize: 5)
-        let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
-        let recorder = Recorder()
-        controller.delegate = recorder
-        try controller.performFetch(firstRows: 4)
+        let (controller, recorder, pool, _) = try Self.loadingController(
+            items: 200, random: &random, configuration: configuration)
         try #require(LoadingThread(controller).loadAll(within: 60), "the load ended")
         #expect(try Self.state(of: controller) == (try Self.oracle(held: nil, pool)))
         #expect(controller.store.stepsReadAhead > 10 && recorder.errors.isEmpty)
@@ -216,13 +219,7 @@ import Testing
     /// The boundary worked out from a copy before its keys, and the read made from it, are those
     /// the statement read makes in place.
     @Test func aCopiedReadMatchesTheReadInPlace() throws {
-        var random = SplitMix64(seed: 19)
-        let (pool, _) = try makeItemDatabase(history: true)
-        try ProgressiveFetchTests.fill(pool, rows: 60, random: &random)
-        let store = SQLiteStore(database: pool)
-        let request = TableFetchRequest(
-            table: "item", sortDescriptors: RandomisedOracleTests.standings, fetchBatchSize: 5)
-        try store.prepare(request, sectionNameKeyPath: "grp")
+        let (store, pool) = try Self.batchedStore(items: 60, seed: 19, sectionNameKeyPath: "grp")
         try pool.read { db in
             let first = try store.readOrdered(limit: 7, after: nil, skipping: { _ in false }, in: db)
             let boundary = try #require(first.last)
@@ -247,13 +244,7 @@ import Testing
     /// The store's own condition, without a controller's look before it: rows read in a
     /// snapshot past the position they continue are not handed over.
     @Test func aReadWhoseSnapshotIsPastItsPositionIsNotTaken() throws {
-        var random = SplitMix64(seed: 11)
-        let (pool, _) = try makeItemDatabase(history: true)
-        try ProgressiveFetchTests.fill(pool, rows: 40, random: &random)
-        let store = SQLiteStore(database: pool)
-        let request = TableFetchRequest(
-            table: "item", sortDescriptors: RandomisedOracleTests.standings, fetchBatchSize: 5)
-        try store.prepare(request, sectionNameKeyPath: nil)
+        let (store, pool) = try Self.batchedStore(items: 40, seed: 11, sectionNameKeyPath: nil)
         let (first, position) = try store.read(consistent: true) { db in
             (try store.readOrdered(limit: 10, after: nil, skipping: { _ in false }, in: db), try store.position(in: db))
         }

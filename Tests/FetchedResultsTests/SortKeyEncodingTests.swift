@@ -33,22 +33,26 @@ import Testing
         }
     }
 
-    @Test(arguments: [ColumnSortDescriptor.Collation.binary, .caseInsensitive])
-    func keysSortExactlyLikeOrderBy(collation: ColumnSortDescriptor.Collation) throws {
-        let seed = UInt64(17)
+    /// A table `v` of `rows` rows whose columns `x`, `y`, `z` hold random values of every
+    /// storage class.
+    static func randomTable(rows: Int, seed: UInt64) throws -> DatabaseQueue {
         print("SortKeyEncodingTests seed \(seed)")
         var random = SplitMix64(seed: seed)
         let queue = try DatabaseQueue()
         try queue.write { db in
             try db.execute(sql: "CREATE TABLE v (id INTEGER PRIMARY KEY, x, y, z)")
-            for _ in 0..<800 {
+            for _ in 0..<rows {
                 try db.execute(
                     sql: "INSERT INTO v (x, y, z) VALUES (?, ?, ?)",
-                    arguments: [
-                        Self.randomValue(&random), Self.randomValue(&random), Self.randomValue(&random),
-                    ])
+                    arguments: [Self.randomValue(&random), Self.randomValue(&random), Self.randomValue(&random)])
             }
         }
+        return queue
+    }
+
+    @Test(arguments: [ColumnSortDescriptor.Collation.binary, .caseInsensitive])
+    func keysSortExactlyLikeOrderBy(collation: ColumnSortDescriptor.Collation) throws {
+        let queue = try Self.randomTable(rows: 800, seed: 17)
         for descending in [[false, false, false], [true, false, true], [false, true, false]] {
             let descriptors = zip(["x", "y", "z"], descending).map {
                 ColumnSortDescriptor(key: $0, ascending: !$1, collation: collation)
@@ -135,17 +139,8 @@ import Testing
     /// copy must give the same key, and the same values, as the statement read in place and as
     /// GRDB's values of the row — for every storage class, text with a NUL or invalid UTF-8.
     @Test func copiedRowsKeyAndReadLikeTheStatement() throws {
-        let seed = UInt64(41)
-        print("SortKeyEncodingTests seed \(seed)")
-        var random = SplitMix64(seed: seed)
-        let queue = try DatabaseQueue()
+        let queue = try Self.randomTable(rows: 500, seed: 41)
         try queue.write { db in
-            try db.execute(sql: "CREATE TABLE v (id INTEGER PRIMARY KEY, x, y, z)")
-            for _ in 0..<500 {
-                try db.execute(
-                    sql: "INSERT INTO v (x, y, z) VALUES (?, ?, ?)",
-                    arguments: [Self.randomValue(&random), Self.randomValue(&random), Self.randomValue(&random)])
-            }
             try db.execute(sql: "INSERT INTO v (x, y, z) VALUES (CAST(x'61C3' AS TEXT), CAST(x'FF00' AS TEXT), 'a')")
         }
         let descriptors = [

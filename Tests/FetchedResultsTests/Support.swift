@@ -25,9 +25,13 @@ let itemTableSQL = """
 /// Records every callback of a controller, batch by batch.
 typealias Recorder = CallbackLog
 
-func makeItemDatabase(history: Bool = false) throws -> (DatabasePool, String) {
+func makeItemDatabase(
+    history: Bool = false, configuration: Configuration = Configuration()
+) throws -> (
+    DatabasePool, String
+) {
     let path = NSTemporaryDirectory() + "fetched-results-" + UUID().uuidString + ".sqlite"
-    let pool = try DatabasePool(path: path)
+    let pool = try DatabasePool(path: path, configuration: configuration)
     try pool.write { db in
         try db.execute(sql: itemTableSQL)
         if history { try ChangeHistory.install(on: "item", in: db) }

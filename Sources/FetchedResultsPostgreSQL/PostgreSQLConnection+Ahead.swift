@@ -11,7 +11,7 @@ extension PostgreSQLConnection {
     }
 
     /// Sends a query without waiting for its result, so that the server runs it while the
-    /// program does other work; ``forEachRowSentAhead(_:)`` takes its rows later. Any other
+    /// program does other work; ``forEachRowSentAhead(beforeRows:_:)`` takes its rows later. Any other
     /// statement on the connection first reads its result and keeps it, and a new one sent
     /// ahead replaces it. Outside a transaction only: it is its own statement.
     ///

@@ -11,9 +11,9 @@ extension PostgreSQLConnection {
     }
 
     /// Sends a query without waiting for its result, so that the server runs it while the
-    /// program does other work; ``forEachRowSentAhead(beforeRows:_:)`` takes its rows later. Any other
-    /// statement on the connection first reads its result and keeps it, and a new one sent
-    /// ahead replaces it. Outside a transaction only: it is its own statement.
+    /// program does other work; ``forEachRowSentAhead(beforeRows:_:)`` takes its rows later.
+    /// Any other statement on the connection first reads its result and keeps it, and a new one
+    /// sent ahead replaces it. Outside a transaction only: it is its own statement.
     ///
     /// - Throws: ``PostgreSQLError/connectionLost(_:)`` when it could not be sent.
     public func sendAhead(_ sql: String, _ parameters: [String?]) throws {

@@ -69,15 +69,14 @@ struct SQLiteOrderedQuery: Sendable {
         return collector.read
     }
 
-    /// Copies the first `limit` rows after `boundary` into `copied` (emptied first), their ids
-    /// and sort values as SQLite returned them: a read ahead's share of
+    /// Appends the first `limit` rows after `boundary` to `copied`, their ids and sort values
+    /// as SQLite returned them: a read ahead's share of
     /// ``read(limit:after:skipping:in:)``, the rest of which ``read(copied:limit:after:)`` does.
     /// Only with a batch size.
     func copyRows(
         limit: Int, after boundary: LoadBoundary<[DatabaseValue]>, in db: Database, into copied: inout CopiedSortRows
     ) throws {
         precondition(batching, "rows are copied only with a batch size")
-        copied.removeAll()
         try forEachRow(limit: limit, after: boundary, in: db) { _, statement in
             let current = statement.sqliteStatement
             copied.append(StatementSortColumns(statement: current, first: 1), rowID: sqlite3_column_int64(current, 0))

@@ -74,8 +74,8 @@ public protocol ResultsStore: AnyObject {
     /// the step that may take its rows opens the snapshot its look runs in: the rows are then
     /// never newer than what the look sees. Called holding no snapshot.
     func waitForReadAhead()
-    /// Forgets the read sent ahead, whose rows will not be taken (the step's look found a
-    /// change, or the load ended or started again).
+    /// Forgets the read sent ahead, whose rows will not be taken: the step's look found a
+    /// change, or the results no longer end where the read starts.
     func discardReadAhead()
     /// Hands the rows the last ``readAhead(limit:after:unchangedSince:)`` read to `body` and
     /// returns true; returns false, doing nothing, when they cannot be taken (none sent, or a

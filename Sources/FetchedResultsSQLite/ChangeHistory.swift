@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// A table of committed row changes, written by triggers in the same transaction as each
 /// change (the idea of Core Data's persistent history tracking).
@@ -121,36 +122,33 @@ public enum ChangeHistory {
     /// The newest sequence number ever given out (0 before any). Read from `sqlite_sequence`,
     /// which AUTOINCREMENT keeps even when pruning has emptied the table.
     static func latestSequence(_ db: Database) throws -> Int64 {
-        // Cached: a look asks at every commit, and parsing the statement cost more than the rest
-        // of the look's reads.
-        let statement = try db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = '\(tableName)'")
-        return try Int64.fetchOne(statement) ?? 0
+        // Cached and stepped directly: a look asks at every commit.
+        try db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = '\(tableName)'").stepFirstInt64() ?? 0
     }
 
-    /// The row ids changed after `sequence` in each of `tables` (by lowercased name), the newest
-    /// sequence read, and whether history after `sequence` was pruned away (then the ids are
-    /// incomplete).
+    /// The row ids changed after `sequence` up to `latest` (the ``latestSequence(_:)`` just
+    /// read) in each of `tables` (by lowercased name), and whether history after `sequence`
+    /// was pruned away (then the ids are incomplete).
+    ///
+    /// Sequence numbers have no gaps (a rolled-back insert rolls back `sqlite_sequence` too,
+    /// and ``resumeRecording(on:in:)`` leaves one on purpose): the history is whole exactly
+    /// when its oldest row after `sequence` is the next number.
     static func changes(
-        to tables: Set<String>, after sequence: Int64, _ db: Database
-    ) throws
-        -> (rowIDs: [String: Set<Int64>], latest: Int64, pruned: Bool)
-    {
-        let latest = try latestSequence(db)
-        guard latest > sequence else { return ([:], latest, false) }
-        // The oldest row kept; an empty table after changes means all of them were pruned.
-        let oldest = try Int64.fetchOne(db, sql: "SELECT min(seq) FROM \(tableName)") ?? latest + 1
-        if oldest > sequence + 1 { return ([:], latest, true) }
-        let names = tables.map { $0.lowercased() }.sorted()
-        let placeholders = Array(repeating: "?", count: names.count).joined(separator: ",")
+        to tables: Set<String>, after sequence: Int64, latest: Int64, _ db: Database
+    ) throws -> (rowIDs: [String: Set<Int64>], pruned: Bool) {
+        guard latest > sequence else { return ([:], false) }
         let statement = try db.cachedStatement(
-            sql: "SELECT lower(tableName), changedRowID FROM \(tableName)"
-                + " WHERE seq > ? AND lower(tableName) IN (\(placeholders))")
+            sql: "SELECT seq, lower(tableName), changedRowID FROM \(tableName) WHERE seq > ?")
         var rowIDs: [String: Set<Int64>] = [:]
-        let rows = try Row.fetchCursor(
-            statement, arguments: StatementArguments(values: [sequence.databaseValue] + names.map(\.databaseValue)))
-        while let row = try rows.next() {
-            rowIDs[row[0] as String, default: []].insert(row[1])
+        var oldest: Int64?
+        try statement.stepRows(bind: { sqlite3_bind_int64($0, 1, sequence) }) { row in
+            let seq = sqlite3_column_int64(row, 0)
+            oldest = min(oldest ?? seq, seq)
+            guard let text = sqlite3_column_text(row, 1) else { return }
+            let table = String(cString: text)
+            if tables.contains(table) { rowIDs[table, default: []].insert(sqlite3_column_int64(row, 2)) }
         }
-        return (rowIDs, latest, false)
+        guard oldest == sequence + 1 else { return ([:], true) }
+        return (rowIDs, false)
     }
 }

@@ -37,7 +37,7 @@ extension SQLiteStore {
             // A position past the history's end is another database's (a cache file, say).
             if latest < lastSeen { return .mustRefetch }
             if latest > lastSeen, !Self.history(written, covers: lastSeen + 1...latest) {
-                let changes = try ChangeHistory.changes(to: observedTables, after: lastSeen, db)
+                let changes = try ChangeHistory.changes(to: observedTables, after: lastSeen, latest: latest, db)
                 // The history not read yet was pruned: only a full comparison is exact.
                 if changes.pruned { return .mustRefetch }
                 touched.formUnion(changes.rowIDs[request.table.lowercased()] ?? [])

@@ -1,7 +1,6 @@
 import FetchedResults
 import Foundation
 import GRDB
-import GRDBSQLite
 
 /// A fetched results controller's store on SQLite, through GRDB: the controller's reads, its
 /// writes, and what tells it that rows changed.
@@ -223,17 +222,9 @@ public final class SQLiteStore: ResultsStore {
     /// The schema version and the fetched table's columns (with the key paths' columns).
     func currentSchema(_ db: Database) throws -> (version: Int32, columns: [String]) {
         // Every look asks: a cached statement (GRDB's schemaVersion() parses it anew), stepped
-        // through SQLite's C interface, since a GRDB cursor took ten microseconds of each look.
-        // GRDB runs it again when it fails, to report the error.
-        let statement = try db.cachedStatement(sql: "PRAGMA schema_version")
-        let version: Int32
-        sqlite3_reset(statement.sqliteStatement)
-        if sqlite3_step(statement.sqliteStatement) == SQLITE_ROW {
-            version = sqlite3_column_int(statement.sqliteStatement, 0)
-            sqlite3_reset(statement.sqliteStatement)
-        } else {
-            version = try Int32.fetchOne(statement) ?? 0
-        }
+        // through SQLite's C interface.
+        let version = Int32(
+            truncatingIfNeeded: try db.cachedStatement(sql: "PRAGMA schema_version").stepFirstInt64() ?? 0)
         if let schemaSeen, schemaSeen.version == version { return schemaSeen }
         db.clearSchemaCache()
         return (version, try db.columns(in: request.table).map(\.name) + relationshipKeyPaths.map(\.keyPath))

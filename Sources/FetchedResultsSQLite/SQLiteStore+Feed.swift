@@ -18,14 +18,17 @@ extension SQLiteStore {
             guard let lastSeen = position.sequence, let written = commit.historyWritten else { return true }
             return written.last > lastSeen
         }
-        if noted.contains(where: \.unknownChanges) { return .mustRefetch }
+        if noted.contains(where: { $0.unknownChanges }) { return .mustRefetch }
         if try schemaChanged(db) { return .mustRefetch }
-        var touched = Set(noted.flatMap(\.rowIDs))
+        // Closures, not key paths: a key path is made anew at every call, and this runs at every commit.
+        var touched: Set<Int64> = noted.count == 1 ? noted[0].rowIDs : Set(noted.flatMap { $0.rowIDs })
         var related: [String: Set<Int64>] = [:]
-        for commit in noted { related.merge(commit.relatedRowIDs) { $0.union($1) } }
+        for commit in noted where !commit.relatedRowIDs.isEmpty {
+            related.merge(commit.relatedRowIDs) { $0.union($1) }
+        }
         var newPosition = position
-        let written = noted.compactMap(\.historyWritten)
-        if let lastSeen = position.sequence, writerInUse != nil, let last = written.map(\.last).max(),
+        let written = noted.compactMap { $0.historyWritten }
+        if let lastSeen = position.sequence, writerInUse != nil, let last = written.map({ $0.last }).max(),
             Self.history(written, covers: lastSeen + 1...last)
         {
             // Right after a write through the controller: what this writer noted follows the

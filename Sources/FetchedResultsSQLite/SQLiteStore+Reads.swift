@@ -83,11 +83,16 @@ extension SQLiteStore {
     /// The names of the table columns whose values differ (the trailing row id excluded); every
     /// column when the old row was not loaded, since the row was written.
     public func changedColumns(from old: Row?, to new: Row) -> Set<String> {
-        let names = Array(new.columnNames.dropLast())
-        guard let old else { return Set(names) }
+        guard let old, old.count == new.count else {
+            let names = rowColumnNames ?? Set(new.columnNames.dropLast())
+            rowColumnNames = names
+            return names
+        }
+        // Names only of the columns that differ: a look compares a row after every commit, and
+        // one column changed (a win) is the common case.
         var changed: Set<String> = []
-        for index in names.indices where old[index] as DatabaseValue != new[index] as DatabaseValue {
-            changed.insert(names[index])
+        for index in 0..<(new.count - 1) where old[index] as DatabaseValue != new[index] as DatabaseValue {
+            changed.insert(new[new.index(new.startIndex, offsetBy: index)].0)
         }
         return changed
     }

@@ -51,6 +51,9 @@ public final class SQLiteStore: ResultsStore {
     private(set) var oneRowSQL = "", oneMatchingRowSQL = ""
     /// Column positions of the sort keys in `selectSQL`'s rows, found once per schema.
     var sortKeyIndexes: [Int]?
+    /// The names of the table columns in `selectSQL`'s rows, found once per schema: every
+    /// column changed for a row that was not loaded.
+    var rowColumnNames: Set<String>?
     /// The schema version and the fetched table's columns last seen, to notice schema changes.
     var schemaSeen: (version: Int32, columns: [String])?
     private var observer: CommitObserver?
@@ -105,6 +108,7 @@ public final class SQLiteStore: ResultsStore {
             orderedQuery = makeOrderedQuery()
             forgetReadAhead()
             sortKeyIndexes = nil
+            rowColumnNames = nil
             schemaSeen = try currentSchema(db)
         }
     }
@@ -237,6 +241,7 @@ public final class SQLiteStore: ResultsStore {
         defer { schemaSeen = current }
         guard let seen = schemaSeen, seen.columns != current.columns else { return false }
         sortKeyIndexes = nil
+        rowColumnNames = nil
         return true
     }
 }

@@ -122,6 +122,18 @@ package struct ChangeSetBuilder {
     /// plus, within each (section, gap), those outside a longest run that kept its order.
     /// With `sections` nil, the flat list is considered (for the `CollectionDifference`).
     private func movedRows(sections: SectionCorrespondence?) -> Set<Int64> {
+        // One candidate (most commits touch one row) has a gap of its own: it moved when its
+        // section or position changed.
+        if placements.count == 1, let oldPosition = placements[0].oldPosition,
+            let newPosition = placements[0].newPosition
+        {
+            let sameSection =
+                sections.map {
+                    $0.newIndex(ofOld: oldLayout.sectionIndex(ofVisible: oldPosition))
+                        == newLayout.sectionIndex(ofVisible: newPosition)
+                } ?? true
+            return sameSection && oldPosition == newPosition ? [] : [placements[0].rowID]
+        }
         let oldGaps = gaps(positions: placements.compactMap { $0.oldPosition })
         let newGaps = gaps(positions: placements.compactMap { $0.newPosition })
         var moved: Set<Int64> = []

@@ -81,7 +81,8 @@ extension SQLiteStore {
     }
 
     /// The names of the table columns whose values differ (the trailing row id excluded); every
-    /// column when the old row was not loaded, since the row was written.
+    /// column when the old row was not loaded (the row was written) or had other columns (the
+    /// table changed in between).
     public func changedColumns(from old: Row?, to new: Row) -> Set<String> {
         guard let old, old.count == new.count else {
             let names = rowColumnNames ?? Set(new.columnNames.dropLast())

@@ -25,17 +25,32 @@ struct ControllerLatency {
     let storePath: String
     let iterations: Int
 
-    private struct Team: FetchableRecord, Decodable, Sendable {
+    struct Team: FetchableRecord, Decodable, Sendable {
         var teamName: String
         var qualifyingZone: String
         var wins: Int
     }
 
-    private final class CountingDelegate: FetchedResultsControllerDelegate {
+    final class CountingDelegate: FetchedResultsControllerDelegate {
         var changes = 0
         var failure: (any Error)?
         func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange) { changes += 1 }
         func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error) { failure = error }
+    }
+
+    /// The scoreboard's request, sectioned by zone, on `pool`.
+    static func controller(on pool: DatabasePool, delegate: CountingDelegate) -> SQLiteResultsController<Team> {
+        let request = TableFetchRequest(
+            table: "team",
+            sortDescriptors: [
+                .ascending("qualifyingZone", collation: .caseInsensitive),
+                .descending("wins"),
+                .ascending("teamName", collation: .caseInsensitive),
+            ], fetchBatchSize: 100)
+        let controller = SQLiteResultsController<Team>(
+            fetchRequest: request, database: pool, sectionNameKeyPath: "qualifyingZone")
+        controller.delegate = delegate
+        return controller
     }
 
     /// The blocks the bare commit's and ours' rounds are split into, taking turns.
@@ -67,21 +82,8 @@ struct ControllerLatency {
             try Percentiles.measure(rounds, body, between: checkpointNowAndThen)
         }
 
-        let request = TableFetchRequest(
-            table: "team",
-            sortDescriptors: [
-                .ascending("qualifyingZone", collation: .caseInsensitive),
-                .descending("wins"),
-                .ascending("teamName", collation: .caseInsensitive),
-            ], fetchBatchSize: 100)
         let delegate = CountingDelegate()
-        func makeController() -> SQLiteResultsController<Team> {
-            let controller = SQLiteResultsController<Team>(
-                fetchRequest: request, database: pool,
-                sectionNameKeyPath: "qualifyingZone")
-            controller.delegate = delegate
-            return controller
-        }
+        func makeController() -> SQLiteResultsController<Team> { Self.controller(on: pool, delegate: delegate) }
         // A plain full fetch, what the scoreboard's load behind its first frame is held to:
         // the median of three fresh controllers.
         let fetchSeconds = Percentiles(

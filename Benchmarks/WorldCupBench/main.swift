@@ -5,6 +5,7 @@
 //                       [--keys 100] [--idle-seconds 60] [--output BENCHMARKS.md]
 //                       [--plot docs/per-change-cost.svg] [--stores sqlite,postgresql,shared,serve,fanout]
 //                       [--fanout-sizes 32,1000000]
+//        worldcup-bench --commit-loop bare|ours|followed --store PATH [--rounds 2000]
 import Foundation
 import GRDB
 import ThrowawayPostgreSQL
@@ -22,6 +23,11 @@ while let name = argumentIterator.next() {
 if let uri = options["full-fetch-of"], let file = options["write-to"] {
     try String(format: "%.3f", try FullFetchProbe.milliseconds(uri: uri)).write(
         toFile: file, atomically: true, encoding: .utf8)
+    exit(0)
+}
+// A profiler's loop (see `CommitLoop`).
+if let way = options["commit-loop"], let store = options["store"] {
+    try CommitLoop.run(way: way, storePath: store, rounds: Int(options["rounds"] ?? "") ?? 2000)
     exit(0)
 }
 guard let worldcup = options["worldcup"] else {

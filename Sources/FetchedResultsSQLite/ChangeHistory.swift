@@ -138,14 +138,14 @@ public enum ChangeHistory {
     ) throws -> (rowIDs: [String: Set<Int64>], pruned: Bool) {
         guard latest > sequence else { return ([:], false) }
         let statement = try db.cachedStatement(
-            sql: "SELECT seq, lower(tableName), changedRowID FROM \(tableName) WHERE seq > ?")
+            sql: "SELECT seq, tableName, changedRowID FROM \(tableName) WHERE seq > ?")
         var rowIDs: [String: Set<Int64>] = [:]
         var oldest: Int64?
         try statement.stepRows(bind: { sqlite3_bind_int64($0, 1, sequence) }) { row in
             let seq = sqlite3_column_int64(row, 0)
             oldest = min(oldest ?? seq, seq)
             guard let text = sqlite3_column_text(row, 1) else { return }
-            let table = String(cString: text)
+            let table = lowercasedTableName(String(cString: text))
             if tables.contains(table) { rowIDs[table, default: []].insert(sqlite3_column_int64(row, 2)) }
         }
         guard oldest == sequence + 1 else { return ([:], true) }

@@ -58,19 +58,12 @@ final class CommitObserver: TransactionObserver {
     }
 
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
-        let name = Self.lowercased(eventKind.tableName)
+        let name = lowercasedTableName(eventKind.tableName)
         return name == table || name == ChangeHistory.tableName || relatedTables.contains(name)
     }
 
-    /// `name` lowercased, without making a new string when it is lowercase already, as SQLite
-    /// nearly always reports this library's tables: this runs for every statement and every
-    /// changed row of a write.
-    private static func lowercased(_ name: String) -> String {
-        name.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) ? name.lowercased() : name
-    }
-
     func databaseDidChange(with event: DatabaseEvent) {
-        let name = Self.lowercased(event.tableName)
+        let name = lowercasedTableName(event.tableName)
         // A relationship may lead back to the fetched table itself: record the row as both.
         if relatedTables.contains(name) { touched.relatedRowIDs[name, default: []].insert(event.rowID) }
         if name == table {

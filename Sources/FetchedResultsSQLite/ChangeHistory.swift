@@ -105,6 +105,7 @@ public enum ChangeHistory {
     /// the deleted rows notices and refetches.
     public static func prune(keeping: Int, in db: Database) throws {
         guard try db.tableExists(tableName) else { return }
+        try recordLatestSequence(db)
         try db.execute(
             sql: "DELETE FROM \(tableName) WHERE seq <= (SELECT max(seq) FROM \(tableName)) - ?", arguments: [keeping])
     }
@@ -119,16 +120,31 @@ public enum ChangeHistory {
         return try String.fetchOne(db, sql: "SELECT identity FROM \(identityTableName)")
     }
 
-    /// The newest sequence number ever given out (0 before any). Read from `sqlite_sequence`,
-    /// which AUTOINCREMENT keeps even when pruning has emptied the table.
+    /// The newest sequence number ever given out (0 before any): from `sqlite_sequence`, which
+    /// AUTOINCREMENT keeps even when pruning has emptied the table, or the newest row's, when
+    /// that is ahead. SQLite does not update `sqlite_sequence` for a statement that a `FAIL`
+    /// conflict (or `RAISE(FAIL)`) stops, yet keeps the rows it wrote: their numbers are beyond
+    /// it until the next insert.
     static func latestSequence(_ db: Database) throws -> Int64 {
-        // Cached and stepped directly: a look asks at every commit.
-        try db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = '\(tableName)'").stepFirstInt64() ?? 0
+        // Cached and stepped directly: a look asks at every commit. `max(seq)` is the last entry
+        // of the table's b-tree.
+        try db.cachedStatement(
+            sql: "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = '\(tableName)'), 0),"
+                + " coalesce((SELECT max(seq) FROM \(tableName)), 0))"
+        ).stepFirstInt64() ?? 0
     }
 
-    /// The row ids changed after `sequence` up to `latest` (the ``latestSequence(_:)`` just
-    /// read) in each of `tables` (by lowercased name), and whether history after `sequence`
-    /// was pruned away (then the ids are incomplete).
+    /// Brings `sqlite_sequence` up to the newest number given out, before rows are deleted:
+    /// numbers it lags behind (see ``latestSequence(_:)``) would otherwise be given out again.
+    private static func recordLatestSequence(_ db: Database) throws {
+        try db.execute(
+            sql: "UPDATE sqlite_sequence SET seq = ? WHERE name = ?", arguments: [try latestSequence(db), tableName])
+    }
+
+    /// The row ids changed after `sequence` in each of `tables` (lowercased names, see
+    /// `lowercasedTableName(_:)`), and whether history after `sequence` was pruned away (then
+    /// the ids are incomplete); nothing to read when `latest` (the ``latestSequence(_:)`` just
+    /// read) is not past `sequence`.
     ///
     /// Sequence numbers have no gaps (a rolled-back insert rolls back `sqlite_sequence` too,
     /// and ``resumeRecording(on:in:)`` leaves one on purpose): the history is whole exactly

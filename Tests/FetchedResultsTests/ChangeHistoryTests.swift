@@ -1,6 +1,7 @@
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import GRDBSQLite
 import Testing
 
 @testable import FetchedResultsSQLite
@@ -80,15 +81,44 @@ import Testing
         #expect(try Self.changes(after: after, pool) == (["item": [3]], false))
     }
 
-    @Test func aFailedStepThrowsSQLitesError() throws {
+    /// A statement stopped by a `FAIL` conflict keeps the rows it wrote and their history, but
+    /// SQLite leaves `sqlite_sequence` behind them: pruning everything then must not let the
+    /// same numbers be given out again, which would hide those rows from a position before them.
+    @Test func historyAfterAFailedStatementIsNotNumberedAgain() throws {
         let pool = try Self.store()
-        let error = #expect(throws: DatabaseError.self) {
-            try pool.read { db in
-                try db.cachedStatement(sql: "SELECT abs(-9223372036854775807 - 1)").stepFirstInt64()
+        try pool.write { db in
+            try db.execute(sql: "INSERT INTO item (id, name, code) VALUES (1, 'a', 'x')")
+        }
+        let position = try pool.read(ChangeHistory.latestSequence)
+        try pool.write { db in
+            // Rows 2 and 3 stay: FAIL undoes nothing done before the conflicting row.
+            #expect(throws: DatabaseError.self) {
+                try db.execute(
+                    sql: "INSERT OR FAIL INTO item (id, name, code) VALUES (2, 'b', 'y'), (3, 'c', 'z'), (4, 'd', 'x')")
             }
         }
-        #expect(error?.message == "integer overflow")
-        // The statement was reset: it runs again.
-        #expect(try pool.read { db in try db.cachedStatement(sql: "SELECT 41 + 1").stepFirstInt64() } == 42)
+        #expect(try pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM item ORDER BY id") } == [1, 2, 3])
+        let afterFail = try pool.read(ChangeHistory.latestSequence)
+        let recorded = try pool.read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM fetchedresults_history")
+        }
+        #expect(afterFail > position && afterFail == recorded)
+        try pool.write { db in try ChangeHistory.prune(keeping: 0, in: db) }
+        try pool.write { db in try db.execute(sql: "INSERT INTO item (id, name) VALUES (5, 'e')") }
+        #expect(try Self.changes(after: position, pool).pruned)
+        #expect(try Self.changes(after: afterFail, pool) == (["item": [5]], false))
+    }
+
+    @Test func aFailedStepThrowsSQLitesErrorAndRunsAgain() throws {
+        let pool = try Self.store()
+        try pool.read { db in
+            let statement = try db.cachedStatement(
+                sql: "SELECT CASE WHEN ? THEN abs(-9223372036854775807 - 1) ELSE 7 END")
+            let error = #expect(throws: DatabaseError.self) {
+                try statement.stepFirstInt64(bind: { sqlite3_bind_int64($0, 1, 1) })
+            }
+            #expect(error?.message == "integer overflow")
+            // Reset after the failure: the same statement runs again on the same connection.
+            #expect(try statement.stepFirstInt64(bind: { sqlite3_bind_int64($0, 1, 0) }) == 7)
+        }
     }
 }

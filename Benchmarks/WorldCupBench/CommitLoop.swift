@@ -1,5 +1,6 @@
 import FetchedResultsSQLite
 import GRDB
+import TestSupport
 
 /// `worldcup-bench --commit-loop WAY --store PATH [--rounds N]`: N +1 wins on a store made by
 /// `worldcup import`, all one way, for a profiler. Under `valgrind --tool=callgrind` it gives
@@ -21,16 +22,19 @@ enum CommitLoop {
         let delegate = ControllerLatency.CountingDelegate()
         let controller = ControllerLatency.controller(on: pool, delegate: delegate)
         let sql = "UPDATE team SET wins = wins + 1 WHERE id = ?"
+        // The same teams in the same order every run, so that two runs' counts compare.
+        var random = SplitMix64(seed: 27)
+        var next: Int64 { ids[Int(random.next() % UInt64(ids.count))] }
         let win: () throws -> Void
         switch way {
         case "bare":
-            win = { try pool.write { db in try db.execute(sql: sql, arguments: [ids.randomElement()!]) } }
+            win = { try pool.write { db in try db.execute(sql: sql, arguments: [next]) } }
         case "ours":
             try controller.performFetch()
-            win = { try controller.write { db in try db.execute(sql: sql, arguments: [ids.randomElement()!]) } }
+            win = { try controller.write { db in try db.execute(sql: sql, arguments: [next]) } }
         case "followed":
             try controller.performFetch()
-            win = { try pool.write { db in try db.execute(sql: sql, arguments: [ids.randomElement()!]) } }
+            win = { try pool.write { db in try db.execute(sql: sql, arguments: [next]) } }
         default:
             throw BenchError("--commit-loop takes bare, ours or followed, not \(way)")
         }

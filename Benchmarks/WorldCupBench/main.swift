@@ -27,8 +27,13 @@ if let uri = options["full-fetch-of"], let file = options["write-to"] {
 }
 // A profiler's loop (see `CommitLoop`).
 if let way = options["commit-loop"], let store = options["store"] {
-    try CommitLoop.run(way: way, storePath: store, rounds: Int(options["rounds"] ?? "") ?? 2000)
-    exit(0)
+    do {
+        try CommitLoop.run(way: way, storePath: store, rounds: Int(options["rounds"] ?? "") ?? 2000)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("worldcup-bench: \(error)\n".utf8))
+        exit(1)
+    }
 }
 guard let worldcup = options["worldcup"] else {
     FileHandle.standardError.write(Data("worldcup-bench: --worldcup PATH (the release binary) is required\n".utf8))

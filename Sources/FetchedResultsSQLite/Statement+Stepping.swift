@@ -6,8 +6,9 @@ extension Statement {
     /// `row` reads each result row's columns. A look runs a few small reads after every
     /// commit, and GRDB's fetch methods cost more than such a read itself (an `Int64.fetchOne`
     /// of one cached statement: 12,000 instructions, most of them building the cursor). For
-    /// this library's own read-only statements, cached: the statement is reset before and
-    /// after, so GRDB finds it as it left it.
+    /// this library's own read-only statements only, whose SQL no program shares through GRDB's
+    /// statement cache: the statement is reset before and after, but its new bindings stay,
+    /// unknown to GRDB, which would run a statement it bound itself with them.
     ///
     /// - Throws: SQLite's error, as a `DatabaseError`.
     func stepRows(bind: (SQLiteStatement) -> Void = { _ in }, _ row: (SQLiteStatement) throws -> Void) throws {

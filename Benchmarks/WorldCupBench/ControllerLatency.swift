@@ -38,17 +38,19 @@ struct ControllerLatency {
         func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error) { failure = error }
     }
 
+    /// The scoreboard's request (sectioned by `qualifyingZone`), on either store.
+    static let standingsRequest = TableFetchRequest(
+        table: "team",
+        sortDescriptors: [
+            .ascending("qualifyingZone", collation: .caseInsensitive),
+            .descending("wins"),
+            .ascending("teamName", collation: .caseInsensitive),
+        ], fetchBatchSize: 100)
+
     /// The scoreboard's request, sectioned by zone, on `pool`.
     static func controller(on pool: DatabasePool, delegate: CountingDelegate) -> SQLiteResultsController<Team> {
-        let request = TableFetchRequest(
-            table: "team",
-            sortDescriptors: [
-                .ascending("qualifyingZone", collation: .caseInsensitive),
-                .descending("wins"),
-                .ascending("teamName", collation: .caseInsensitive),
-            ], fetchBatchSize: 100)
         let controller = SQLiteResultsController<Team>(
-            fetchRequest: request, database: pool, sectionNameKeyPath: "qualifyingZone")
+            fetchRequest: standingsRequest, database: pool, sectionNameKeyPath: "qualifyingZone")
         controller.delegate = delegate
         return controller
     }

@@ -79,13 +79,7 @@ struct PostgreSQLLatency {
         }
         let bare = try Percentiles.measure(iterations, win)
 
-        let request = TableFetchRequest(
-            table: "team",
-            sortDescriptors: [
-                .ascending("qualifyingZone", collation: .caseInsensitive),
-                .descending("wins"),
-                .ascending("teamName", collation: .caseInsensitive),
-            ], fetchBatchSize: 100)
+        let request = ControllerLatency.standingsRequest
         let cacheDirectory = URL(fileURLWithPath: folder + "/pg-cache-\(teams)")
         func makeController(cacheName: String? = "standings") -> PostgreSQLResultsController<Team> {
             PostgreSQLResultsController<Team>(

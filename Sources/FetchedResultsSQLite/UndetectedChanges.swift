@@ -71,7 +71,7 @@ final class TriggeredRowIDs: Sendable {
     private let rowIDs = Mutex<[String: Set<Int64>]>([:])
 
     func insert(_ rowID: Int64, table: String) {
-        rowIDs.withLock { _ = $0[table.lowercased(), default: []].insert(rowID) }
+        rowIDs.withLock { _ = $0[lowercasedTableName(table), default: []].insert(rowID) }
     }
 
     func take() -> [String: Set<Int64>] {

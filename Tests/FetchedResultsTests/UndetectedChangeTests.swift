@@ -241,6 +241,28 @@ import Testing
         #expect(
             try fixture.controller.fetchedObjects!.map { $0["extra"] } == Array(repeating: "x".databaseValue, count: 3))
     }
+
+    /// A look after a one-row write skips the schema check while its read's statement was not
+    /// prepared again: a column added in between, on any connection, must still be picked up.
+    @Test(arguments: ["another connection", "the controller's writer"])
+    func aColumnAddedBetweenOneRowLooksIsPickedUp(by alterer: String) throws {
+        let fixture = try Fixture(schema: Self.itemSchema, table: "item", rows: Self.itemRows, sortKey: "name")
+        let other = try DatabaseQueue(path: fixture.path)
+        try fixture.check("a one-row write, which leaves its read's statement seen") {
+            try fixture.controller.write { db in try db.execute(sql: "UPDATE item SET name = 'd' WHERE id = 1") }
+        }
+        try fixture.check("a column added by \(alterer), then another one-row write") {
+            let alter = "ALTER TABLE item ADD COLUMN extra TEXT DEFAULT 'x'"
+            if alterer == "another connection" {
+                try other.write { db in try db.execute(sql: alter) }
+            } else {
+                try fixture.pool.write { db in try db.execute(sql: alter) }
+            }
+            try fixture.controller.write { db in try db.execute(sql: "UPDATE item SET name = 'e' WHERE id = 2") }
+        }
+        #expect(
+            try fixture.controller.fetchedObjects!.map { $0["extra"] } == Array(repeating: "x".databaseValue, count: 3))
+    }
 }
 
 /// Any table's row as a record: its values by lowercased column name.

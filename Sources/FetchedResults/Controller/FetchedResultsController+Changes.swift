@@ -78,6 +78,9 @@ extension FetchedResultsController {
         guard !needsRefetch, let position else { return .mustRefetch }
         switch try store.changes(since: position, in: snapshot) {
         case .mustRefetch:
+            // The feed has handed over the commits it noted: only a refetch can show them now,
+            // whichever look comes next.
+            needsRefetch = true
             return .mustRefetch
         case let .changed(touched, rows, newPosition):
             if !touched.isEmpty {

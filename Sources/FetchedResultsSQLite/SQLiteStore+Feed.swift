@@ -7,7 +7,8 @@ extension SQLiteStore {
     /// What was committed since `position`: the commits this database writer's observer noted,
     /// and, with a ``ChangeHistory``, whatever the history names beyond them (nothing to read
     /// when the history this program wrote directly follows the position), then the touched
-    /// rows as they are in `db`.
+    /// rows as they are in `db` — unless the fetched table's columns changed (checked before
+    /// reading more than one row, and after reading one when its statement was prepared again).
     ///
     /// The noted commits are taken before `db` reads anything, so that every one taken is
     /// visible in the snapshot; one that commits later stays noted for the next look.
@@ -19,7 +20,6 @@ extension SQLiteStore {
             return written.last > lastSeen
         }
         if noted.contains(where: { $0.unknownChanges }) { return .mustRefetch }
-        if try schemaChanged(db) { return .mustRefetch }
         // Closures, not key paths: a key path is made anew at every call, and this runs at every commit.
         var touched: Set<Int64> = noted.count == 1 ? noted[0].rowIDs : Set(noted.flatMap { $0.rowIDs })
         var related: [String: Set<Int64>] = [:]
@@ -48,6 +48,16 @@ extension SQLiteStore {
             }
             newPosition = SQLitePosition(sequence: max(lastSeen, latest))
         }
+        if touched.count == 1, related.isEmpty, let rowID = touched.first {
+            // The look after a win: the row's read tells whether the schema must be compared.
+            let (rows, statement) = try oneRow(rowID, matching: true, in: db)
+            if !schemaWitness.sawNoSchemaChange(in: statement) {
+                if try schemaChanged(db) { return .mustRefetch }
+                schemaWitness.remember(statement)
+            }
+            return .changed(touched: touched, rows: rows, position: newPosition)
+        }
+        if try schemaChanged(db) { return .mustRefetch }
         touched.formUnion(try rowsReferring(to: related, db))
         guard !touched.isEmpty else { return .changed(touched: [], rows: [:], position: newPosition) }
         return .changed(touched: touched, rows: try rows(Array(touched), matching: true, in: db), position: newPosition)

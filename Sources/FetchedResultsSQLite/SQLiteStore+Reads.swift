@@ -18,7 +18,7 @@ extension SQLiteStore {
     // MARK: - Rows
 
     public func rows(_ rowIDs: [Int64], matching: Bool, in db: Database) throws -> [Int64: Row] {
-        if rowIDs.count == 1 { return try oneRow(rowIDs[0], matching: matching, in: db) }
+        if rowIDs.count == 1 { return try oneRow(rowIDs[0], matching: matching, in: db).rows }
         var result: [Int64: Row] = [:]
         let condition = matching ? predicate.andSQL : ""
         // Chunks keep the number of SQL parameters under SQLite's limit.
@@ -37,13 +37,13 @@ extension SQLiteStore {
     }
 
     /// ``rows(_:matching:in:)`` for one id, with a statement made once: a look after a one-row
-    /// commit.
-    private func oneRow(_ rowID: Int64, matching: Bool, in db: Database) throws -> [Int64: Row] {
+    /// commit. Also the statement, stepped: a ``SchemaWitness``.
+    func oneRow(_ rowID: Int64, matching: Bool, in db: Database) throws -> (rows: [Int64: Row], statement: Statement) {
         let statement = try db.cachedStatement(sql: matching ? oneMatchingRowSQL : oneRowSQL)
         var arguments: StatementArguments = [rowID]
         if matching { arguments += predicate.arguments }
-        guard let row = try Row.fetchOne(statement, arguments: arguments) else { return [:] }
-        return [rowID: row]
+        guard let row = try Row.fetchOne(statement, arguments: arguments) else { return ([:], statement) }
+        return ([rowID: row], statement)
     }
 
     /// How many ids one statement binds: well under SQLite's limit on parameters.

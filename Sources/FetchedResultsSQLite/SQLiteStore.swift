@@ -56,6 +56,9 @@ public final class SQLiteStore: ResultsStore {
     var rowColumnNames: Set<String>?
     /// The schema version and the fetched table's columns last seen, to notice schema changes.
     var schemaSeen: (version: Int32, columns: [String])?
+    /// The one-row read of the last look after a one-row commit, which tells the next such look
+    /// whether the schema may have changed.
+    var schemaWitness = SchemaWitness()
     private var observer: CommitObserver?
     let pending = PendingCommits()
     private var signal: StoreChangeSignal?

@@ -77,7 +77,7 @@ extension SQLiteStore {
     }
 
     public func key(of row: Row, rowID: Int64) -> [UInt8] {
-        orderedQuery.encoding.key(sortValues(of: row), rowID: rowID)
+        orderedQuery.encoding.key(of: row, at: sortKeyIndexes(of: row), rowID: rowID)
     }
 
     /// The names of the table columns whose values differ (the trailing row id excluded); every
@@ -104,9 +104,14 @@ extension SQLiteStore {
 
     /// The sort values of a row selected by `selectSQL`.
     func sortValues(of row: Row) -> [DatabaseValue] {
+        Self.sortValues(of: row, at: sortKeyIndexes(of: row))
+    }
+
+    /// Where the sort keys are among the columns of a row selected by `selectSQL`.
+    private func sortKeyIndexes(of row: Row) -> [Int] {
         let indexes = sortKeyIndexes ?? Self.sortKeyIndexes(of: request.sortDescriptors, in: Array(row.columnNames))
         sortKeyIndexes = indexes
-        return Self.sortValues(of: row, at: indexes)
+        return indexes
     }
 
     /// Where each sort key's column is among `columnNames` (-1: none, a NULL value).

@@ -17,21 +17,40 @@ struct SortKeyEncoding: Sendable {
 
     /// Appends the key of one row to `buffer`.
     func append(_ values: [DatabaseValue], rowID: Int64, to buffer: inout [UInt8]) {
-        for (value, column) in zip(values, columns) {
-            let start = buffer.count
-            switch value.storage {
-            case .null: SortKey.appendNull(to: &buffer)
-            case let .int64(integer): SortKey.appendNumber(integer: integer, to: &buffer)
-            case let .double(real): SortKey.appendNumber(real: real, to: &buffer)
-            case let .string(text):
-                var text = text
-                text.withUTF8 { SortKey.appendText($0, foldingCase: column.foldsCase, to: &buffer) }
-            case let .blob(data):
-                data.withUnsafeBytes { SortKey.appendBlob($0.bindMemory(to: UInt8.self), to: &buffer) }
-            }
-            if !column.ascending { SortKey.invert(&buffer, from: start) }
-        }
+        for (value, column) in zip(values, columns) { Self.append(value, column: column, to: &buffer) }
         SortKey.appendRowID(rowID, to: &buffer)
+    }
+
+    /// The key of a row's values at `indexes` (-1: none, a NULL value), without gathering them
+    /// first: a look makes a key of every row a commit touched.
+    func key(of row: Row, at indexes: [Int], rowID: Int64) -> [UInt8] {
+        var key: [UInt8] = []
+        key.reserveCapacity(Self.typicalKeyLength)
+        for (index, column) in zip(indexes, columns) {
+            Self.append(index >= 0 ? row[index] as DatabaseValue : .null, column: column, to: &key)
+        }
+        SortKey.appendRowID(rowID, to: &key)
+        return key
+    }
+
+    /// Room for most keys at once: a key grown byte by byte is copied several times.
+    private static let typicalKeyLength = 64
+
+    private static func append(
+        _ value: DatabaseValue, column: (foldsCase: Bool, ascending: Bool), to buffer: inout [UInt8]
+    ) {
+        let start = buffer.count
+        switch value.storage {
+        case .null: SortKey.appendNull(to: &buffer)
+        case let .int64(integer): SortKey.appendNumber(integer: integer, to: &buffer)
+        case let .double(real): SortKey.appendNumber(real: real, to: &buffer)
+        case let .string(text):
+            var text = text
+            text.withUTF8 { SortKey.appendText($0, foldingCase: column.foldsCase, to: &buffer) }
+        case let .blob(data):
+            data.withUnsafeBytes { SortKey.appendBlob($0.bindMemory(to: UInt8.self), to: &buffer) }
+        }
+        if !column.ascending { SortKey.invert(&buffer, from: start) }
     }
 
     /// Appends the key of a row whose sort values are read in place (on a statement, or copied

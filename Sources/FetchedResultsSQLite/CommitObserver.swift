@@ -58,12 +58,12 @@ final class CommitObserver: TransactionObserver {
     }
 
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
-        let name = lowercasedTableName(eventKind.tableName)
+        let name = comparableName(eventKind.tableName)
         return name == table || name == ChangeHistory.tableName || relatedTables.contains(name)
     }
 
     func databaseDidChange(with event: DatabaseEvent) {
-        let name = lowercasedTableName(event.tableName)
+        let name = comparableName(event.tableName)
         // A relationship may lead back to the fetched table itself: record the row as both.
         if relatedTables.contains(name) { touched.relatedRowIDs[name, default: []].insert(event.rowID) }
         if name == table {
@@ -78,6 +78,13 @@ final class CommitObserver: TransactionObserver {
                 touched.historyWritten = HistoryWritten(first: event.rowID, last: event.rowID, count: 1)
             }
         }
+    }
+
+    /// A reported table name, lowercased; the fetched table's and the history's names as they
+    /// are, without a scan: SQLite reports names as the schema spells them, nearly always as kept
+    /// here, and this runs for every statement and every changed row.
+    private func comparableName(_ name: String) -> String {
+        name == table || name == ChangeHistory.tableName ? name : lowercasedTableName(name)
     }
 
     func databaseDidChange() {

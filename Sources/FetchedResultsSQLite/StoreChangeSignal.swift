@@ -20,11 +20,16 @@ import Foundation
 /// looks start a millisecond after the write, when a small commit is nearly always visible,
 /// and grow further apart.
 ///
+/// The watch is for one event at a time (`IN_ONESHOT`), armed again by ``drain()``: a watched
+/// file costs the kernel an event for every write to it, by any process, and a commit is
+/// several writes; one event per wake is all a loop needs.
+///
 /// Linux only (inotify); elsewhere, or when the WAL file does not exist, the initialiser
 /// returns nil and the app should poll.
 public final class StoreChangeSignal {
     /// Readable when the store may have changed; wait on it with `poll` and then ``drain()``.
     public let fileDescriptor: Int32
+    private let walPath: String
 
     /// How long after the last write to the WAL file the loop keeps looking, and how often at
     /// first and at most.
@@ -41,11 +46,12 @@ public final class StoreChangeSignal {
         #if canImport(Glibc)
             let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
             guard descriptor >= 0 else { return nil }
-            guard inotify_add_watch(descriptor, databasePath + "-wal", UInt32(IN_MODIFY)) >= 0 else {
+            fileDescriptor = descriptor
+            walPath = databasePath + "-wal"
+            guard arm() else {
                 close(descriptor)
                 return nil
             }
-            fileDescriptor = descriptor
         #else
             return nil
         #endif
@@ -55,13 +61,26 @@ public final class StoreChangeSignal {
         close(fileDescriptor)
     }
 
-    /// Reads away the pending notifications, so the descriptor is readable again only after
-    /// the next write.
+    /// Reads away the pending notifications and watches for the next write, so the descriptor
+    /// is readable again only after it. A write between the notification and this call wakes
+    /// nothing, and needs not: the look that follows a drain, and the follow-up looks, see it.
     public func drain() {
         var buffer = [UInt8](repeating: 0, count: 4096)
+        var notified = false
         while read(fileDescriptor, &buffer, buffer.count) > 0 {
             lastWrite = clock.now
+            notified = true
         }
+        if notified { _ = arm() }
+    }
+
+    /// Watches the WAL file for its next write; false when it cannot (no such file).
+    private func arm() -> Bool {
+        #if canImport(Glibc)
+            return inotify_add_watch(fileDescriptor, walPath, UInt32(IN_MODIFY) | UInt32(IN_ONESHOT)) >= 0
+        #else
+            return false
+        #endif
     }
 
     /// The longest the event loop may sleep before its next look, in milliseconds: during the

@@ -21,6 +21,7 @@ import Testing
         _ = try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item") }
         try RandomTransaction(statements: ["INSERT INTO item (name) VALUES ('x')"], rollback: true).run(on: pool)
         #expect(!isReadable(signal))
+        signal.drain()  // with nothing to read: the watch stays as it was
 
         let shell = try SQLiteShell(path: path)
         try shell.execute("INSERT INTO item (name) VALUES ('from another process');")
@@ -30,6 +31,15 @@ import Testing
 
         try pool.write { db in try db.execute(sql: "UPDATE item SET score = 1") }
         #expect(isReadable(signal), "this process's commits wake it too")
+
+        // The watch is for one write at a time: commits before the drain wake once, and the
+        // drain watches again for the next.
+        try pool.write { db in try db.execute(sql: "UPDATE item SET score = 2") }
+        try shell.execute("UPDATE item SET score = 3;")
+        signal.drain()
+        #expect(!isReadable(signal))
+        try shell.execute("UPDATE item SET score = 4;")
+        #expect(isReadable(signal), "watched again after the drain")
     }
 
     /// A commit may become visible a moment after its last write to the WAL file, so the loop

@@ -46,12 +46,15 @@ public final class StoreChangeSignal {
         #if canImport(Glibc)
             let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
             guard descriptor >= 0 else { return nil }
-            fileDescriptor = descriptor
-            walPath = databasePath + "-wal"
-            guard arm() else {
+            // Kept only once watching: a failed initialiser with every property set runs
+            // `deinit`, which would close the descriptor a second time (perhaps another
+            // thread's by then).
+            guard Self.watch(databasePath + "-wal", on: descriptor) else {
                 close(descriptor)
                 return nil
             }
+            fileDescriptor = descriptor
+            walPath = databasePath + "-wal"
         #else
             return nil
         #endif
@@ -71,13 +74,13 @@ public final class StoreChangeSignal {
             lastWrite = clock.now
             notified = true
         }
-        if notified { _ = arm() }
+        if notified { _ = Self.watch(walPath, on: fileDescriptor) }
     }
 
-    /// Watches the WAL file for its next write; false when it cannot (no such file).
-    private func arm() -> Bool {
+    /// Watches the WAL file at `path` for its next write; false when it cannot (no such file).
+    private static func watch(_ path: String, on descriptor: Int32) -> Bool {
         #if canImport(Glibc)
-            return inotify_add_watch(fileDescriptor, walPath, UInt32(IN_MODIFY) | UInt32(IN_ONESHOT)) >= 0
+            return inotify_add_watch(descriptor, path, UInt32(IN_MODIFY) | UInt32(IN_ONESHOT)) >= 0
         #else
             return false
         #endif

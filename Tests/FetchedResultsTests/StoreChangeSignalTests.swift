@@ -2,6 +2,7 @@ import FetchedResultsSQLite
 import Foundation
 import GRDB
 import Glibc
+import Synchronization
 import Testing
 
 /// The signal an event loop sleeps on: readable after any commit to the store, from any
@@ -63,5 +64,28 @@ import Testing
     @Test func aStoreWithoutAWALFileHasNoSignal() throws {
         let path = NSTemporaryDirectory() + "no-such-store-" + UUID().uuidString + ".sqlite"
         #expect(StoreChangeSignal(databasePath: path) == nil)
+    }
+
+    /// A signal that cannot watch closes its descriptor once: a second close would close
+    /// whatever another thread opened under that number meanwhile.
+    @Test func aSignalThatCannotWatchLeavesOtherThreadsDescriptorsAlone() throws {
+        let path = NSTemporaryDirectory() + "no-such-store-" + UUID().uuidString + ".sqlite"
+        let stop = Atomic<Bool>(false)
+        let closedUnderIt = Atomic<Int>(0)
+        let other = Thread {
+            while !stop.load(ordering: .relaxed) {
+                let descriptor = open("/dev/null", O_RDONLY)
+                for _ in 0..<50 where fcntl(descriptor, F_GETFD) == -1 {
+                    closedUnderIt.add(1, ordering: .relaxed)
+                    break
+                }
+                if close(descriptor) != 0 { closedUnderIt.add(1, ordering: .relaxed) }
+            }
+        }
+        other.start()
+        for _ in 0..<20_000 { #expect(StoreChangeSignal(databasePath: path) == nil) }
+        stop.store(true, ordering: .relaxed)
+        Thread.sleep(forTimeInterval: 0.05)
+        #expect(closedUnderIt.load(ordering: .relaxed) == 0, "another thread's descriptors closed under it")
     }
 }

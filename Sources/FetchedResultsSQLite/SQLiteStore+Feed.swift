@@ -50,9 +50,14 @@ extension SQLiteStore {
         }
         if touched.count == 1, related.isEmpty, let rowID = touched.first {
             // The look after a win: the row's read tells whether the schema must be compared.
-            let (rows, statement) = try oneRow(rowID, matching: true, in: db)
+            var (rows, statement) = try oneRow(rowID, matching: true, in: db)
             if !schemaWitness.sawNoSchemaChange(in: statement) {
                 if try schemaChanged(db) { return .mustRefetch }
+                // The check made the connection forget a statement from before a schema change
+                // (its column names are GRDB's of then): read the row again with a new one.
+                if try oneRowStatement(matching: true, in: db) !== statement {
+                    (rows, statement) = try oneRow(rowID, matching: true, in: db)
+                }
                 schemaWitness.remember(statement)
             }
             return .changed(touched: touched, rows: rows, position: newPosition)

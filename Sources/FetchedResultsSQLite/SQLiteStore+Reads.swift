@@ -39,11 +39,16 @@ extension SQLiteStore {
     /// ``rows(_:matching:in:)`` for one id, with a statement made once: a look after a one-row
     /// commit. Also the statement, stepped: a ``SchemaWitness``.
     func oneRow(_ rowID: Int64, matching: Bool, in db: Database) throws -> (rows: [Int64: Row], statement: Statement) {
-        let statement = try db.cachedStatement(sql: matching ? oneMatchingRowSQL : oneRowSQL)
+        let statement = try oneRowStatement(matching: matching, in: db)
         var arguments: StatementArguments = [rowID]
         if matching { arguments += predicate.arguments }
         guard let row = try Row.fetchOne(statement, arguments: arguments) else { return ([:], statement) }
         return ([rowID: row], statement)
+    }
+
+    /// The statement ``oneRow(_:matching:in:)`` reads with on `db`, from the connection's cache.
+    func oneRowStatement(matching: Bool, in db: Database) throws -> Statement {
+        try db.cachedStatement(sql: matching ? oneMatchingRowSQL : oneRowSQL)
     }
 
     /// How many ids one statement binds: well under SQLite's limit on parameters.

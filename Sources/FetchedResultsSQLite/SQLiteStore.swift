@@ -59,6 +59,9 @@ public final class SQLiteStore: ResultsStore {
     /// The one-row read of the last look after a one-row commit, which tells the next such look
     /// whether the schema may have changed.
     var schemaWitness = SchemaWitness()
+    /// The schema version each connection had at its last check, to forget its statements when
+    /// it moved.
+    private var connectionSchemaVersions = ConnectionSchemaVersions()
     private var observer: CommitObserver?
     let pending = PendingCommits()
     private var signal: StoreChangeSignal?
@@ -232,6 +235,7 @@ public final class SQLiteStore: ResultsStore {
         // through SQLite's C interface.
         let version = Int32(
             truncatingIfNeeded: try db.cachedStatement(sql: "PRAGMA schema_version").stepFirstInt64() ?? 0)
+        if connectionSchemaVersions.noteMoved(version, on: db) { db.clearSchemaCache() }
         if let schemaSeen, schemaSeen.version == version { return schemaSeen }
         db.clearSchemaCache()
         return (version, try db.columns(in: request.table).map(\.name) + relationshipKeyPaths.map(\.keyPath))

@@ -263,6 +263,34 @@ import Testing
         #expect(
             try fixture.controller.fetchedObjects!.map { $0["extra"] } == Array(repeating: "x".databaseValue, count: 3))
     }
+
+    /// GRDB keeps a cached statement's column names from its first step and forgets a pool
+    /// writer's statements only for the writer's own schema changes: after another connection
+    /// added or dropped a column (seen by a look on a reader), a one-row write through the
+    /// controller was read with the old names (a row without the new column, or a trap on the
+    /// dropped one), with or without a further schema change in between.
+    @Test(arguments: [false, true], [false, true])
+    func aWriteAfterAColumnChangeSeenOnAReaderIsShownWhole(dropping: Bool, thenAnIndex: Bool) throws {
+        let schema = dropping ? "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT, extra TEXT)" : Self.itemSchema
+        let rows = dropping ? Self.itemRows.map { $0.replacingOccurrences(of: "')", with: "', 'x')") } : Self.itemRows
+        let fixture = try Fixture(schema: schema, table: "item", rows: rows, sortKey: "name")
+        let other = try DatabaseQueue(path: fixture.path)
+        try fixture.check("a one-row write through the controller: its writer caches the one-row read") {
+            try fixture.controller.write { db in try db.execute(sql: "UPDATE item SET name = 'd' WHERE id = 1") }
+        }
+        try fixture.check("a column \(dropping ? "dropped" : "added") by another connection, then a look") {
+            let alter =
+                dropping ? "ALTER TABLE item DROP COLUMN extra" : "ALTER TABLE item ADD COLUMN extra TEXT DEFAULT 'x'"
+            try other.write { db in try db.execute(sql: alter) }
+            try fixture.controller.processPendingChanges()
+        }
+        try fixture.check("\(thenAnIndex ? "an index added, then " : "")a one-row write through the controller") {
+            if thenAnIndex { try other.write { db in try db.execute(sql: "CREATE INDEX item_name ON item(name)") } }
+            try fixture.controller.write { db in try db.execute(sql: "UPDATE item SET name = 'e' WHERE id = 1") }
+        }
+        let extra: DatabaseValue = dropping ? .null : "x".databaseValue
+        #expect(try fixture.controller.fetchedObjects!.map { $0["extra"] } == Array(repeating: extra, count: 3))
+    }
 }
 
 /// Any table's row as a record: its values by lowercased column name.

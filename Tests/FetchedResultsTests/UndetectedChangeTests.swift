@@ -264,6 +264,31 @@ import Testing
             try fixture.controller.fetchedObjects!.map { $0["extra"] } == Array(repeating: "x".databaseValue, count: 3))
     }
 
+    /// The one-row read vouches for the schema from one look to the next: consecutive one-row
+    /// writes through the controller ask for the schema version no more.
+    @Test func consecutiveOneRowLooksSkipTheSchemaQuery() throws {
+        let fixture = try Fixture(schema: Self.itemSchema, table: "item", rows: Self.itemRows, sortKey: "name")
+        let schemaQueries = Shared(0)
+        try fixture.pool.writeWithoutTransaction { db in
+            db.trace { event in
+                if event.description.contains("schema_version") { schemaQueries.withLock { $0 += 1 } }
+            }
+        }
+        try fixture.check("a first one-row write: its look checks the schema once") {
+            try fixture.controller.write { db in try db.execute(sql: "UPDATE item SET name = 'd' WHERE id = 1") }
+        }
+        let afterFirst = schemaQueries.withLock { $0 }
+        for name in ["e", "f", "g", "h"] {
+            try fixture.check("one more one-row write") {
+                try fixture.controller.write { db in
+                    try db.execute(sql: "UPDATE item SET name = ? WHERE id = 1", arguments: [name])
+                }
+            }
+        }
+        #expect(afterFirst <= 1)
+        #expect(schemaQueries.withLock { $0 } == afterFirst, "no schema query after the first look")
+    }
+
     /// GRDB keeps a cached statement's column names from its first step and forgets a pool
     /// writer's statements only for the writer's own schema changes: after another connection
     /// added or dropped a column (seen by a look on a reader), a one-row write through the

@@ -235,9 +235,10 @@ public final class SQLiteStore: ResultsStore {
         // through SQLite's C interface.
         let version = Int32(
             truncatingIfNeeded: try db.cachedStatement(sql: "PRAGMA schema_version").stepFirstInt64() ?? 0)
+        // A connection forgets its schema and statements once per version it sees, so that what
+        // it reads next (the columns below, a row) is of this version.
         if connectionSchemaVersions.noteMoved(version, on: db) { db.clearSchemaCache() }
         if let schemaSeen, schemaSeen.version == version { return schemaSeen }
-        db.clearSchemaCache()
         return (version, try db.columns(in: request.table).map(\.name) + relationshipKeyPaths.map(\.keyPath))
     }
 

@@ -49,12 +49,13 @@ public final class StoreChangeSignal {
             // Kept only once watching: a failed initialiser with every property set runs
             // `deinit`, which would close the descriptor a second time (perhaps another
             // thread's by then).
-            guard Self.watch(databasePath + "-wal", on: descriptor) else {
+            let walPath = databasePath + "-wal"
+            guard Self.watch(walPath, on: descriptor) else {
                 close(descriptor)
                 return nil
             }
             fileDescriptor = descriptor
-            walPath = databasePath + "-wal"
+            self.walPath = walPath
         #else
             return nil
         #endif

@@ -8,6 +8,10 @@ import GRDB
 /// - the bare commit (nothing observes it): the floor;
 /// - FetchedResultsController: a write through the controller → change callbacks delivered
 ///   (before the write returns);
+/// - GRDB's floor: the bare commit while a controller follows the store (GRDB then runs its
+///   transaction observation for every statement), with the written row read back in the
+///   transaction by one `Row.fetchOne`: the least any controller built on GRDB's observation
+///   and rows must add before its callbacks, with nothing of its own;
 /// - GRDB `ValueObservation` of the same ordered ids + `difference(from:)`: commit → diff ready;
 /// - a plain full refetch of the ordered ids after the commit.
 ///
@@ -19,7 +23,7 @@ struct ControllerLatency {
     struct Result {
         /// A plain `performFetch()` of the request on a new controller (median of three).
         var fetchSeconds: Double
-        var bare, ours, valueObservation, refetch: Percentiles
+        var bare, ours, grdbFloor, valueObservation, refetch: Percentiles
     }
 
     let storePath: String
@@ -96,13 +100,13 @@ struct ControllerLatency {
                 return Clock.milliseconds(since: fetchStart) / 1000
             }
         ).p50
-        // The bare commit and ours take turns, a block each, so that the machine's drift over
+        // The bare commit, ours and GRDB's floor take turns, a block each, so that the machine's drift over
         // the run (page cache, other programs) weighs on both alike: measured one after the
         // other, the bare commit's p50 alone ranged 0.06-0.10 ms at 32 teams from run to run.
         // Between blocks the controller stops following the store, so that nothing observes a
         // bare commit, and fetches again before its block.
         let controller = makeController()
-        var bareSamples: [Double] = [], oursSamples: [Double] = []
+        var bareSamples: [Double] = [], oursSamples: [Double] = [], floorSamples: [Double] = []
         let blockRounds = max(1, iterations / Self.blocks)
         for _ in 0..<Self.blocks {
             bareSamples += try Percentiles.samples(blockRounds, win, between: checkpointNowAndThen)
@@ -117,9 +121,21 @@ struct ControllerLatency {
                         try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE id = ?", arguments: [id])
                     }
                 }, between: checkpointNowAndThen)
+            // Still following: the store's own read of one row, by the statement it uses.
+            floorSamples += try Percentiles.samples(
+                blockRounds,
+                {
+                    let id = ids.randomElement()!
+                    try pool.write { db in
+                        try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE id = ?", arguments: [id])
+                        let read = try db.cachedStatement(sql: "SELECT *, rowid FROM \"team\" WHERE rowid = ?")
+                        _ = try Row.fetchOne(read, arguments: [id])
+                    }
+                }, between: checkpointNowAndThen)
             controller.stopTracking()
         }
         let bare = Percentiles(bareSamples), ours = Percentiles(oursSamples)
+        let grdbFloor = Percentiles(floorSamples)
         precondition(delegate.changes >= oursSamples.count, "every win produced a callback")
 
         let refetch = try measure(peerIterations) {
@@ -130,7 +146,8 @@ struct ControllerLatency {
         let valueObservation = try observeWithValueObservation(
             pool: pool, rounds: peerIterations, win: win, after: checkpointNowAndThen)
         return Result(
-            fetchSeconds: fetchSeconds, bare: bare, ours: ours, valueObservation: valueObservation, refetch: refetch)
+            fetchSeconds: fetchSeconds, bare: bare, ours: ours, grdbFloor: grdbFloor,
+            valueObservation: valueObservation, refetch: refetch)
     }
 
     private func observeWithValueObservation(

@@ -94,8 +94,10 @@ for size in sizes where stores.contains("sqlite") {
     let latency = try ControllerLatency(storePath: store, iterations: iterations).run()
     print(
         String(
-            format: "per change p50: bare %.3f, ours %.3f, ValueObservation+diff %.3f, refetch %.3f ms",
-            latency.bare.p50, latency.ours.p50, latency.valueObservation.p50, latency.refetch.p50))
+            format:
+                "per change p50: bare %.3f, ours %.3f, GRDB's floor %.3f, ValueObservation+diff %.3f, refetch %.3f ms",
+            latency.bare.p50, latency.ours.p50, latency.grdbFloor.p50, latency.valueObservation.p50,
+            latency.refetch.p50))
     print(
         String(
             format: "load behind the first frame %.0f ms (sessions: %@; steps: longest %.1f ms); "

@@ -11,7 +11,9 @@ import TestSupport
 /// - `ours`: through a controller's `write`, its callbacks delivered before it returns (the
 ///   bench's figure);
 /// - `followed`: through the pool while a controller follows the store (what following alone
-///   costs a commit; the controller looks at none of them).
+///   costs a commit; the controller looks at none of them);
+/// - `floor`: `followed`, with the written row read back in the transaction (the bench's GRDB's
+///   floor: what is left between it and `ours` is the controller's own work).
 enum CommitLoop {
     static func run(way: String, storePath: String, rounds: Int) throws {
         var configuration = Configuration()
@@ -35,8 +37,18 @@ enum CommitLoop {
         case "followed":
             try controller.performFetch()
             win = { try pool.write { db in try db.execute(sql: sql, arguments: [next]) } }
+        case "floor":
+            try controller.performFetch()
+            win = {
+                try pool.write { db in
+                    let id = next
+                    try db.execute(sql: sql, arguments: [id])
+                    _ = try Row.fetchOne(
+                        db.cachedStatement(sql: "SELECT *, rowid FROM \"team\" WHERE rowid = ?"), arguments: [id])
+                }
+            }
         default:
-            throw BenchError("--commit-loop takes bare, ours or followed, not \(way)")
+            throw BenchError("--commit-loop takes bare, ours, followed or floor, not \(way)")
         }
         var samples: [Double] = []
         for round in 0..<rounds {

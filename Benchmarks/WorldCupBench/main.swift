@@ -5,7 +5,7 @@
 //                       [--keys 100] [--idle-seconds 60] [--output BENCHMARKS.md]
 //                       [--plot docs/per-change-cost.svg] [--stores sqlite,postgresql,shared,serve,fanout]
 //                       [--fanout-sizes 32,1000000]
-//        worldcup-bench --commit-loop bare|ours|followed --store PATH [--rounds 2000]
+//        worldcup-bench --commit-loop bare|ours|followed|floor --store PATH [--rounds 2000]
 import Foundation
 import GRDB
 import ThrowawayPostgreSQL

@@ -9,6 +9,7 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     case fileUnwritable(path: String, kind: FileKind, reason: String)
     case fileIsAFolder(path: String, kind: FileKind)
     case fileExists(path: String, kind: FileKind)
+    case fileIsTheStore(path: String, kind: FileKind, store: String)
     case seedInvalid(SeedProblem)
     case unknownTeam(name: String, suggestions: [String])
     case duplicateTeam(name: String, existing: String)
@@ -54,6 +55,9 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
             return "cannot write the \(kind) \(path): \(reason). Nothing was written; choose another path."
         case let .fileIsAFolder(path, kind):
             return "the \(kind) \(path) is a folder; \(kind.wanted(in: path))."
+        case let .fileIsTheStore(path, kind, store):
+            return "the \(kind) \(path) is the store \(store), or a file SQLite keeps beside it: "
+                + "writing it would lose the teams it holds. Nothing was written; choose another path."
         case let .fileExists(path, kind):
             return "the \(kind) \(path) already exists. Nothing was written; pass --force to replace it, "
                 + "or choose another \(kind.option)."

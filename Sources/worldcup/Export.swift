@@ -10,7 +10,8 @@ extension WorldCup {
             discussion: """
                 The file is an array of {teamName, qualifyingZone, imageName, wins} in standings order. \
                 To restore it into a new store: worldcup import FILE --db NEW.sqlite; into a store that \
-                has some of the teams: add --skip-existing.
+                has some of the teams: add --skip-existing. A file that exists is replaced only with --force; \
+                the store's own files never are.
                 """)
 
         @OptionGroup var store: StoreOptions
@@ -18,10 +19,18 @@ extension WorldCup {
         @Argument(help: ArgumentHelp("The file to write; - (or none) writes to standard output.", valueName: "file"))
         var file: String?
 
+        @Flag(help: "Replace the file if it exists.")
+        var force = false
+
         func run() throws {
             let file = self.file.flatMap { $0 == "-" ? nil : $0 }
             // A path that cannot be written is said before the store is opened (or made).
-            if let file { try OutputFile.check(file, kind: .export, replacing: true) }
+            if let file {
+                try OutputFile.check(file, kind: .export, replacing: force)
+                if case let .sqlite(storePath) = try store.address() {
+                    try OutputFile.refuseStoreFiles(file, storePath: storePath, kind: .export)
+                }
+            }
             let teams = try store.openSeededStore().teamsInStandingsOrder()
             let entries = teams.map {
                 SeedEntry(
@@ -36,11 +45,7 @@ extension WorldCup {
                 FileHandle.standardOutput.write(data)
                 return
             }
-            do {
-                try data.write(to: URL(fileURLWithPath: file), options: .atomic)
-            } catch {
-                throw WorldCupError.fileUnwritable(path: file, kind: .export, reason: error.localizedDescription)
-            }
+            try OutputFile.write(data, to: file, kind: .export)
             Messages.note("Exported \(entries.count) team\(entries.count == 1 ? "" : "s") to \(file)")
         }
     }

@@ -5,13 +5,14 @@ import WorldCupModel
 /// done, so that a path that cannot be written is said at once, in words about that path.
 enum OutputFile {
     /// Throws when `path` cannot be the file written: a folder, a file that exists (unless
-    /// `replacing`), or a place this user may not write.
+    /// `replacing`), or a place this user may not write. A device or a pipe (`/dev/stdout`) is
+    /// written into, not replaced, so it needs no `replacing`.
     static func check(_ path: String, kind: FileKind, replacing: Bool) throws {
         let files = FileManager.default
         var isDirectory: ObjCBool = false
         if files.fileExists(atPath: path, isDirectory: &isDirectory) {
             if isDirectory.boolValue { throw WorldCupError.fileIsAFolder(path: path, kind: kind) }
-            if !replacing { throw WorldCupError.fileExists(path: path, kind: kind) }
+            if !replacing, isRegularFile(path) { throw WorldCupError.fileExists(path: path, kind: kind) }
             if !files.isWritableFile(atPath: path) {
                 throw WorldCupError.fileUnwritable(path: path, kind: kind, reason: "permission denied")
             }
@@ -29,5 +30,59 @@ enum OutputFile {
             throw WorldCupError.fileUnwritable(
                 path: path, kind: kind, reason: "its folder \(folder) may not be written")
         }
+    }
+
+    /// Throws when `path`, its links followed, is the SQLite store at `storePath` or a file SQLite
+    /// keeps beside it (its WAL, shared memory or journal): writing there loses the store.
+    static func refuseStoreFiles(_ path: String, storePath: String, kind: FileKind) throws {
+        let written = resolved(path)
+        let store = resolved(storePath)
+        guard ["", "-wal", "-shm", "-journal"].contains(where: { store + $0 == written }) else { return }
+        throw WorldCupError.fileIsTheStore(path: path, kind: kind, store: storePath)
+    }
+
+    /// Writes `data` to `path`, links followed. A regular file is replaced by a finished copy
+    /// renamed over it, so a failed write leaves the old one whole; a device or a pipe is
+    /// written into.
+    static func write(_ data: Data, to path: String, kind: FileKind) throws {
+        let target = resolved(path)
+        do {
+            if FileManager.default.fileExists(atPath: target), !isRegularFile(target) {
+                let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: target))
+                try handle.write(contentsOf: data)
+                try handle.close()
+            } else {
+                try data.write(to: URL(fileURLWithPath: target), options: .atomic)
+            }
+        } catch {
+            throw WorldCupError.fileUnwritable(path: path, kind: kind, reason: Self.reason(error))
+        }
+    }
+
+    /// `path` absolute, with `.`, `..` and every link resolved, as far as it exists.
+    private static func resolved(_ path: String) -> String {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL
+        if let real = realpath(absolute.path, nil) {
+            defer { free(real) }
+            return String(cString: real)
+        }
+        // A file that does not exist yet: its folder's real path, then its name.
+        let folder = absolute.deletingLastPathComponent().path
+        guard let real = realpath(folder, nil) else { return absolute.path }
+        defer { free(real) }
+        return URL(fileURLWithPath: String(cString: real)).appendingPathComponent(absolute.lastPathComponent).path
+    }
+
+    /// Whether `path`, its links followed, is a regular file.
+    private static func isRegularFile(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+    }
+
+    /// The system's words for a failed write, without a closing full stop (the message adds one).
+    private static func reason(_ error: any Error) -> String {
+        var text = error.localizedDescription
+        while text.hasSuffix(".") { text.removeLast() }
+        return text
     }
 }

@@ -49,13 +49,29 @@ struct StoreOptions: ParsableArguments {
         return store
     }
 
+    /// Where the store is.
+    enum Address {
+        case sqlite(path: String)
+        case postgreSQL(conninfo: String)
+    }
+
+    /// The store `--db` names, or the default SQLite store.
+    func address() throws -> Address {
+        if let db, PostgreSQLTeamStore.isConnectionURI(db) { return .postgreSQL(conninfo: db) }
+        return .sqlite(
+            path: try db ?? StoreLocation.defaultDatabasePath(environment: ProcessInfo.processInfo.environment))
+    }
+
     /// The store, created if needed, without the seed.
     func openStore() throws -> any ScoreStore {
-        if let db, PostgreSQLTeamStore.isConnectionURI(db) { return try PostgreSQLTeamStore.open(conninfo: db) }
-        return try TeamStore.open(
-            path: try db ?? StoreLocation.defaultDatabasePath(environment: ProcessInfo.processInfo.environment),
-            createDirectory: db == nil,
-            lockWait: lockWait.map { .milliseconds(Int($0 * 1000)) } ?? TeamStore.defaultLockWait)
+        switch try address() {
+        case let .postgreSQL(conninfo):
+            return try PostgreSQLTeamStore.open(conninfo: conninfo)
+        case let .sqlite(path):
+            return try TeamStore.open(
+                path: path, createDirectory: db == nil,
+                lockWait: lockWait.map { .milliseconds(Int($0 * 1000)) } ?? TeamStore.defaultLockWait)
+        }
     }
 }
 

@@ -10,6 +10,8 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     case fileIsAFolder(path: String, kind: FileKind)
     case fileExists(path: String, kind: FileKind)
     case fileIsTheStore(path: String, kind: FileKind, store: String)
+    /// Standard output could not be written; `workDone`: after the command's work was done.
+    case standardOutputUnwritable(reason: String, workDone: Bool)
     case seedInvalid(SeedProblem)
     case unknownTeam(name: String, suggestions: [String])
     case duplicateTeam(name: String, existing: String)
@@ -58,6 +60,11 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
         case let .fileIsTheStore(path, kind, store):
             return "the \(kind) \(path) is the store \(store), or a file SQLite keeps beside it: "
                 + "writing it would lose the teams it holds. Nothing was written; choose another path."
+        case let .standardOutputUnwritable(reason, workDone):
+            return workDone
+                ? "the command's work was done, but its message could not be written to standard output: \(reason)."
+                : "cannot write to standard output: \(reason). Check where it goes (a full disk, a closed file) "
+                    + "and try again."
         case let .fileExists(path, kind):
             return "the \(kind) \(path) already exists. Nothing was written; pass --force to replace it, "
                 + "or choose another \(kind.option)."

@@ -82,7 +82,8 @@ public final class SessionStats {
         lines.append("peak_rss_kb \(usage.ru_maxrss)")
         if !FileManager.default.createFile(atPath: path, contents: Data((lines.joined(separator: "\n") + "\n").utf8)) {
             let shown = TerminalText.sanitized(path)
-            FileHandle.standardError.write(Data("worldcup: cannot write the stats file \(shown)\n".utf8))
+            try? FileHandle.standardError.write(
+                contentsOf: Data("worldcup: cannot write the stats file \(shown)\n".utf8))
         }
     }
 

@@ -365,6 +365,6 @@ private final class ChangeRecorder: FetchedResultsControllerDelegate {
     private func report(_ message: String) {
         guard message != lastFailure else { return }
         lastFailure = message
-        FileHandle.standardError.write(Data("worldcup serve: following the store: \(message)\n".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("worldcup serve: following the store: \(message)\n".utf8))
     }
 }

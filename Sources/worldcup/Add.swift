@@ -17,7 +17,7 @@ extension WorldCup {
 
         func run() throws {
             let team = try store.openSeededStore().addTeam(name: name, zone: zone)
-            Messages.say("Added \(team.teamName) to \(team.qualifyingZone)")
+            try Messages.say("Added \(team.teamName) to \(team.qualifyingZone)")
         }
     }
 }

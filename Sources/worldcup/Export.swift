@@ -40,12 +40,9 @@ extension WorldCup {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let json = String(decoding: try encoder.encode(entries), as: UTF8.self)
-            let data = Data((JSONText.escapingControls(json) + "\n").utf8)
-            guard let file else {
-                FileHandle.standardOutput.write(data)
-                return
-            }
-            try OutputFile.write(data, to: file, kind: .export)
+            let text = JSONText.escapingControls(json) + "\n"
+            guard let file else { return try StandardOutput.write(text, workDone: false) }
+            try OutputFile.write(Data(text.utf8), to: file, kind: .export)
             Messages.note("Exported \(entries.count) team\(entries.count == 1 ? "" : "s") to \(file)")
         }
     }

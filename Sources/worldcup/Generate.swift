@@ -52,7 +52,7 @@ extension WorldCup {
                 try writer.write(teamNameUTF8: name, after: starts[zone], wins: wins)
             }
             try writer.finish()
-            Messages.say("Wrote \(teams) teams in \(zones) zones to \(output)")
+            try Messages.say("Wrote \(teams) teams in \(zones) zones to \(output)")
         }
     }
 }

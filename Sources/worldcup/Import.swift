@@ -36,7 +36,8 @@ extension WorldCup {
                 ? (imported: seeded, skipped: 0)
                 : try teamStore.importTeams(from: source, skippingExisting: skipExisting, progress: progress)
             let skipped = result.skipped > 0 ? "; skipped \(result.skipped) already in the store" : ""
-            Messages.say("Imported \(result.imported) team\(result.imported == 1 ? "" : "s") from \(file)\(skipped)")
+            try Messages.say(
+                "Imported \(result.imported) team\(result.imported == 1 ? "" : "s") from \(file)\(skipped)")
         }
     }
 }

@@ -29,7 +29,7 @@ extension WorldCup {
                 json
                 ? try StandingsJSON.encode(standings)
                 : StandingsFormatter.text(standings, maximumNameColumns: nameColumns)
-            FileHandle.standardOutput.write(Data(output.utf8))
+            try StandardOutput.write(output, workDone: false)
         }
     }
 }

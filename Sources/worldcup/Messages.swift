@@ -13,9 +13,10 @@ import WorldCupModel
 /// Every error maps to its exit status here, the README's table: 0 done, 1 refused, 2 the
 /// scoreboard has no usable terminal, 64 a usage error.
 enum Messages {
-    /// A command's result for a person, on stdout ("Added Wenderland to Internets").
-    static func say(_ line: String) {
-        FileHandle.standardOutput.write(Data((visible(line) + "\n").utf8))
+    /// A command's result for a person, on stdout ("Added Wenderland to Internets"), once its
+    /// work is done.
+    static func say(_ line: String) throws {
+        try StandardOutput.write(visible(line) + "\n", workDone: true)
     }
 
     /// A note beside data, on stderr, so that stdout keeps only the data ("Exported 32 teams …").

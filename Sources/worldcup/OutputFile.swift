@@ -55,7 +55,7 @@ enum OutputFile {
                 try data.write(to: URL(fileURLWithPath: target), options: .atomic)
             }
         } catch {
-            throw WorldCupError.fileUnwritable(path: path, kind: kind, reason: Self.reason(error))
+            throw WorldCupError.fileUnwritable(path: path, kind: kind, reason: error.systemReason)
         }
     }
 
@@ -77,12 +77,5 @@ enum OutputFile {
     private static func isRegularFile(_ path: String) -> Bool {
         var status = stat()
         return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
-    }
-
-    /// The system's words for a failed write, without a closing full stop (the message adds one).
-    private static func reason(_ error: any Error) -> String {
-        var text = error.localizedDescription
-        while text.hasSuffix(".") { text.removeLast() }
-        return text
     }
 }

@@ -58,7 +58,8 @@ extension WorldCup {
                 tokenFolder: StoreLocation.serveTokenDirectory(environment: ProcessInfo.processInfo.environment),
                 openStore: { try store.openStore() })
             try WorldCupServe.run(options) { line in
-                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                // The server runs on whether or not its notes can be shown.
+                try? StandardOutput.write(line + "\n", workDone: true)
             }
         }
 

@@ -102,6 +102,7 @@ enum ImportProgressReporter {
 
 enum StandardError {
     static func write(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        // Nowhere to say that stderr failed: the exit status still tells.
+        try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
     }
 }

@@ -100,7 +100,11 @@ extension ScoreboardScreen {
         refreshMarks()
     }
 
-    /// Esc after a search: the marks go, the search stays for `n` and `N`.
+    /// Whether the status line says what the last search found ("/wen — 3 of 17", "no match").
+    var showsSearchStatus: Bool { message != nil && message == shownSearchStatus }
+
+    /// Esc after a search: its marks go (its status went with the key), the search stays for
+    /// `n` and `N`.
     func clearSearchMarks() {
         highlightsLastSearch = false
         refreshMarks()
@@ -139,7 +143,7 @@ extension ScoreboardScreen {
     private var shownSearch: TeamSearch? {
         if case .searching(let prompt) = mode { return prompt.search }
         guard let lastSearch, lastSearch.found else { return nil }
-        return highlightsLastSearch || (message != nil && message == shownSearchStatus) ? lastSearch : nil
+        return highlightsLastSearch || showsSearchStatus ? lastSearch : nil
     }
 
     /// Whether the search on screen has matches left to count (a step between keys does it).
@@ -157,7 +161,7 @@ extension ScoreboardScreen {
         } else if var search = lastSearch {
             controller.countMatches(&search.results, for: searchCountStep)
             lastSearch = search
-            if message != nil && message == shownSearchStatus { showSearchStatus() }
+            if showsSearchStatus { showSearchStatus() }
         }
     }
 

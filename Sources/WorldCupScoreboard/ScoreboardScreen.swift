@@ -149,6 +149,9 @@ public final class ScoreboardScreen: TableViewDataSource {
 
     /// Handles one key and says what the event loop should do next.
     public func handle(_ key: Key) -> KeyOutcome {
+        // Read before the message goes: Esc right after a search clears what the search left
+        // on screen, marks or a status line that says it found nothing.
+        let searchShown = highlightsLastSearch || showsSearchStatus
         message = nil
         switch key {
         case .resize:
@@ -163,7 +166,7 @@ public final class ScoreboardScreen: TableViewDataSource {
             break
         }
         switch mode {
-        case .list: return handleListKey(key)
+        case .list: return handleListKey(key, searchShown: searchShown)
         case .help:
             mode = .list
         case .dialog(let dialog):
@@ -177,9 +180,9 @@ public final class ScoreboardScreen: TableViewDataSource {
         return .handled
     }
 
-    private func handleListKey(_ key: Key) -> KeyOutcome {
+    private func handleListKey(_ key: Key, searchShown: Bool) -> KeyOutcome {
         switch key {
-        case .escape where highlightsLastSearch:
+        case .escape where searchShown:
             clearSearchMarks()
         case .character("q"), .escape, .control("c"):
             return .quit

@@ -224,6 +224,20 @@ import Testing
         #expect(h.screen.handle(.escape) == .quit, "a second Esc quits")
     }
 
+    /// The first Esc after a search clears what the search left on screen, whether it found
+    /// anything or not: after "no match", a newcomer's Esc quit the scoreboard.
+    @Test func theFirstEscAfterASearchThatFoundNothingClearsIt() throws {
+        let h = try Self.harness()
+        h.press(.character("/"))
+        h.type("xyzzy")
+        h.press(.enter)
+        #expect(status(h).contains("/xyzzy — no match"), "\(status(h))")
+        #expect(h.screen.handle(.escape) == .handled, "Esc first clears the search")
+        h.screen.render()
+        #expect(!status(h).contains("xyzzy"), "\(status(h))")
+        #expect(h.screen.handle(.escape) == .quit, "a second Esc quits")
+    }
+
     @Test func aCountStillBeingMadeSaysSoUntilItIsExact() throws {
         let h = try Self.harness(extra: 2_500)
         h.screen.searchCountPerKey = .zero  // one chunk of teams per key and per step

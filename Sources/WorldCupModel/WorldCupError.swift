@@ -22,6 +22,7 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     case storeDirectoryMissing(path: String)
     case storeIsAFolder(path: String)
     case storeNotADatabase(path: String)
+    case storeOfAnotherProgram(path: String)
     case storeReadOnly(path: String)
     case storeBusy(path: String)
     case storeFromNewerVersion(path: String)
@@ -95,6 +96,9 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
         case let .storeNotADatabase(path):
             return "\(path) is not a worldcup store (not an SQLite database). Nothing was changed; "
                 + "choose another --db or move the file away."
+        case let .storeOfAnotherProgram(path):
+            return "\(path) is not a worldcup store: it is an SQLite database that holds another program's tables. "
+                + "Nothing was changed; choose another --db (a path with no file yet makes a new store)."
         case let .storeReadOnly(path):
             return "the store \(path) is read-only (the file or its folder cannot be written). Nothing was changed; "
                 + "check its permissions."

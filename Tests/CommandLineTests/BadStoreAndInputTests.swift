@@ -103,6 +103,30 @@ import Testing
         #expect(fileBytes(directory.store) == before)
     }
 
+    /// Another program's SQLite database given for `--db` (by mistake) is refused and left as
+    /// it was: no worldcup tables, no seed, no WAL mode; also when it has a `team` table, and
+    /// when another GRDB program's migrations are in it.
+    @Test(arguments: [
+        "CREATE TABLE foo (x)", "CREATE TABLE team (name TEXT)",
+        "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY); "
+            + "INSERT INTO grdb_migrations VALUES ('createUsers'); CREATE TABLE users (id INTEGER PRIMARY KEY)",
+    ])
+    func anotherProgramsDatabaseIsRefusedAndUnchanged(schema: String) throws {
+        let directory = TemporaryDirectory()
+        let other = try DatabaseQueue(path: directory.store)
+        try other.write { db in try db.execute(sql: schema) }
+        try other.close()
+        let before = fileBytes(directory.store)
+        for command in [["list"], ["win", "Brazil"], ["export"]] {
+            let result = try WorldCupProcess.run(
+                command + ["--db", directory.store, "--seed", WorldCupProcess.seedPath])
+            #expect(result.status == 1, "\(command)")
+            #expect(result.stderr.contains("not a worldcup store"), "\(command): \(result.stderr)")
+            #expect(fileBytes(directory.store) == before, "\(command) left the file as it was")
+            #expect(!FileManager.default.fileExists(atPath: directory.store + "-wal"), "\(command)")
+        }
+    }
+
     @Test func hugeAndNegativeCountsAreRefused() throws {
         let directory = TemporaryDirectory()
         _ = try seededStore(directory)

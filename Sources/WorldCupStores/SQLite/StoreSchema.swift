@@ -10,7 +10,7 @@ import WorldCupModel
 enum StoreSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1: teams and seed marker") { db in
+        migrator.registerMigration(firstMigration) { db in
             try db.execute(
                 sql: """
                     CREATE TABLE team (
@@ -93,6 +93,25 @@ enum StoreSchema {
                     """)
         }
         return migrator
+    }
+
+    /// The migration every store has, from its first open on.
+    static let firstMigration = "v1: teams and seed marker"
+
+    /// Whether `db` holds another program's data (given for `--db` by mistake), which must be
+    /// left as it is: a table or index besides GRDB's migrations table, and no record of this
+    /// store's first migration. A store another process is making at this moment has the
+    /// migrations table alone, or its first migration whole (tables and record, one commit).
+    static func belongsToAnotherProgram(_ db: Database) throws -> Bool {
+        let holdsSomething = try Bool.fetchOne(
+            db,
+            sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master "
+                + "WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> 'grdb_migrations')")
+        guard holdsSomething == true else { return false }
+        guard try db.tableExists("grdb_migrations") else { return true }
+        let migrated = try Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM grdb_migrations WHERE identifier = ?)", arguments: [firstMigration])
+        return migrated != true
     }
 
     /// No two names equal ignoring ASCII case (the column's `NOCASE`), as a named index that a

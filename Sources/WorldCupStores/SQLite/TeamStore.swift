@@ -121,7 +121,7 @@ public final class TeamStore: ScoreStore, Sendable {
     /// lasting property of the file) the statement takes no lock and the retry succeeds.
     ///
     /// Opening a pool also writes to the file (GRDB makes sure the WAL exists), and a store we
-    /// must refuse (not SQLite, from a newer version) has to be left exactly as it was: the
+    /// must refuse (not SQLite, another program's, from a newer version) has to be left exactly as it was: the
     /// writer's connection checks the file first, before the pool sets it up. (A read-only
     /// connection opened for the check alone cost ~2 ms at every start.) That check reads the
     /// migrations table, which another process may be creating at that moment: it looks again
@@ -131,6 +131,7 @@ public final class TeamStore: ScoreStore, Sendable {
         configuration.busyMode = .timeout(lockWait)
         configuration.prepareDatabase { db in
             guard !db.configuration.readonly else { return }
+            if try StoreSchema.belongsToAnotherProgram(db) { throw WorldCupError.storeOfAnotherProgram(path: path) }
             if try StoreSchema.migrator.hasBeenSuperseded(db) { throw WorldCupError.storeFromNewerVersion(path: path) }
         }
         let deadline = Date(timeIntervalSinceNow: lockWait)
@@ -177,8 +178,12 @@ public final class TeamStore: ScoreStore, Sendable {
         let migrator = StoreSchema.migrator
         try Self.lookingAgainWhileAnotherProcessCreatesTheStore {
             let state = try pool.read { db in
-                (superseded: try migrator.hasBeenSuperseded(db), complete: try migrator.hasCompletedMigrations(db))
+                (
+                    anotherProgram: try StoreSchema.belongsToAnotherProgram(db),
+                    superseded: try migrator.hasBeenSuperseded(db), complete: try migrator.hasCompletedMigrations(db)
+                )
             }
+            if state.anotherProgram { throw WorldCupError.storeOfAnotherProgram(path: path) }
             if state.superseded { throw WorldCupError.storeFromNewerVersion(path: path) }
             if !state.complete { try migrator.migrate(pool) }
         }

@@ -10,6 +10,8 @@ package struct NewTeamFields {
         let zone = zone.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { throw WorldCupError.emptyField(field: "team name") }
         guard !zone.isEmpty else { throw WorldCupError.emptyField(field: "qualifying zone") }
+        guard !name.contains(SeedEntry.nul) else { throw WorldCupError.nulInField(field: "team name") }
+        guard !zone.contains(SeedEntry.nul) else { throw WorldCupError.nulInField(field: "qualifying zone") }
         let limit = SeedEntry.maximumTextLength
         guard name.count <= limit else {
             throw WorldCupError.fieldTooLong(field: "team name", length: name.count, limit: limit)

@@ -17,6 +17,7 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     case duplicateTeam(name: String, existing: String)
     case emptyField(field: String)
     case fieldTooLong(field: String, length: Int, limit: Int)
+    case nulInField(field: String)
     case invalidWinCount(Int)
     case winsOverflow(team: String)
     case storeDirectoryMissing(path: String)
@@ -84,6 +85,8 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
             return "the \(field) must not be empty."
         case let .fieldTooLong(field, length, limit):
             return "the \(field) is too long (\(length) characters; at most \(limit))."
+        case let .nulInField(field):
+            return "the \(field) must not contain a NUL character, which the store cannot keep. Remove it."
         case let .invalidWinCount(count):
             return "--count must be a whole number of at least 1, not \(count)."
         case let .winsOverflow(team):

@@ -80,6 +80,18 @@ struct MalformedSeed: CustomTestStringConvertible, Sendable {
         .init(
             "empty qualifyingZone", #"[{"teamName": "Ghana", "qualifyingZone": "", "imageName": "x", "wins": 0}]"#,
             entry: 0, field: "qualifyingZone", mentions: "empty"),
+        // SQLite hands text back to C as far as its first NUL: "E\u0000x" would be kept as "E".
+        .init(
+            "NUL in teamName", #"[{"teamName": "E\u0000x", "qualifyingZone": "Africa", "imageName": "x", "wins": 0}]"#,
+            entry: 0, field: "teamName", mentions: "NUL"),
+        .init(
+            "NUL in qualifyingZone",
+            #"[\#(valid), {"teamName": "Ghana", "qualifyingZone": "Af\u0000rica", "imageName": "x", "wins": 0}]"#,
+            entry: 1, field: "qualifyingZone", mentions: "NUL"),
+        .init(
+            "NUL in imageName",
+            #"[{"teamName": "Ghana", "qualifyingZone": "Africa", "imageName": "x\u0000", "wins": 0}]"#,
+            entry: 0, field: "imageName", mentions: "NUL"),
         .init(
             "imageName is a number", #"[{"teamName": "Ghana", "qualifyingZone": "Africa", "imageName": 5, "wins": 0}]"#,
             entry: 0, field: "imageName", mentions: "must be text"),

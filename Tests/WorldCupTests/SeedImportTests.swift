@@ -77,4 +77,18 @@ import Testing
         #expect(try store.addWins(to: "x' OR '1'='1").wins == 1)
         #expect(try store.teamsInStandingsOrder().filter { $0.wins > 0 }.map(\.teamName) == ["x' OR '1'='1"])
     }
+
+    /// A name or zone holding a NUL (which serve's add or a program calling the store can pass)
+    /// is refused: SQLite would keep it whole and hand back the part before the NUL.
+    @Test func aNULInANewTeamsNameOrZoneIsRefused() throws {
+        let directory = TemporaryDirectory()
+        let store = try Fixtures.seededStore(in: directory)
+        #expect(throws: WorldCupError.nulInField(field: "team name")) {
+            try store.addTeam(name: "E\u{0}x", zone: "Internets")
+        }
+        #expect(throws: WorldCupError.nulInField(field: "qualifying zone")) {
+            try store.addTeam(name: "Ex", zone: "Inter\u{0}nets")
+        }
+        #expect(try Fixtures.teamCount(store) == 32)
+    }
 }

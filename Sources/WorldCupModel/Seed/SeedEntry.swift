@@ -33,13 +33,22 @@ extension SeedEntry: Decodable {
         qualifyingZone = try Self.nonEmptyText(.qualifyingZone, in: container)
         // Core Data's imageName is optional: null or left out, as a hand-made file has it.
         imageName = try container.decodeIfPresent(String.self, forKey: .imageName)
+        if imageName?.contains(Self.nul) == true {
+            throw DecodingError.dataCorruptedError(
+                forKey: .imageName, in: container, debugDescription: Self.nulProblem)
+        }
         wins = try Self.winCount(in: container)
     }
 
-    /// A name or zone as stored: trimmed; nil when it is then empty or too long.
+    /// SQLite hands text back to C as far as its first NUL, so a name holding one would be
+    /// stored whole and read cut ("E\u{0}x" as "E"): no text field may hold one.
+    package static let nul: Character = "\u{0}"
+    package static let nulProblem = "must not contain a NUL character (\\u0000), which the store cannot keep"
+
+    /// A name or zone as stored: trimmed; nil when it is then empty, too long or holds a NUL.
     package static func validatedText(_ text: String) -> String? {
         let trimmed = trimmed(text)
-        return trimmed.isEmpty || trimmed.count > maximumTextLength ? nil : trimmed
+        return trimmed.isEmpty || trimmed.count > maximumTextLength || trimmed.contains(nul) ? nil : trimmed
     }
 
     private static func trimmed(_ text: String) -> String {
@@ -60,6 +69,9 @@ extension SeedEntry: Decodable {
             throw DecodingError.dataCorruptedError(
                 forKey: key, in: container,
                 debugDescription: "is too long (\(text.count) characters; at most \(maximumTextLength))")
+        }
+        guard !text.contains(nul) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: nulProblem)
         }
         return text
     }

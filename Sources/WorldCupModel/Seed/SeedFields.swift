@@ -1,3 +1,5 @@
+import Foundation
+
 /// One entry's fields as UTF-8 bytes, already checked and trimmed by ``SeedEntry``'s rules,
 /// valid only during the call that receives them: the store binds them to its insert statement
 /// as they are, so a million-entry import makes no `String` per field.
@@ -46,12 +48,18 @@ package struct SeedFields {
 
     /// Whether `bytes` are a name or zone that ``SeedEntry/validatedText(_:)`` keeps as they
     /// are: not empty, at most ``SeedEntry/maximumTextLength`` bytes (so at most as many
-    /// characters), and no space of any kind to trim at either end (an ASCII letter, digit or
-    /// sign there; anything else is left to the full rule).
+    /// characters), no NUL, and no space of any kind to trim at either end (an ASCII letter,
+    /// digit or sign there; anything else is left to the full rule).
     package static func isPlainText(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let first = bytes.first, let last = bytes.last, bytes.count <= SeedEntry.maximumTextLength else {
             return false
         }
-        return (0x21...0x7E).contains(first) && (0x21...0x7E).contains(last)
+        return (0x21...0x7E).contains(first) && (0x21...0x7E).contains(last) && !holdsNUL(bytes)
+    }
+
+    /// Whether `bytes` hold a NUL (see ``SeedEntry/nul``).
+    package static func holdsNUL(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let start = bytes.baseAddress else { return false }
+        return memchr(start, 0, bytes.count) != nil
     }
 }

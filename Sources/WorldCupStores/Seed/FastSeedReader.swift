@@ -92,6 +92,11 @@ enum FastSeedReader {
                     zone: UnsafeRawBufferPointer(start: parsed.qualifying_zone, count: parsed.qualifying_zone_length),
                     image: parsed.image_name.map { UnsafeRawBufferPointer(start: $0, count: parsed.image_name_length) },
                     wins: parsed.wins)
+                // An image holding a NUL is for the full reader to name.
+                if let image = fields.image, SeedFields.holdsNUL(image) {
+                    reading.invalidEntry = true
+                    return 1
+                }
                 do {
                     if SeedFields.isPlainText(fields.name) && SeedFields.isPlainText(fields.zone) {
                         try reading.body(fields, share)

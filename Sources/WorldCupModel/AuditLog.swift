@@ -64,7 +64,8 @@ public final class AuditLog {
 
     /// The line for `change` made at `date`, with its newline.
     public static func line(_ change: CommittedChange, at date: Date) -> String {
-        let time = date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+        let time = date.formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
         let fields = [
             time, change.action.rawValue, change.key?.description ?? "-", String(change.teamID),
             escaped(change.teamName),

@@ -2,10 +2,12 @@ import ArgumentParser
 import WorldCupModel
 
 extension WorldCup {
-    struct Add: ParsableCommand {
+    struct Add: Subcommand {
         static let configuration = CommandConfiguration(
             commandName: "add",
             abstract: "Add a team with no wins; a new zone becomes a new section.")
+
+        @ParentCommand var root: WorldCup
 
         @OptionGroup var store: StoreOptions
 
@@ -14,6 +16,10 @@ extension WorldCup {
 
         @Option(help: "Its qualifying zone.")
         var zone: String
+
+        func validate() throws {
+            try refuseScoreboardOptions()
+        }
 
         func run() throws {
             let team = try store.openSeededStore().addTeam(name: name, zone: zone)

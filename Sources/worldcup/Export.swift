@@ -3,7 +3,7 @@ import Foundation
 import WorldCupModel
 
 extension WorldCup {
-    struct Export: ParsableCommand {
+    struct Export: Subcommand {
         static let configuration = CommandConfiguration(
             commandName: "export",
             abstract: "Write every team as a seed-shaped JSON file, a backup that worldcup import reads back.",
@@ -14,6 +14,8 @@ extension WorldCup {
                 the store's own files never are.
                 """)
 
+        @ParentCommand var root: WorldCup
+
         @OptionGroup var store: StoreOptions
 
         @Argument(help: ArgumentHelp("The file to write; - (or none) writes to standard output.", valueName: "file"))
@@ -21,6 +23,10 @@ extension WorldCup {
 
         @Flag(help: "Replace the file if it exists.")
         var force = false
+
+        func validate() throws {
+            try refuseScoreboardOptions()
+        }
 
         func run() throws {
             let file = self.file.flatMap { $0 == "-" ? nil : $0 }

@@ -4,7 +4,7 @@ import WorldCupModel
 import WorldCupStores
 
 extension WorldCup {
-    struct Generate: ParsableCommand {
+    struct Generate: Subcommand {
         static let configuration = CommandConfiguration(
             commandName: "generate",
             abstract:
@@ -13,6 +13,8 @@ extension WorldCup {
                 Names are unique, some accented and some in CJK script; wins are random. The same --random-seed \
                 gives the same file. A file that exists is replaced only with --force.
                 """)
+
+        @ParentCommand var root: WorldCup
 
         // Unconditional, so that "--teams -5" is read as a number (and refused as one) rather
         // than as an option, which would leave --teams without its value.
@@ -32,6 +34,7 @@ extension WorldCup {
         var force = false
 
         func validate() throws {
+            try refuseScoreboardOptions()
             guard teams >= 1 else { throw ValidationError("--teams must be at least 1, not \(teams)") }
             guard (1...TeamGenerator.zones.count).contains(zones) else {
                 throw ValidationError("--zones must be between 1 and \(TeamGenerator.zones.count), not \(zones)")

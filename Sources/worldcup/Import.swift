@@ -4,7 +4,7 @@ import WorldCupModel
 import WorldCupStores
 
 extension WorldCup {
-    struct Import: ParsableCommand {
+    struct Import: Subcommand {
         static let configuration = CommandConfiguration(
             commandName: "import",
             abstract: "Add every team of a seed-shaped JSON file, all or nothing.",
@@ -14,6 +14,8 @@ extension WorldCup {
                 file is its first content instead of the seed: a backup restores to exactly what it held.
                 """)
 
+        @ParentCommand var root: WorldCup
+
         @OptionGroup var store: StoreOptions
 
         @Argument(help: ArgumentHelp("The JSON file to import.", valueName: "file"))
@@ -21,6 +23,10 @@ extension WorldCup {
 
         @Flag(help: "Leave out teams whose name is already in the store (ignoring case) instead of refusing the file.")
         var skipExisting = false
+
+        func validate() throws {
+            try refuseScoreboardOptions()
+        }
 
         func run() throws {
             // A missing or unreadable file is said before a new store is made for it.

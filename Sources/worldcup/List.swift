@@ -4,16 +4,22 @@ import TerminalUI
 import WorldCupModel
 
 extension WorldCup {
-    struct List: ParsableCommand {
+    struct List: Subcommand {
         static let configuration = CommandConfiguration(
             commandName: "list",
             abstract: "Print the sections and their teams in standings order.",
             discussion: "Zones ascending; inside a zone, wins descending, then name ascending (ignoring case).")
 
+        @ParentCommand var root: WorldCup
+
         @OptionGroup var store: StoreOptions
 
         @Flag(help: "Print JSON: [{\"zone\": …, \"teams\": [{\"teamName\": …, \"wins\": …, …}]}].")
         var json = false
+
+        func validate() throws {
+            try refuseScoreboardOptions()
+        }
 
         func run() throws {
             try Self.printStandings(store: store, json: json)

@@ -4,7 +4,7 @@ import WorldCupModel
 import WorldCupServer
 
 extension WorldCup {
-    struct Serve: ParsableCommand {
+    struct Serve: Subcommand {
         static let configuration = CommandConfiguration(
             commandName: "serve",
             abstract: "Serve the standings to browsers, live, and let phones with the scorer link add wins.",
@@ -13,6 +13,8 @@ extension WorldCup {
                 in the link's fragment, which browsers never send. Stop with Ctrl-C. Use --tls-cert and \
                 --tls-key on a network you do not trust.
                 """)
+
+        @ParentCommand var root: WorldCup
 
         @OptionGroup var store: StoreOptions
 
@@ -37,6 +39,7 @@ extension WorldCup {
         var tlsKey: String?
 
         func validate() throws {
+            try refuseScoreboardOptions()
             _ = try Self.address(listen)
             guard (tlsCert == nil) == (tlsKey == nil) else {
                 throw ValidationError("--tls-cert and --tls-key go together: give both, or neither.")

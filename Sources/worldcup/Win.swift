@@ -2,10 +2,12 @@ import ArgumentParser
 import WorldCupModel
 
 extension WorldCup {
-    struct Win: ParsableCommand {
+    struct Win: Subcommand {
         static let configuration = CommandConfiguration(
             commandName: "win",
             abstract: "Add wins to a team (atomically) and print its new total.")
+
+        @ParentCommand var root: WorldCup
 
         @OptionGroup var store: StoreOptions
 
@@ -21,6 +23,7 @@ extension WorldCup {
         var count = 1
 
         func validate() throws {
+            try refuseScoreboardOptions()
             guard count >= 1 else { throw ValidationError(WorldCupError.invalidWinCount(count).description) }
         }
 

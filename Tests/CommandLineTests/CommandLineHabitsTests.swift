@@ -21,6 +21,26 @@ import Testing
         #expect(teams?.count == 5)
     }
 
+    /// The scoreboard's options given to a command are refused, not taken and ignored:
+    /// `win Brazil --log scores.log` wrote no line, and said nothing.
+    @Test(arguments: [
+        ["win", "Brazil", "--log", "LOG"], ["add", "--name", "Wenderland", "--zone", "Internets", "--log", "LOG"],
+        ["list", "--flags"], ["export", "--no-color"], ["import", "--stats", "LOG", "teams.json"],
+        ["generate", "--teams", "5", "--output", "teams.json", "--flags"],
+        ["serve", "--log", "LOG", "--listen", "nowhere"],
+    ])
+    func theScoreboardsOptionsAreRefusedByTheCommands(words: [String]) throws {
+        let directory = TemporaryDirectory()
+        let arguments = words.map { $0 == "LOG" ? directory.path + "/scores.log" : $0 }
+        let result = try WorldCupProcess.run(
+            arguments + ["--db", directory.path + "/store.sqlite", "--seed", WorldCupProcess.seedPath],
+            in: directory.path)
+        #expect(result.status == 64, "\(words): \(result.stderr)")
+        #expect(result.stderr.contains("is an option of the scoreboard"), "\(words): \(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/scores.log"))
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/store.sqlite"), "nothing was done")
+    }
+
     @Test func aMissingImportFileIsCalledAnImportFile() throws {
         let directory = TemporaryDirectory()
         let result = try WorldCupProcess.run(["import", "nope.json", "--db", directory.store], in: directory.path)

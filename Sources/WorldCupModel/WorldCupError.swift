@@ -25,6 +25,9 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     case storeNotADatabase(path: String)
     case storeOfAnotherProgram(path: String)
     case storeReadOnly(path: String)
+    case storeUnreadable(path: String)
+    case storeFolderUnreachable(path: String, folder: String)
+    case storeFolderUnwritable(path: String, folder: String)
     case storeBusy(path: String)
     case storeFromNewerVersion(path: String)
     case storeCorrupt(path: String)
@@ -105,6 +108,15 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
         case let .storeReadOnly(path):
             return "the store \(path) is read-only (the file or its folder cannot be written). Nothing was changed; "
                 + "check its permissions."
+        case let .storeUnreadable(path):
+            return "the store \(path) cannot be read by this user (permission denied). Nothing was changed; "
+                + "check its permissions, or run as its owner."
+        case let .storeFolderUnreachable(path, folder):
+            return "the store \(path) cannot be reached: its folder \(folder) may not be entered by this user. "
+                + "Nothing was changed; check the folder's permissions, or choose another --db."
+        case let .storeFolderUnwritable(path, folder):
+            return "the store \(path) does not exist, and its folder \(folder) may not be written to make it. "
+                + "Nothing was changed; check the folder's permissions, or choose another --db."
         case let .storeBusy(path):
             return "the store \(path) stayed locked by another program for too long. Nothing was changed; try again."
         case let .storeFromNewerVersion(path):

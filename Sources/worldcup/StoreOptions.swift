@@ -32,6 +32,9 @@ struct StoreOptions: ParsableArguments {
     var lockWait: Double?
 
     mutating func validate() throws {
+        if db?.isEmpty == true {
+            throw ValidationError("--db needs the path of a store file or a postgresql:// URI, not an empty text.")
+        }
         if let lockWait, !(0...86_400).contains(lockWait) {
             throw ValidationError("--lock-wait must be a number of seconds from 0 to 86400, not \(lockWait).")
         }

@@ -127,6 +127,39 @@ import Testing
         }
     }
 
+    /// A store this user may not read, or reach, is called what it is, not read-only.
+    @Test func anUnreadableStoreOrAFolderThatCannotBeEnteredIsSaidToBeSo() throws {
+        let directory = TemporaryDirectory()
+        let before = try seededStore(directory)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: directory.store)
+        let unreadable = try runAsNobody(["list", "--db", directory.store])
+        #expect(unreadable.status == 1)
+        #expect(unreadable.stderr.contains("cannot be read by this user"), "\(unreadable.stderr)")
+        #expect(fileBytes(directory.store) == before)
+
+        let closed = directory.path + "/closed"
+        try FileManager.default.createDirectory(atPath: closed, withIntermediateDirectories: false)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: closed)
+        let unreachable = try runAsNobody(["list", "--db", closed + "/store.sqlite"])
+        #expect(unreachable.status == 1)
+        #expect(unreachable.stderr.contains("its folder \(closed) may not be entered"), "\(unreachable.stderr)")
+
+        let shut = directory.path + "/shut"
+        try FileManager.default.createDirectory(atPath: shut, withIntermediateDirectories: false)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: shut)
+        let unmade = try runAsNobody(["list", "--db", shut + "/store.sqlite", "--seed", WorldCupProcess.seedPath])
+        #expect(unmade.status == 1)
+        #expect(unmade.stderr.contains("its folder \(shut) may not be written"), "\(unmade.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: shut).isEmpty)
+    }
+
+    @Test func anEmptyStorePathIsAUsageError() throws {
+        let result = try WorldCupProcess.run(["list", "--db", ""])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--db needs"), "\(result.stderr)")
+    }
+
     @Test func hugeAndNegativeCountsAreRefused() throws {
         let directory = TemporaryDirectory()
         _ = try seededStore(directory)

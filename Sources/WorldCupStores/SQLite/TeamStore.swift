@@ -55,8 +55,17 @@ public final class TeamStore: ScoreStore, Sendable {
                 throw WorldCupError.storeReadOnly(path: path)
             }
         }
+        // Said as what they are, before SQLite calls each of them a file it cannot open.
+        let shownFolder = folder.isEmpty ? "." : folder
+        if access(shownFolder, X_OK) != 0 {
+            throw WorldCupError.storeFolderUnreachable(path: path, folder: shownFolder)
+        }
+        let exists = FileManager.default.fileExists(atPath: path)
+        if exists && access(path, R_OK) != 0 { throw WorldCupError.storeUnreadable(path: path) }
+        if !exists && access(shownFolder, W_OK) != 0 {
+            throw WorldCupError.storeFolderUnwritable(path: path, folder: shownFolder)
+        }
         return try StoreErrors.translating(path: path) {
-            let exists = FileManager.default.fileExists(atPath: path)
             if exists && !mayWrite(path: path, folder: folder) {
                 let store = TeamStore(
                     path: path, pool: try openReadOnlyPool(path: path, lockWait: lockWait), isReadOnly: true)

@@ -125,6 +125,20 @@ public final class PostgreSQLConnection {
         return values
     }
 
+    /// Why libpq cannot parse `conninfo` ("invalid percent-encoded token: …"); nil when it can,
+    /// or when libpq cannot be loaded.
+    public static func parseProblem(of conninfo: String) -> String? {
+        guard (try? loadClientLibrary()) != nil else { return nil }
+        var message: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(conninfo, &message) else {
+            defer { if let message { PQfreemem(message) } }
+            let text = message.map { String(cString: $0) } ?? "libpq cannot parse it"
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        PQconninfoFree(options)
+        return nil
+    }
+
     /// `conninfo` as people name a server, `user@host:port/database`, without its password or
     /// other parameters (for messages and file names); nil when libpq cannot parse it.
     public static func summary(of conninfo: String) -> String? {

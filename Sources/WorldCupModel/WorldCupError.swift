@@ -35,6 +35,7 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     case serverUnreachable(server: String, reason: String)
     case postgreSQLClientMissing(reason: String)
     case passwordInURI
+    case connectionURIUnreadable(reason: String)
     case notPermitted(server: String, role: String, action: String)
     case schemaNotInstalled(server: String, role: String)
     case scoreInDoubt(server: String, reason: String)
@@ -134,6 +135,9 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
             return "--db names a PostgreSQL database, but PostgreSQL's client library (libpq) "
                 + "could not be loaded: \(reason). "
                 + "Install it (Debian: apt-get install libpq5) and try again; SQLite stores work without it."
+        case let .connectionURIUnreadable(reason):
+            return "the --db URI cannot be read: \(reason). Nothing was changed; write it as libpq reads it: "
+                + "postgresql://USER@HOST:PORT/DATABASE?sslmode=verify-full (percent-encode other characters)."
         case .passwordInURI:
             return "the --db URI holds a password, which anyone on this machine can read in the process list. "
                 + "Leave it out of the URI and put it in PGPASSWORD or ~/.pgpass (as psql reads them)."

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import Logging
+import NIOCore
 import NIOSSL
 import Synchronization
 import WorldCupModel
@@ -130,6 +131,10 @@ public enum WorldCupServe {
     }
 
     private static func tlsConfiguration(_ files: (certificate: String, key: String)) throws -> TLSConfiguration {
+        for (kind, path) in [("certificate", files.certificate), ("private key", files.key)]
+        where access(path, R_OK) != 0 {
+            throw ServeError.tlsFileUnreadable(kind: kind, path: path, reason: String(cString: strerror(errno)))
+        }
         do {
             let chain = try NIOSSLCertificate.fromPEMFile(files.certificate)
                 .map { NIOSSLCertificateSource.certificate($0) }
@@ -149,6 +154,7 @@ private final class ServeFailure: Sendable {
 /// Why `serve` could not start; each says what to do.
 public enum ServeError: Error, CustomStringConvertible {
     case storeReadOnly(store: String)
+    case tlsFileUnreadable(kind: String, path: String, reason: String)
     case tlsFilesUnusable(certificate: String, key: String, reason: String)
     case serverFailed(host: String, port: Int, any Error)
 
@@ -157,12 +163,28 @@ public enum ServeError: Error, CustomStringConvertible {
         case let .storeReadOnly(store):
             return "the store \(store) is read-only here, so nobody could score: "
                 + "serve it to viewers only with --read-only."
+        case let .tlsFileUnreadable(kind, path, reason):
+            return
+                "cannot read the TLS \(kind) \(path): \(reason). Give PEM files of a certificate and its private key."
         case let .tlsFilesUnusable(certificate, key, reason):
             return "cannot use the TLS certificate \(certificate) with the key \(key) (\(reason)): "
                 + "give PEM files of a certificate and its private key."
         case let .serverFailed(host, port, error):
-            return "cannot serve on \(host):\(port) (\(error)): is another program using that port? "
-                + "Choose another with --listen HOST:PORT."
+            let start = "cannot serve on \(host):\(port): "
+            switch (error as? IOError)?.errnoCode {
+            case EADDRINUSE:
+                return start + "another program is using that port. Choose another with --listen HOST:PORT."
+            case EADDRNOTAVAIL:
+                return start + "\(host) is not an address of this machine. "
+                    + "Give one of its addresses with --listen HOST:PORT (0.0.0.0 for all of them)."
+            case EACCES:
+                return start + "this user may not listen on port \(port). "
+                    + "Choose a port above 1023 with --listen HOST:PORT."
+            case let code?:
+                return start + String(cString: strerror(code)) + ". Choose another with --listen HOST:PORT."
+            case nil:
+                return start + "\(error). Choose another with --listen HOST:PORT."
+            }
         }
     }
 }

@@ -154,6 +154,14 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: shut).isEmpty)
     }
 
+    @Test func aPostgreSQLURIThatCannotBeReadIsSaidToBeSo() throws {
+        let result = try WorldCupProcess.run(["list", "--db", "postgresql://%zz"])
+        #expect(result.status == 1)
+        #expect(
+            result.stderr.contains("the --db URI cannot be read: invalid percent-encoded token"), "\(result.stderr)")
+        #expect(!result.stderr.contains("cannot reach"), "\(result.stderr)")
+    }
+
     @Test func anEmptyStorePathIsAUsageError() throws {
         let result = try WorldCupProcess.run(["list", "--db", ""])
         #expect(result.status == 64)

@@ -23,8 +23,30 @@ import Testing
         let second = try worldcup(["serve", "--listen", "127.0.0.1:\(port)"], db: folder.store)
         #expect(second.status == 1)
         #expect(second.stderr.contains("cannot serve on 127.0.0.1:\(port)"), "\(second.stderr)")
+        #expect(second.stderr.contains("another program is using that port"), "\(second.stderr)")
+        #expect(!second.stderr.contains("errno") && !second.stderr.contains("descriptor"), "\(second.stderr)")
         #expect(second.stderr.contains("--listen"), "\(second.stderr)")
         #expect(first.stop() == 0, "SIGINT stops it cleanly")
+    }
+
+    /// What the system said, in words that say what to do: an address that is not this
+    /// machine's (192.0.2.1, kept for documentation: binding to it sends nothing), and TLS
+    /// files that are not there.
+    @Test func anAddressOrTLSFilesThatCannotBeUsedAreSaidToBeSo() throws {
+        let folder = TemporaryDirectory()
+        let elsewhere = try worldcup(["serve", "--listen", "192.0.2.1:8080"], db: folder.store)
+        #expect(elsewhere.status == 1)
+        #expect(elsewhere.stderr.contains("192.0.2.1 is not an address of this machine"), "\(elsewhere.stderr)")
+        #expect(!elsewhere.stderr.contains("another program"), "\(elsewhere.stderr)")
+
+        let missing = folder.path + "/nope.pem"
+        let noFiles = try worldcup(
+            ["serve", "--listen", "127.0.0.1:0", "--tls-cert", missing, "--tls-key", folder.path + "/nope.key"],
+            db: folder.store)
+        #expect(noFiles.status == 1)
+        #expect(
+            noFiles.stderr.contains("cannot read the TLS certificate \(missing): No such file or directory"),
+            "\(noFiles.stderr)")
     }
 
     @Test func sigtermStopsItCleanlyWithABrowserConnected() throws {

@@ -51,6 +51,9 @@ public final class PostgreSQLTeamStore: ScoreStore {
         } catch let PostgreSQLError.clientLibraryMissing(reason) {
             throw WorldCupError.postgreSQLClientMissing(reason: reason)
         }
+        if let problem = PostgreSQLConnection.parseProblem(of: conninfo) {
+            throw WorldCupError.connectionURIUnreadable(reason: problem)
+        }
         if PostgreSQLConnection.parameters(of: conninfo)?["password"] != nil { throw WorldCupError.passwordInURI }
         let store = PostgreSQLTeamStore(conninfo: conninfo)
         try store.migrate()

@@ -157,7 +157,7 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
 
 /// What a file named on the command line is for, as messages name it.
 public enum FileKind: Equatable, Sendable, CustomStringConvertible {
-    case seed, importFile, export, output, auditLog
+    case seed, importFile, export, output, auditLog, stats
 
     public var description: String {
         switch self {
@@ -166,6 +166,7 @@ public enum FileKind: Equatable, Sendable, CustomStringConvertible {
         case .export: "export file"
         case .output: "output file"
         case .auditLog: "log file"
+        case .stats: "stats file"
         }
     }
 
@@ -176,6 +177,7 @@ public enum FileKind: Equatable, Sendable, CustomStringConvertible {
         case .importFile, .export: "file"
         case .output: "--output"
         case .auditLog: "--log"
+        case .stats: "--stats"
         }
     }
 
@@ -187,6 +189,7 @@ public enum FileKind: Equatable, Sendable, CustomStringConvertible {
         case .export: "give the path of a file to write, such as \(Self.inside(path, "backup.json"))"
         case .output: "--output needs the path of a file to write, such as \(Self.inside(path, "teams.json"))"
         case .auditLog: "--log needs the path of a file to add lines to, such as \(Self.inside(path, "scores.log"))"
+        case .stats: "--stats needs the path of a file to write, such as \(Self.inside(path, "stats.txt"))"
         }
     }
 

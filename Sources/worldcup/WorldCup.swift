@@ -60,6 +60,8 @@ struct WorldCup: ParsableCommand {
 
     func run() throws {
         let sessionStats = stats.map(SessionStats.init(path:))
+        // Said now rather than at the end of the session, when the figures would be lost.
+        if let stats { try OutputFile.check(stats, kind: .stats, replacing: true) }
         guard TerminalLibrary.hasInteractiveTerminal else {
             throw NoUsableTerminal(
                 description: "the scoreboard needs a terminal, and stdin or stdout is not one. "

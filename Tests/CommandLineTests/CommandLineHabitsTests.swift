@@ -41,6 +41,15 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/store.sqlite"), "nothing was done")
     }
 
+    /// A stats file that cannot be written is said at once, not when the scoreboard quits.
+    @Test func aStatsFileInAMissingFolderIsRefusedAtStart() throws {
+        let directory = TemporaryDirectory()
+        let stats = directory.path + "/missing/stats.txt"
+        let result = try WorldCupProcess.run(["--stats", stats, "--db", directory.store])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("cannot write the stats file \(stats): its folder"), "\(result.stderr)")
+    }
+
     @Test func aMissingImportFileIsCalledAnImportFile() throws {
         let directory = TemporaryDirectory()
         let result = try WorldCupProcess.run(["import", "nope.json", "--db", directory.store], in: directory.path)

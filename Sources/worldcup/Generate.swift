@@ -51,11 +51,16 @@ extension WorldCup {
             let starts = TeamGenerator.zones.map {
                 SeedFileWriter.EntryStart(imageName: imageName, qualifyingZone: SeedFileWriter.Text($0))
             }
+            var zonesUsed: UInt64 = 0  // a bit per zone: fewer teams than zones leave some empty
             try generator.forEachTeamUTF8(count: teams, zones: zones) { name, zone, wins in
+                zonesUsed |= 1 << zone
                 try writer.write(teamNameUTF8: name, after: starts[zone], wins: wins)
             }
             try writer.finish()
-            try Messages.say("Wrote \(teams) teams in \(zones) zones to \(output)")
+            let zoneCount = zonesUsed.nonzeroBitCount
+            try Messages.say(
+                "Wrote \(teams) team\(teams == 1 ? "" : "s") in \(zoneCount) zone\(zoneCount == 1 ? "" : "s") to \(output)"
+            )
         }
     }
 }

@@ -24,8 +24,9 @@ struct StoreOptions: ParsableArguments {
             valueName: "path"))
     var seed: String?
 
+    // Unconditional, so that "--lock-wait -1" is read as a number (and refused as one).
     @Option(
-        name: .long,
+        name: .long, parsing: .unconditional,
         help: ArgumentHelp(
             "How long to wait for another program that holds an SQLite store before giving up (default: 10).",
             valueName: "seconds"))
@@ -36,7 +37,8 @@ struct StoreOptions: ParsableArguments {
             throw ValidationError("--db needs the path of a store file or a postgresql:// URI, not an empty text.")
         }
         if let lockWait, !(0...86_400).contains(lockWait) {
-            throw ValidationError("--lock-wait must be a number of seconds from 0 to 86400, not \(lockWait).")
+            throw ValidationError(
+                "--lock-wait must be a number of seconds from 0 to 86400, not \(String(format: "%g", lockWait)).")
         }
     }
 

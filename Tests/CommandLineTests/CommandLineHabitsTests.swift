@@ -50,6 +50,22 @@ import Testing
         #expect(result.stderr.contains("cannot write the stats file \(stats): its folder"), "\(result.stderr)")
     }
 
+    /// Counts said as a person would: "1 team in 1 zone", not "1 teams in 36 zones"; "-1" and
+    /// "86401" echoed as typed.
+    @Test func numbersAreSaidAsTyped() throws {
+        let directory = TemporaryDirectory()
+        let one = try WorldCupProcess.run(["generate", "--teams", "1", "--output", directory.path + "/one.json"])
+        #expect(one.stdout == "Wrote 1 team in 1 zone to \(directory.path)/one.json\n", "\(one.stdout)\(one.stderr)")
+        for wait in ["-1", "86401"] {
+            let result = try WorldCupProcess.run(["list", "--lock-wait", wait, "--db", directory.store])
+            #expect(result.status == 64)
+            #expect(
+                result.stderr.hasPrefix(
+                    "worldcup: --lock-wait must be a number of seconds from 0 to 86400, not \(wait).\n"),
+                "\(result.stderr)")
+        }
+    }
+
     @Test func aMissingImportFileIsCalledAnImportFile() throws {
         let directory = TemporaryDirectory()
         let result = try WorldCupProcess.run(["import", "nope.json", "--db", directory.store], in: directory.path)

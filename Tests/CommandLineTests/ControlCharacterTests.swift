@@ -92,7 +92,7 @@ import Testing
             ),
             (
                 ["generate", "--teams", "3", "--output", controlled + "/teams.json"],
-                "Wrote 3 teams in 36 zones to \(shownFolder)/teams.json\n"
+                "Wrote 3 teams in 3 zones to \(shownFolder)/teams.json\n"
             ),
             (
                 ["generate", "--teams", "3", "--output", controlled + "/teams.json"],

@@ -31,8 +31,13 @@ import Testing
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == encoder.encode(entries))
-        #expect(
-            try SeedFile.read(path: path).prefix(20_000) == entries.prefix(20_000), "and the importer reads it back")
+        // The importer reads the generated teams back; the awkward ones hold a NUL, which it refuses.
+        let generatedPath = directory.path + "/generated.json"
+        var generatedWriter = try #require(SeedFileWriter(path: generatedPath))
+        for entry in entries.prefix(20_000) { try generatedWriter.write(entry) }
+        try generatedWriter.finish()
+        #expect(try SeedFile.read(path: generatedPath) == Array(entries.prefix(20_000)), "the importer reads it back")
+        #expect(throws: WorldCupError.self) { try SeedFile.read(path: path) }
     }
 
     /// `generate`'s way, from names' bytes and prepared entry starts, writes the same bytes as entries.

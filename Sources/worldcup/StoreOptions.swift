@@ -42,16 +42,25 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
-    /// Opens the store and imports the seed if it has never been seeded.
+    /// Opens the store and imports the seed if it has never been seeded. A store file that does
+    /// not exist yet is made only once its seed is found, so that a command refused for want of
+    /// one leaves no file behind.
     func openSeededStore() throws -> any ScoreStore {
+        if case let .sqlite(path) = try address(), !FileManager.default.fileExists(atPath: path) {
+            try SeedFile.checkReadable(path: try seedPath(), kind: .seed)
+        }
         let store = try openStore()
-        let environment = ProcessInfo.processInfo.environment
         try store.seedIfNeeded(progress: ImportProgressReporter.reporter(label: "Importing the seed")) {
-            let path = try SeedLocator.locate(
-                explicit: seed, environment: environment, executablePath: SeedLocator.currentExecutablePath)
-            return .file(path)
+            .file(try seedPath())
         }
         return store
+    }
+
+    /// The seed file: `--seed`, then `$WORLDCUP_SEED`, then the copies beside the program.
+    private func seedPath() throws -> String {
+        try SeedLocator.locate(
+            explicit: seed, environment: ProcessInfo.processInfo.environment,
+            executablePath: SeedLocator.currentExecutablePath)
     }
 
     /// Where the store is.

@@ -80,6 +80,7 @@ import Testing
         let result = try WorldCupProcess.run(arguments, in: directory.path)
         #expect(result.status == 1)
         #expect(result.stderr == "worldcup: cannot read the seed file nope.json: no such file.\n", "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.store), "no store is made without its seed")
     }
 
     @Test func aDuplicateImportSaysHowToSkipTheTeamsAlreadyThere() throws {

@@ -80,7 +80,10 @@ public final class SessionStats {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         lines.append("peak_rss_kb \(usage.ru_maxrss)")
-        if !FileManager.default.createFile(atPath: path, contents: Data((lines.joined(separator: "\n") + "\n").utf8)) {
+        // Written in place (not a finished copy renamed over the path): `--stats /dev/stdout`
+        // writes to the terminal rather than putting a file where the device was.
+        let text = Data((lines.joined(separator: "\n") + "\n").utf8)
+        if (try? text.write(to: URL(fileURLWithPath: path))) == nil {
             let shown = TerminalText.sanitized(path)
             try? FileHandle.standardError.write(
                 contentsOf: Data("worldcup: cannot write the stats file \(shown)\n".utf8))

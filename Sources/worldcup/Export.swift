@@ -29,13 +29,13 @@ extension WorldCup {
         }
 
         func run() throws {
-            let file = self.file.flatMap { $0 == "-" ? nil : $0 }
+            let file = self.file.flatMap { $0 == "-" || OutputFile.isStandardOutput($0) ? nil : $0 }
             // A path that cannot be written is said before the store is opened (or made).
             if let file {
-                try OutputFile.check(file, kind: .export, replacing: force)
                 if case let .sqlite(storePath) = try store.address() {
                     try OutputFile.refuseStoreFiles(file, storePath: storePath, kind: .export)
                 }
+                try OutputFile.check(file, kind: .export, replacing: force)
             }
             let teams = try store.openSeededStore().teamsInStandingsOrder()
             let entries = teams.map {

@@ -35,6 +35,14 @@ extension WorldCup {
 
         func validate() throws {
             try refuseScoreboardOptions()
+            // Taken by the root command wherever they stand; generate writes a file, no store.
+            if let option = [
+                ("--db", root.store.db != nil), ("--seed", root.store.seed != nil),
+                ("--lock-wait", root.store.lockWait != nil),
+            ].first(where: { $0.1 })?.0 {
+                throw ValidationError(
+                    "\(option) is not an option of worldcup generate, which writes a file and no store.")
+            }
             guard teams >= 1 else { throw ValidationError("--teams must be at least 1, not \(teams)") }
             guard (1...TeamGenerator.zones.count).contains(zones) else {
                 throw ValidationError("--zones must be between 1 and \(TeamGenerator.zones.count), not \(zones)")
@@ -42,8 +50,14 @@ extension WorldCup {
         }
 
         func run() throws {
+            // The default store is not generate's to replace, even with --force.
+            if case let .sqlite(storePath) = try root.store.address() {
+                try OutputFile.refuseStoreFiles(output, storePath: storePath, kind: .output)
+            }
             try OutputFile.check(output, kind: .output, replacing: force)
-            guard var writer = SeedFileWriter(path: output) else {
+            let toStandardOutput = OutputFile.isStandardOutput(output)
+            guard var writer = toStandardOutput ? SeedFileWriter(handle: .standardOutput) : SeedFileWriter(path: output)
+            else {
                 throw WorldCupError.fileUnwritable(path: output, kind: .output, reason: "it could not be created")
             }
             var generator = TeamGenerator(seed: randomSeed)
@@ -58,9 +72,10 @@ extension WorldCup {
             }
             try writer.finish()
             let zoneCount = zonesUsed.nonzeroBitCount
-            try Messages.say(
+            let result =
                 "Wrote \(teams) team\(teams == 1 ? "" : "s") in \(zoneCount) zone\(zoneCount == 1 ? "" : "s") to \(output)"
-            )
+            // Beside the data when the data is on standard output, as export's note is.
+            if toStandardOutput { Messages.note(result) } else { try Messages.say(result) }
         }
     }
 }

@@ -8,6 +8,7 @@ enum OutputFile {
     /// `replacing`), or a place this user may not write. A device or a pipe (`/dev/stdout`) is
     /// written into, not replaced, so it needs no `replacing`.
     static func check(_ path: String, kind: FileKind, replacing: Bool) throws {
+        if isStandardOutput(path) { return }
         let files = FileManager.default
         var isDirectory: ObjCBool = false
         if files.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -59,18 +60,26 @@ enum OutputFile {
         }
     }
 
-    /// `path` absolute, with `.`, `..` and every link resolved, as far as it exists.
+    /// Whether `path` names this process's standard output (`/dev/stdout` and its aliases),
+    /// which is written through the open descriptor: `export /dev/stdout >> all.json` appends,
+    /// as the shell set it up, where opening the path anew would empty the file or replace it.
+    static func isStandardOutput(_ path: String) -> Bool {
+        ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"].contains(path)
+    }
+
+    /// `path` absolute, with every link, `.` and `..` resolved as the system opens it (a `..`
+    /// after a link leads out of the link's target, not back to where the link is).
     private static func resolved(_ path: String) -> String {
-        let absolute = URL(fileURLWithPath: path).standardizedFileURL
-        if let real = realpath(absolute.path, nil) {
+        if let real = realpath(path, nil) {
             defer { free(real) }
             return String(cString: real)
         }
         // A file that does not exist yet: its folder's real path, then its name.
-        let folder = absolute.deletingLastPathComponent().path
-        guard let real = realpath(folder, nil) else { return absolute.path }
+        let name = (path as NSString).lastPathComponent
+        let parent = (path as NSString).deletingLastPathComponent
+        guard let real = realpath(parent.isEmpty ? "." : parent, nil) else { return path }
         defer { free(real) }
-        return URL(fileURLWithPath: String(cString: real)).appendingPathComponent(absolute.lastPathComponent).path
+        return String(cString: real) + "/" + name
     }
 
     /// Whether `path`, its links followed, is a regular file.

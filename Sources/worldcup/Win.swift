@@ -30,7 +30,7 @@ extension WorldCup {
         func run() throws {
             let updated = try store.openSeededStore()
                 .addWins(to: team.joined(separator: " "), count: count, key: ScoreKey())
-            print(updated.wins)
+            try StandardOutput.write("\(updated.wins)\n", workDone: true)
         }
     }
 }

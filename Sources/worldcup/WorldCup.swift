@@ -62,6 +62,11 @@ struct WorldCup: ParsableCommand {
         let sessionStats = stats.map(SessionStats.init(path:))
         // Said now rather than at the end of the session, when the figures would be lost.
         if let stats { try OutputFile.check(stats, kind: .stats, replacing: true) }
+        if case let .sqlite(storePath) = try store.address() {
+            for (path, kind) in [(stats, FileKind.stats), (log, .auditLog)] {
+                if let path { try OutputFile.refuseStoreFiles(path, storePath: storePath, kind: kind) }
+            }
+        }
         guard TerminalLibrary.hasInteractiveTerminal else {
             throw NoUsableTerminal(
                 description: "the scoreboard needs a terminal, and stdin or stdout is not one. "

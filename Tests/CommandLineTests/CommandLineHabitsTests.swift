@@ -66,6 +66,40 @@ import Testing
         }
     }
 
+    /// No file a command writes may be the store: not the stats file, the log, nor generate's
+    /// output (the default store, here), even with --force. A device is written into.
+    @Test func theStoreIsNoCommandsOutput() throws {
+        let directory = TemporaryDirectory()
+        let environment = ["XDG_DATA_HOME": directory.path + "/data"]
+        let defaultStore = directory.path + "/data/worldcup/worldcup.sqlite"
+        let seed = ["--seed", WorldCupProcess.seedPath]
+        #expect(try WorldCupProcess.run(["win", "Ghana"] + seed, environment: environment).status == 0)
+        let before = try WorldCupProcess.run(["list", "--json"], environment: environment).stdout
+        for arguments in [
+            ["--stats", defaultStore], ["--log", defaultStore],
+            ["generate", "--teams", "5", "--output", defaultStore, "--force"],
+        ] {
+            let result = try WorldCupProcess.run(arguments, environment: environment)
+            #expect(result.status == 1, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("is the store"), "\(arguments): \(result.stderr)")
+        }
+        #expect(try WorldCupProcess.run(["list", "--json"], environment: environment).stdout == before)
+
+        let toNull = directory.path + "/null.json"
+        try FileManager.default.createSymbolicLink(atPath: toNull, withDestinationPath: "/dev/null")
+        let generated = try WorldCupProcess.run(["generate", "--teams", "5", "--output", toNull])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: toNull) == "/dev/null", "the link stays")
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: "/dev/null")[.type] as? FileAttributeType
+                == .typeCharacterSpecial)
+        let storeOption = try WorldCupProcess.run([
+            "generate", "--teams", "5", "--output", toNull, "--db", defaultStore,
+        ])
+        #expect(storeOption.status == 64, "\(storeOption.stderr)")
+        #expect(storeOption.stderr.contains("--db is not an option of worldcup generate"), "\(storeOption.stderr)")
+    }
+
     @Test func aMissingImportFileIsCalledAnImportFile() throws {
         let directory = TemporaryDirectory()
         let result = try WorldCupProcess.run(["import", "nope.json", "--db", directory.store], in: directory.path)

@@ -36,6 +36,35 @@ import Testing
         }
     }
 
+    /// `..` after a link leads out of the link's target, as the system opens the path.
+    @Test func aDotDotAfterALinkedFolderIsFollowedAsTheSystemDoes() throws {
+        let directory = TemporaryDirectory()
+        let store = Self.storeArguments(directory)
+        let files = FileManager.default
+        try files.createDirectory(atPath: directory.path + "/a/real", withIntermediateDirectories: true)
+        try files.createDirectory(atPath: directory.path + "/b", withIntermediateDirectories: false)
+        try files.createSymbolicLink(
+            atPath: directory.path + "/b/link", withDestinationPath: directory.path + "/a/real")
+        let decoy = directory.file("b/x.json", contents: "not this one")
+        let result = try WorldCupProcess.run(["export", "link/../x.json"] + store, in: directory.path + "/b")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try String(contentsOfFile: directory.path + "/a/x.json", encoding: .utf8) == Self.exported(store))
+        #expect(try String(contentsOfFile: decoy, encoding: .utf8) == "not this one")
+    }
+
+    /// `/dev/stdout` is the descriptor the shell set up: `>>` appends to what the file held.
+    @Test func devStdoutAppendsWhereTheShellSaid() throws {
+        let directory = TemporaryDirectory()
+        let store = Self.storeArguments(directory)
+        let all = directory.file("all.json", contents: "before\n")
+        let result = try WorldCupProcess.runProgram(
+            "/bin/sh",
+            ["-c", "exec \"$0\" \"$@\" >>\"$ALL\"", WorldCupProcess.binary, "export", "/dev/stdout"] + store,
+            environment: ["ALL": all])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try String(contentsOfFile: all, encoding: .utf8) == "before\n" + Self.exported(store))
+    }
+
     @Test func anExistingFileIsReplacedOnlyWithForce() throws {
         let directory = TemporaryDirectory()
         let store = Self.storeArguments(directory)

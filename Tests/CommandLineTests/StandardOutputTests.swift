@@ -31,5 +31,11 @@ import Testing
         #expect(result.stderr.contains("was done"), "\(result.stderr)")
         #expect(!result.stderr.contains("Fatal error"))
         #expect(try WorldCupProcess.run(["list"] + store).stdout.contains("Wenderland"))
+
+        // The total a script reads from win: its loss is said, with the win kept.
+        let win = try Self.runIntoAFullDisk(["win", "Ghana"] + store)
+        #expect(win.status == 1, "\(win.stderr)")
+        #expect(win.stderr.contains("was done"), "\(win.stderr)")
+        #expect(try WorldCupProcess.run(["win", "Ghana"] + store).stdout == "2\n")
     }
 }

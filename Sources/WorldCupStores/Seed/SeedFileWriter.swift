@@ -13,13 +13,16 @@ public struct SeedFileWriter {
     private var count = 0
     private static let flushSize = 1 << 20
 
-    /// Creates (or empties) the file at `path`; nil when it cannot be written.
+    /// Creates (or empties) the file at `path`, links followed, and writes into a device or a
+    /// pipe rather than putting a file in its place; nil when it cannot be written.
     public init?(path: String) {
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: path)
-        else {
-            return nil
-        }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return nil }
+        self.init(handle: FileHandle(fileDescriptor: descriptor, closeOnDealloc: true))
+    }
+
+    /// Writes to `handle` (standard output, say).
+    public init(handle: FileHandle) {
         self.handle = handle
         buffer.reserveCapacity(Self.flushSize + 4096)
         buffer.append(UInt8(ascii: "["))

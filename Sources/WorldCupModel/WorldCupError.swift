@@ -28,6 +28,7 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     case storeUnreadable(path: String)
     case storeFolderUnreachable(path: String, folder: String)
     case storeFolderUnwritable(path: String, folder: String)
+    case storeFolderNotAFolder(path: String)
     case storeBusy(path: String)
     case storeFromNewerVersion(path: String)
     case storeCorrupt(path: String)
@@ -113,8 +114,11 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
             return "the store \(path) cannot be read by this user (permission denied). Nothing was changed; "
                 + "check its permissions, or run as its owner."
         case let .storeFolderUnreachable(path, folder):
-            return "the store \(path) cannot be reached: its folder \(folder) may not be entered by this user. "
-                + "Nothing was changed; check the folder's permissions, or choose another --db."
+            return "the store \(path) cannot be reached: its folder \(folder), or one above it, may not be entered "
+                + "by this user. Nothing was changed; check the folders' permissions, or choose another --db."
+        case let .storeFolderNotAFolder(path):
+            return "the store \(path) cannot be made: a part of its path that should be a folder is a file. "
+                + "Nothing was changed; choose another --db."
         case let .storeFolderUnwritable(path, folder):
             return "the store \(path) does not exist, and its folder \(folder) may not be written to make it. "
                 + "Nothing was changed; check the folder's permissions, or choose another --db."

@@ -143,7 +143,15 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: closed)
         let unreachable = try runAsNobody(["list", "--db", closed + "/store.sqlite"])
         #expect(unreachable.status == 1)
-        #expect(unreachable.stderr.contains("its folder \(closed) may not be entered"), "\(unreachable.stderr)")
+        #expect(
+            unreachable.stderr.contains("its folder \(closed), or one above it, may not be entered"),
+            "\(unreachable.stderr)")
+        let deeper = try runAsNobody(["list", "--db", closed + "/sub/store.sqlite"])
+        #expect(deeper.status == 1)
+        #expect(deeper.stderr.contains("or one above it, may not be entered"), "\(deeper.stderr)")
+        let underAFile = try runAsNobody(["list", "--db", directory.store + "/store.sqlite"])
+        #expect(underAFile.status == 1)
+        #expect(underAFile.stderr.contains("should be a folder is a file"), "\(underAFile.stderr)")
 
         let shut = directory.path + "/shut"
         try FileManager.default.createDirectory(atPath: shut, withIntermediateDirectories: false)

@@ -47,16 +47,24 @@ public final class TeamStore: ScoreStore, Sendable {
             throw WorldCupError.storeIsAFolder(path: path)
         }
         let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
-            guard createDirectory else { throw WorldCupError.storeDirectoryMissing(path: path) }
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw WorldCupError.storeReadOnly(path: path)
-            }
-        }
-        // Said as what they are, before SQLite calls each of them a file it cannot open.
         let shownFolder = folder.isEmpty ? "." : folder
+        // Said as what they are, before SQLite calls each of them a file it cannot open.
+        var folderStatus = stat()
+        if stat(shownFolder, &folderStatus) != 0 {
+            switch errno {
+            case ENOENT:
+                guard createDirectory else { throw WorldCupError.storeDirectoryMissing(path: path) }
+                do {
+                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                } catch {
+                    throw WorldCupError.storeFolderUnwritable(path: path, folder: shownFolder)
+                }
+            case ENOTDIR: throw WorldCupError.storeFolderNotAFolder(path: path)
+            default: throw WorldCupError.storeFolderUnreachable(path: path, folder: shownFolder)
+            }
+        } else if folderStatus.st_mode & S_IFMT != S_IFDIR {
+            throw WorldCupError.storeFolderNotAFolder(path: path)
+        }
         if access(shownFolder, X_OK) != 0 {
             throw WorldCupError.storeFolderUnreachable(path: path, folder: shownFolder)
         }

@@ -38,7 +38,7 @@ struct StoreOptions: ParsableArguments {
         }
         if let lockWait, !(0...86_400).contains(lockWait) {
             throw ValidationError(
-                "--lock-wait must be a number of seconds from 0 to 86400, not \(String(format: "%g", lockWait)).")
+                "--lock-wait must be a number of seconds from 0 to 86400, not \(Self.asTyped(lockWait)).")
         }
     }
 
@@ -61,6 +61,11 @@ struct StoreOptions: ParsableArguments {
         try SeedLocator.locate(
             explicit: seed, environment: ProcessInfo.processInfo.environment,
             executablePath: SeedLocator.currentExecutablePath)
+    }
+
+    /// A number as it was most likely typed: 86401, not 86401.0.
+    private static func asTyped(_ number: Double) -> String {
+        number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
     }
 
     /// Where the store is.

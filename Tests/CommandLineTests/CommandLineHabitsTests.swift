@@ -56,7 +56,7 @@ import Testing
         let directory = TemporaryDirectory()
         let one = try WorldCupProcess.run(["generate", "--teams", "1", "--output", directory.path + "/one.json"])
         #expect(one.stdout == "Wrote 1 team in 1 zone to \(directory.path)/one.json\n", "\(one.stdout)\(one.stderr)")
-        for wait in ["-1", "86401"] {
+        for wait in ["-1", "86401", "1234567"] {
             let result = try WorldCupProcess.run(["list", "--lock-wait", wait, "--db", directory.store])
             #expect(result.status == 64)
             #expect(

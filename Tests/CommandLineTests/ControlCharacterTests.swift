@@ -131,6 +131,6 @@ import Testing
         #expect(names.contains("Fresh" + Self.controls + "Team"), "the import's controls are kept")
     }
 
-    /// The controls (NUL included) as JSON escapes.
+    /// The controls as JSON escapes.
     static let jsonControls = controls.unicodeScalars.map { String(format: "\\u%04x", $0.value) }.joined()
 }

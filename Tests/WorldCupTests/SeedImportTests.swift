@@ -78,8 +78,8 @@ import Testing
         #expect(try store.teamsInStandingsOrder().filter { $0.wins > 0 }.map(\.teamName) == ["x' OR '1'='1"])
     }
 
-    /// A name or zone holding a NUL (which serve's add or a program calling the store can pass)
-    /// is refused: SQLite would keep it whole and hand back the part before the NUL.
+    /// A name or zone holding a NUL (no argument can hold one, but a program calling the store
+    /// can pass it) is refused: SQLite would keep it whole and hand back the part before the NUL.
     @Test func aNULInANewTeamsNameOrZoneIsRefused() throws {
         let directory = TemporaryDirectory()
         let store = try Fixtures.seededStore(in: directory)

@@ -37,7 +37,7 @@ extension WorldCup {
                 }
                 try OutputFile.check(file, kind: .export, replacing: force)
             }
-            let teams = try store.openSeededStore().teamsInStandingsOrder()
+            let teams = try store.openSeededStore(onlyToRead: true).teamsInStandingsOrder()
             let entries = teams.map {
                 SeedEntry(
                     teamName: $0.teamName, qualifyingZone: $0.qualifyingZone, imageName: $0.imageName,

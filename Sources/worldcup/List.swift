@@ -27,7 +27,7 @@ extension WorldCup {
 
         static func printStandings(store options: StoreOptions, json: Bool) throws {
             TextWidth.prepareLocale()
-            let standings = try options.openSeededStore().standings()
+            let standings = try options.openSeededStore(onlyToRead: true).standings()
             // On a terminal long names are cut to keep the wins in view; into a pipe or a file
             // every name goes whole.
             let nameColumns = isatty(STDOUT_FILENO) == 1 ? StandingsFormatter.maximumNameColumns : nil

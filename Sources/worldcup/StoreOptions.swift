@@ -45,11 +45,13 @@ struct StoreOptions: ParsableArguments {
     /// Opens the store and imports the seed if it has never been seeded. A store file that does
     /// not exist yet is made only once its seed is found, so that a command refused for want of
     /// one leaves no file behind.
-    func openSeededStore() throws -> any ScoreStore {
+    ///
+    /// - Parameter onlyToRead: the command only reads (see `TeamStore.open`).
+    func openSeededStore(onlyToRead: Bool = false) throws -> any ScoreStore {
         if case let .sqlite(path) = try address(), !FileManager.default.fileExists(atPath: path) {
             try SeedFile.checkReadable(path: try seedPath(), kind: .seed)
         }
-        let store = try openStore()
+        let store = try openStore(onlyToRead: onlyToRead)
         try store.seedIfNeeded(progress: ImportProgressReporter.reporter(label: "Importing the seed")) {
             .file(try seedPath())
         }
@@ -82,14 +84,15 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// The store, created if needed, without the seed.
-    func openStore() throws -> any ScoreStore {
+    func openStore(onlyToRead: Bool = false) throws -> any ScoreStore {
         switch try address() {
         case let .postgreSQL(conninfo):
             return try PostgreSQLTeamStore.open(conninfo: conninfo)
         case let .sqlite(path):
             return try TeamStore.open(
                 path: path, createDirectory: db == nil,
-                lockWait: lockWait.map { .milliseconds(Int($0 * 1000)) } ?? TeamStore.defaultLockWait)
+                lockWait: lockWait.map { .milliseconds(Int($0 * 1000)) } ?? TeamStore.defaultLockWait,
+                onlyToRead: onlyToRead)
         }
     }
 }

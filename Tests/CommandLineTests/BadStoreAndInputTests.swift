@@ -176,6 +176,25 @@ import Testing
         #expect(result.stderr.contains("--db needs"), "\(result.stderr)")
     }
 
+    /// Reading does not wait for a writer in WAL mode, even when the writer holds its lock
+    /// before writing anything, with the WAL file empty (`BEGIN IMMEDIATE` in the sqlite3 shell).
+    @Test func listAndExportReadWhileAnotherProgramHoldsTheWriteLock() throws {
+        let directory = TemporaryDirectory()
+        _ = try seededStore(directory)
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true  // the lock is held across accesses, as the shell holds it
+        let holder = try DatabaseQueue(path: directory.store, configuration: configuration)
+        try holder.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+        let walSize = try FileManager.default.attributesOfItem(atPath: directory.store + "-wal")[.size] as? Int
+        try #require(walSize == 0, "the case: the WAL file is there, and empty")
+        for command in [["list"], ["export"]] {
+            let result = try WorldCupProcess.run(command + ["--db", directory.store, "--lock-wait", "0"])
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            #expect(result.stdout.contains("Brazil"), "\(command)")
+        }
+        try holder.writeWithoutTransaction { db in try db.execute(sql: "ROLLBACK") }
+    }
+
     @Test func hugeAndNegativeCountsAreRefused() throws {
         let directory = TemporaryDirectory()
         _ = try seededStore(directory)

@@ -36,8 +36,11 @@ public final class TeamStore: ScoreStore, Sendable {
     ///     folder the user named must already exist.
     ///   - lockWait: how long opening and each write wait for another program that holds the
     ///     store before giving up with ``WorldCupError/storeBusy(path:)``.
+    ///   - onlyToRead: the caller only reads (`list`, `export`): a store another program has
+    ///     open is then opened read-only when it needs nothing written (see
+    ///     `openedToRead(path:lockWait:)`), and reading never waits for that program's writes.
     public static func open(
-        path: String, createDirectory: Bool = false, lockWait: Duration = defaultLockWait
+        path: String, createDirectory: Bool = false, lockWait: Duration = defaultLockWait, onlyToRead: Bool = false
     )
         throws -> TeamStore
     {
@@ -81,10 +84,36 @@ public final class TeamStore: ScoreStore, Sendable {
                 try store.migrate()
                 return store
             }
+            if exists && onlyToRead, let store = openedToRead(path: path, lockWait: lockWait) { return store }
             let pool = try openPool(path: path, lockWait: lockWait)
             let store = TeamStore(path: path, pool: pool)
             try store.migrate()
             return store
+        }
+    }
+
+    /// The store opened read-only for a caller that only reads, when another program has it
+    /// open (its `-wal` and `-shm` files are there) and it needs nothing written: up to date and
+    /// seeded. Else nil, and it is opened as usual. Opening a writable pool writes first when
+    /// the WAL file is empty (GRDB makes sure it is not), so it would wait for a writer that
+    /// holds its lock before writing, which reading in WAL mode never has to.
+    private static func openedToRead(path: String, lockWait: TimeInterval) -> TeamStore? {
+        let files = FileManager.default
+        guard files.fileExists(atPath: path + "-wal"), files.fileExists(atPath: path + "-shm") else { return nil }
+        // Whatever fails here (a WAL a killed writer left for a writer to recover, say) is left
+        // to the usual way, which says what it is.
+        do {
+            let store = TeamStore(
+                path: path, pool: try openReadOnlyPool(path: path, lockWait: lockWait), isReadOnly: true)
+            let ready = try store.pool.read { db in
+                guard try !StoreSchema.belongsToAnotherProgram(db), try !StoreSchema.migrator.hasBeenSuperseded(db),
+                    try StoreSchema.migrator.hasCompletedMigrations(db)
+                else { return false }
+                return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM seedMarker)") ?? false
+            }
+            return ready ? store : nil
+        } catch {
+            return nil
         }
     }
 

@@ -98,6 +98,19 @@ enum StoreSchema {
     /// The migration every store has, from its first open on.
     static let firstMigration = "v1: teams and seed marker"
 
+    /// Why this build must leave the store in `db` as it is, if it must: another program's
+    /// database, or a store from a newer version.
+    static func refusal(of db: Database, path: String) throws -> WorldCupError? {
+        if try belongsToAnotherProgram(db) { return .storeOfAnotherProgram(path: path) }
+        if try migrator.hasBeenSuperseded(db) { return .storeFromNewerVersion(path: path) }
+        return nil
+    }
+
+    /// Whether the first-launch seed has been imported into the store in `db`.
+    static func isSeeded(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM seedMarker)") ?? false
+    }
+
     /// Whether `db` holds another program's data (given for `--db` by mistake), which must be
     /// left as it is: a table or index besides GRDB's migrations table, and no record of this
     /// store's first migration. A store another process is making at this moment has the

@@ -106,10 +106,8 @@ public final class TeamStore: ScoreStore, Sendable {
             let store = TeamStore(
                 path: path, pool: try openReadOnlyPool(path: path, lockWait: lockWait), isReadOnly: true)
             let ready = try store.pool.read { db in
-                guard try !StoreSchema.belongsToAnotherProgram(db), try !StoreSchema.migrator.hasBeenSuperseded(db),
-                    try StoreSchema.migrator.hasCompletedMigrations(db)
-                else { return false }
-                return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM seedMarker)") ?? false
+                try StoreSchema.refusal(of: db, path: path) == nil && StoreSchema.migrator.hasCompletedMigrations(db)
+                    && StoreSchema.isSeeded(db)
             }
             return ready ? store : nil
         } catch {
@@ -167,18 +165,17 @@ public final class TeamStore: ScoreStore, Sendable {
     /// lasting property of the file) the statement takes no lock and the retry succeeds.
     ///
     /// Opening a pool also writes to the file (GRDB makes sure the WAL exists), and a store we
-    /// must refuse (not SQLite, another program's, from a newer version) has to be left exactly as it was: the
-    /// writer's connection checks the file first, before the pool sets it up. (A read-only
-    /// connection opened for the check alone cost ~2 ms at every start.) That check reads the
-    /// migrations table, which another process may be creating at that moment: it looks again
-    /// then, as `migrate()` does (see `lookingAgainWhileAnotherProcessCreatesTheStore`).
+    /// must refuse (not SQLite, another program's, from a newer version) has to be left exactly
+    /// as it was: the writer's connection checks the file first, before the pool sets it up. (A
+    /// read-only connection opened for the check alone cost ~2 ms at every start.) That check
+    /// reads the migrations table, which another process may be creating at that moment: it
+    /// looks again then, as `migrate()` does (see `lookingAgainWhileAnotherProcessCreatesTheStore`).
     private static func openPool(path: String, lockWait: TimeInterval) throws -> DatabasePool {
         var configuration = connectionConfiguration()
         configuration.busyMode = .timeout(lockWait)
         configuration.prepareDatabase { db in
             guard !db.configuration.readonly else { return }
-            if try StoreSchema.belongsToAnotherProgram(db) { throw WorldCupError.storeOfAnotherProgram(path: path) }
-            if try StoreSchema.migrator.hasBeenSuperseded(db) { throw WorldCupError.storeFromNewerVersion(path: path) }
+            if let refusal = try StoreSchema.refusal(of: db, path: path) { throw refusal }
         }
         let deadline = Date(timeIntervalSinceNow: lockWait)
         var pause: TimeInterval = 0.005
@@ -225,12 +222,11 @@ public final class TeamStore: ScoreStore, Sendable {
         try Self.lookingAgainWhileAnotherProcessCreatesTheStore {
             let state = try pool.read { db in
                 (
-                    anotherProgram: try StoreSchema.belongsToAnotherProgram(db),
-                    superseded: try migrator.hasBeenSuperseded(db), complete: try migrator.hasCompletedMigrations(db)
+                    refusal: try StoreSchema.refusal(of: db, path: path),
+                    complete: try migrator.hasCompletedMigrations(db)
                 )
             }
-            if state.anotherProgram { throw WorldCupError.storeOfAnotherProgram(path: path) }
-            if state.superseded { throw WorldCupError.storeFromNewerVersion(path: path) }
+            if let refusal = state.refusal { throw refusal }
             if !state.complete { try migrator.migrate(pool) }
         }
     }
@@ -240,7 +236,7 @@ public final class TeamStore: ScoreStore, Sendable {
     /// Whether the first-launch seed has been imported into this store.
     public func isSeeded() throws -> Bool {
         try StoreErrors.translating(path: path) {
-            try pool.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM seedMarker)") ?? false }
+            try pool.read(StoreSchema.isSeeded)
         }
     }
 
@@ -255,9 +251,7 @@ public final class TeamStore: ScoreStore, Sendable {
         return try StoreErrors.translating(path: path) {
             try pool.write { db in
                 // Another process may have seeded while the file was read.
-                guard try !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM seedMarker)") ?? false) else {
-                    return 0
-                }
+                guard try !StoreSchema.isSeeded(db) else { return 0 }
                 let count = try Self.importRows(from: seed, skippingExisting: false, db: db, progress: progress).read
                 try db.execute(
                     sql: "INSERT INTO seedMarker (id, source, teamCount) VALUES (1, ?, ?)",

@@ -157,7 +157,12 @@ let package = Package(
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"]),
         .testTarget(
             name: "FetchedResultsPostgreSQLTests",
-            dependencies: ["FetchedResultsPostgreSQL", "FetchedResults", "TestSupport", "ControllerOracles"]),
+            // With the SQLite store too: the tests of what every store promises run on both.
+            dependencies: [
+                "FetchedResultsPostgreSQL", "FetchedResultsSQLite", "FetchedResults", "TestSupport",
+                "ControllerOracles",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(
             name: "WorldCupTests",
             dependencies: [

@@ -38,8 +38,12 @@ struct ControllerLatency {
     final class CountingDelegate: FetchedResultsControllerDelegate {
         var changes = 0
         var failure: (any Error)?
-        func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange) { changes += 1 }
-        func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error) { failure = error }
+        func controller(_ controller: any FetchedResultsControlling<Team>, didChange object: ObjectChange) {
+            changes += 1
+        }
+        func controller(_ controller: any FetchedResultsControlling<Team>, didFailWith error: any Error) {
+            failure = error
+        }
     }
 
     /// The scoreboard's request (sectioned by `qualifyingZone`), on either store.

@@ -41,8 +41,10 @@ struct PostgreSQLLatency {
 
     private final class CountingDelegate: FetchedResultsControllerDelegate {
         var changes = 0
-        func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange) { changes += 1 }
-        func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error) {
+        func controller(_ controller: any FetchedResultsControlling<Team>, didChange object: ObjectChange) {
+            changes += 1
+        }
+        func controller(_ controller: any FetchedResultsControlling<Team>, didFailWith error: any Error) {
             fatalError("\(error)")
         }
     }

@@ -245,7 +245,6 @@ struct ServeFanOutRuns {
             }
             for (slot, descriptor) in descriptors.enumerated() where descriptor.revents != 0 {
                 let index = waiting[slot]
-                controllers[index].didWake()
                 try controllers[index].processPendingChanges()
                 if counter.delegates[index].changes > before[index] {
                     arrived[index] = Clock.milliseconds(since: start)
@@ -278,10 +277,10 @@ struct ServeFanOutRuns {
     private final class ChangeCounter {
         final class Delegate: FetchedResultsControllerDelegate {
             var changes = 0
-            func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange) {
+            func controller(_ controller: any FetchedResultsControlling<Team>, didChange object: ObjectChange) {
                 changes += 1
             }
-            func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error) {
+            func controller(_ controller: any FetchedResultsControlling<Team>, didFailWith error: any Error) {
                 fatalError("a controller failed: \(error)")
             }
         }

@@ -73,7 +73,11 @@ extension PostgreSQLStore {
 
     /// The request's predicate and relationships, the fetched table's columns, and the
     /// database's identity (the cluster's system identifier and the database's oid).
-    public func cacheValidity(in connection: PostgreSQLConnection) throws -> CacheValidity? {
+    ///
+    /// - Throws: `FetchedResultsError.changeFeedMissing(table:installation:)` when an observed
+    ///   table has no change feed: a cache could not be brought up to date.
+    public func cacheValidity(in connection: PostgreSQLConnection) throws -> CacheValidity {
+        try requireChangeFeed(connection)
         let query = prepared
         let identity =
             try connection.execute(

@@ -136,6 +136,13 @@ public final class PostgreSQLStore: ResultsStore {
     /// - Throws: `FetchedResultsError.changeFeedMissing(table:installation:)`.
     public func startTracking() throws {
         let connection = try connect()
+        try requireChangeFeed(connection)
+        try listen(connection)
+        tracking = true
+    }
+
+    /// Throws `changeFeedMissing` for the first observed table without its change feed.
+    func requireChangeFeed(_ connection: PostgreSQLConnection) throws {
         for table in observedTables {
             let found = try connection.execute(
                 "SELECT count(*) FROM pg_trigger WHERE tgname = $1 AND tgrelid = to_regclass($2)",
@@ -147,8 +154,6 @@ public final class PostgreSQLStore: ResultsStore {
                     installation: "PostgreSQLChangeFeed.install(on: \"\(table)\", keyColumn: …, in: connection)")
             }
         }
-        try listen(connection)
-        tracking = true
     }
 
     public func stopTracking() {

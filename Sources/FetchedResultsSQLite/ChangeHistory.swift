@@ -114,6 +114,17 @@ public enum ChangeHistory {
         try db.tableExists(tableName)
     }
 
+    /// Whether `table`'s changes are recorded: the history exists, with the table's triggers.
+    static func isInstalled(on table: String, _ db: Database) throws -> Bool {
+        guard try isInstalled(db) else { return false }
+        let names = ["insert", "update", "delete"].map { triggerName(table, $0) }
+        let found = try Int.fetchOne(
+            db,
+            sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name COLLATE NOCASE IN (?, ?, ?)",
+            arguments: StatementArguments(names))
+        return found == names.count
+    }
+
     /// The store's random identity, or nil for a store whose history predates it.
     static func storeIdentity(_ db: Database) throws -> String? {
         guard try db.tableExists(identityTableName) else { return nil }

@@ -113,10 +113,17 @@ extension SQLiteStore {
     // MARK: - The cache
 
     /// The request's predicate and relationships, a digest of the schema, and the database's
-    /// identity; nil when the database keeps no history (a cache could not be brought up to
-    /// date, nor trusted).
-    public func cacheValidity(in db: Database) throws -> CacheValidity? {
-        guard try ChangeHistory.isInstalled(db), let identity = try ChangeHistory.storeIdentity(db) else { return nil }
+    /// identity.
+    ///
+    /// - Throws: `FetchedResultsError.changeFeedMissing(table:installation:)` when a table the
+    ///   request reads keeps no history: a cache could not be brought up to date, nor trusted.
+    public func cacheValidity(in db: Database) throws -> CacheValidity {
+        try requireChangeHistory(db)
+        // A history made before stores had an identity gets one when it is installed again.
+        guard let identity = try ChangeHistory.storeIdentity(db) else {
+            throw FetchedResultsError.changeFeedMissing(
+                table: request.table, installation: "try ChangeHistory.install(on: \"\(request.table)\", in: db)")
+        }
         // Not `PRAGMA schema_version`: it also counts changes that leave the schema as it was
         // (GRDB creates and drops a table whenever it opens a pool).
         var checksum = Checksum()

@@ -12,9 +12,10 @@ import GRDB
 /// **How changes are seen.** A transaction observer on the database's writer notes the rows each
 /// commit touches (with temporary triggers for what SQLite's hooks do not report: the old id of
 /// a re-numbered row, the rows `REPLACE` deletes). Writes from other connections and processes
-/// are seen when the fetched table has ``ChangeHistory`` installed: its triggers record every
-/// changed row in the writing transaction itself. Without a history, only this database
-/// writer's commits are seen.
+/// are seen through ``ChangeHistory``, which the tables a controller follows must have: its
+/// triggers record every changed row in the writing transaction itself. An app whose only
+/// writer is this database writer can do without it, saying so with
+/// ``ChangeSource/thisWriterOnly``.
 ///
 /// **What wakes a loop.** For a `DatabasePool` (WAL mode) on Linux, ``wakeDescriptor`` is an
 /// inotify descriptor on the `-wal` file, readable after any commit by any process
@@ -28,8 +29,21 @@ public final class SQLiteStore: ResultsStore {
     public typealias Snapshot = Database
     public typealias WriteContext = Database
 
+    /// Whose commits a store follows.
+    public enum ChangeSource: Sendable {
+        /// Every connection's and every process's, read from the tables' ``ChangeHistory``;
+        /// following a table without one throws `FetchedResultsError.changeFeedMissing`.
+        case everyConnection
+        /// Only the commits of this database writer, which its observer sees: no history is
+        /// needed, and a write by any other connection or process (the `sqlite3` shell, a
+        /// second program) goes unseen until a refetch.
+        case thisWriterOnly
+    }
+
     /// The database the rows come from; its writer is observed for commits.
     public let database: any DatabaseWriter
+    /// Whose commits are followed.
+    public let changeSource: ChangeSource
     /// How often a loop looks when nothing can wake it (no inotify, no WAL file).
     public var pollInterval = Duration.milliseconds(100)
     /// With a change signal, a look now and then all the same: a signal misses a WAL file that
@@ -66,8 +80,8 @@ public final class SQLiteStore: ResultsStore {
     let pending = PendingCommits()
     private var signal: StoreChangeSignal?
     private var lastLook = ContinuousClock.now
-    /// The writer's connection while a write's changes are delivered: reads made then (a
-    /// delegate reading a batch) go through it, since GRDB's methods are not reentrant.
+    /// The writer's connection while the controller follows its own write, which then sees
+    /// exactly what this writer committed (see `changes(since:in:)`).
     var writerInUse: Database?
     /// The next step's read, started ahead on another connection (see
     /// ``readAhead(limit:after:unchangedSince:)``).
@@ -77,9 +91,11 @@ public final class SQLiteStore: ResultsStore {
     /// How many steps of a progressive fetch took rows read ahead, for a program's statistics.
     public internal(set) var stepsReadAhead = 0
 
-    /// A store reading and following `database`.
-    public init(database: any DatabaseWriter) {
+    /// A store reading and following `database`: every connection's commits, or only its own
+    /// writer's.
+    public init(database: any DatabaseWriter, changeSource: ChangeSource = .everyConnection) {
         self.database = database
+        self.changeSource = changeSource
     }
 
     deinit {
@@ -119,9 +135,15 @@ public final class SQLiteStore: ResultsStore {
         }
     }
 
+    /// Checks that every table the request reads has its ``ChangeHistory`` (unless only this
+    /// writer's commits are followed), without which the writes of other connections and
+    /// processes would go unseen, then observes the writer.
+    ///
+    /// - Throws: `FetchedResultsError.changeFeedMissing(table:installation:)`.
     public func startTracking() throws {
-        if signal == nil, let pool = database as? DatabasePool { signal = StoreChangeSignal(databasePath: pool.path) }
         guard observer == nil else { return }
+        if changeSource == .everyConnection { try database.read { try requireChangeHistory($0) } }
+        if signal == nil, let pool = database as? DatabasePool { signal = StoreChangeSignal(databasePath: pool.path) }
         let relatedTables = Set(relationshipKeyPaths.map(\.relationship.destinationTable))
         let observer = CommitObserver(table: request.table, relatedTables: relatedTables, pending: pending)
         try database.writeWithoutTransaction { db in
@@ -152,8 +174,7 @@ public final class SQLiteStore: ResultsStore {
 
     /// Every read is one snapshot on SQLite (a pool's reader in a deferred transaction).
     public func read<T>(consistent: Bool, _ body: (Database) throws -> T) throws -> T {
-        if let writerInUse { return try body(writerInUse) }
-        return try database.read(body)
+        try database.read(body)
     }
 
     /// Runs `body` in one transaction on the database's writer, then `follow` on the same
@@ -194,6 +215,15 @@ public final class SQLiteStore: ResultsStore {
 
     /// Notes that a look was made now, for the next safety look's deadline.
     func noteLook() { lastLook = .now }
+
+    /// Throws `changeFeedMissing` for the first table the request reads without a history.
+    func requireChangeHistory(_ db: Database) throws {
+        for table in [request.table] + relationshipKeyPaths.map(\.relationship.destinationTable)
+        where try !ChangeHistory.isInstalled(on: table, db) {
+            throw FetchedResultsError.changeFeedMissing(
+                table: table, installation: "try ChangeHistory.install(on: \"\(table)\", in: db)")
+        }
+    }
 
     // MARK: - SQL
 
@@ -277,13 +307,17 @@ extension FetchedResultsController where Store == SQLiteStore, Record: Fetchable
     ///     sort descriptor's key), or nil for one section.
     ///   - cacheName: the name of a persistent cache; it needs ``ChangeHistory`` on the table.
     ///   - cacheDirectory: where cache files live; by default `$XDG_CACHE_HOME/FetchedResults`.
+    ///   - changeSource: whose commits to follow: every connection's (the tables need
+    ///     ``ChangeHistory``), or only `database`'s writer's.
     public convenience init(
         fetchRequest: TableFetchRequest, database: any DatabaseWriter, recordType: Record.Type = Record.self,
-        sectionNameKeyPath: String? = nil, cacheName: String? = nil, cacheDirectory: URL? = nil
+        sectionNameKeyPath: String? = nil, cacheName: String? = nil, cacheDirectory: URL? = nil,
+        changeSource: SQLiteStore.ChangeSource = .everyConnection
     ) {
         self.init(
-            fetchRequest: fetchRequest, store: SQLiteStore(database: database), sectionNameKeyPath: sectionNameKeyPath,
-            cacheName: cacheName, cacheDirectory: cacheDirectory, decode: { try Record(row: $0) })
+            fetchRequest: fetchRequest, store: SQLiteStore(database: database, changeSource: changeSource),
+            sectionNameKeyPath: sectionNameKeyPath, cacheName: cacheName, cacheDirectory: cacheDirectory,
+            decode: { try Record(row: $0) })
     }
 }
 

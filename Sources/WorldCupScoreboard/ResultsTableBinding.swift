@@ -26,25 +26,25 @@ final class ResultsTableBinding: FetchedResultsControllerDelegate {
         self.tableView = tableView
     }
 
-    func controllerWillChangeContent(_ controller: any AnyFetchedResultsController) {
+    func controllerWillChangeContent(_ controller: any FetchedResultsControlling<Team>) {
         batch.empty()
     }
 
-    func controller(_ controller: any AnyFetchedResultsController, didChange section: SectionChange) {
+    func controller(_ controller: any FetchedResultsControlling<Team>, didChange section: SectionChange) {
         batch.add(section)
     }
 
-    func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange) {
+    func controller(_ controller: any FetchedResultsControlling<Team>, didChange object: ObjectChange) {
         batch.add(object)
     }
 
-    func controllerDidChangeContent(_ controller: any AnyFetchedResultsController) {
+    func controllerDidChangeContent(_ controller: any FetchedResultsControlling<Team>) {
         let cursor = cursorRowID.flatMap { results.indexPath(forRowID: $0) }.map(TableIndex.init)
         tableView.performBatchUpdates(batch.updates, cursorAfter: cursor)
         didChangeRows(batch.changedRowIDs)
     }
 
-    func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error) {
+    func controller(_ controller: any FetchedResultsControlling<Team>, didFailWith error: any Error) {
         // A lost connection shows as "reconnecting…" on the status line, not as an error.
         if case .reconnecting = controller.connectionState { return }
         reportFailure(error)
@@ -96,7 +96,7 @@ extension ResultsTableBinding {
 
 extension TableIndex {
     /// The table view's place for a controller's index path.
-    init(_ indexPath: FetchedResults.IndexPath) {
+    init(_ indexPath: IndexPath) {
         self.init(section: indexPath.section, row: indexPath.row)
     }
 }

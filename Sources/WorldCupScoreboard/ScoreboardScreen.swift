@@ -301,8 +301,8 @@ public final class ScoreboardScreen: TableViewDataSource {
 
     public func rowMarks(at index: TableIndex, width: Int) -> [Range<Int>] { searchMarks(at: index, width: width) }
 
-    func indexPath(_ index: TableIndex) -> FetchedResults.IndexPath {
-        FetchedResults.IndexPath(row: index.row, section: index.section)
+    func indexPath(_ index: TableIndex) -> IndexPath {
+        IndexPath(row: index.row, section: index.section)
     }
 
     /// Why the standings may be behind the store ("reconnecting…"), or nil while they follow it.

@@ -192,11 +192,11 @@ final class StandingsFollower: Sendable {
             descriptors.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
         }
         guard poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds) > 0 else { return }
+        // The store's wake-up is read away by the look that follows.
         if descriptors[0].revents != 0 {
             var drained = [UInt8](repeating: 0, count: 64)
             while read(requestDescriptor, &drained, drained.count) > 0 {}
         }
-        if descriptors.count > 1, descriptors[1].revents != 0 { controller.didWake() }
     }
 
     private static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
@@ -217,7 +217,7 @@ final class StandingsFollower: Sendable {
     /// The teams at these index paths (the rows a change set carries), by row id, read in runs
     /// of nearby rows: a load step's thousands in a few store reads rather than one per batch.
     private static func teams(
-        at paths: [FetchedResults.IndexPath], in controller: any FetchedResultsControlling<Team>
+        at paths: [IndexPath], in controller: any FetchedResultsControlling<Team>
     ) -> [Int64: Team] {
         var teams: [Int64: Team] = [:]
         var run: (section: Int, rows: Range<Int>)?
@@ -325,20 +325,20 @@ private final class ChangeRecorder: FetchedResultsControllerDelegate {
     private var objects: [ObjectChange] = []
     private var lastFailure: String?
 
-    func controllerWillChangeContent(_ controller: any AnyFetchedResultsController) {
+    func controllerWillChangeContent(_ controller: any FetchedResultsControlling<Team>) {
         sections = []
         objects = []
     }
 
-    func controller(_ controller: any AnyFetchedResultsController, didChange section: SectionChange) {
+    func controller(_ controller: any FetchedResultsControlling<Team>, didChange section: SectionChange) {
         sections.append(section)
     }
 
-    func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange) {
+    func controller(_ controller: any FetchedResultsControlling<Team>, didChange object: ObjectChange) {
         objects.append(object)
     }
 
-    func controllerDidChangeContent(_ controller: any AnyFetchedResultsController) {
+    func controllerDidChangeContent(_ controller: any FetchedResultsControlling<Team>) {
         changeSets.append((sections, objects))
     }
 
@@ -348,7 +348,7 @@ private final class ChangeRecorder: FetchedResultsControllerDelegate {
         return changeSets
     }
 
-    func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error) {
+    func controller(_ controller: any FetchedResultsControlling<Team>, didFailWith error: any Error) {
         report("\(error)")
     }
 

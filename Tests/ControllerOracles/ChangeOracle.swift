@@ -3,8 +3,9 @@ import Testing
 
 // The randomised oracle's checks, shared by the SQLite and PostgreSQL controllers' tests.
 
-/// Every callback a controller delivered, batch by batch, whichever store it follows.
-open class CallbackLog: FetchedResultsControllerDelegate {
+/// Every callback a controller delivered, batch by batch, whichever store it follows: what the
+/// delegates below record.
+open class CallbackRecords {
     public struct Batch: CustomStringConvertible {
         public var sections: [SectionChange] = []
         public var objects: [ObjectChange] = []
@@ -19,38 +20,64 @@ open class CallbackLog: FetchedResultsControllerDelegate {
 
     public init() {}
 
-    public func controllerWillChangeContent(_ controller: any AnyFetchedResultsController) { beginBatch() }
-    public func controller(_ controller: any AnyFetchedResultsController, didChange section: SectionChange) {
-        record(section)
-    }
-    public func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange) {
-        record(object)
-    }
-    public func controllerDidChangeContent(_ controller: any AnyFetchedResultsController) { endBatch() }
-    public func controller(
-        _ controller: any AnyFetchedResultsController, didChangeContentWith snapshot: ResultsSnapshot
-    ) {
-        snapshots.append(snapshot)
-    }
-    public func controller(
-        _ controller: any AnyFetchedResultsController, didChangeContentWith difference: CollectionDifference<Int64>
-    ) {
-        differences.append(difference)
-    }
-    public func controller(
-        _ controller: any AnyFetchedResultsController, didChangeConnectionState state: ConnectionState
-    ) {
-        connectionStates.append(state)
-    }
-    public func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error) {
-        errors.append(error)
-    }
-
     public func beginBatch() { batches.append(Batch()) }
     public func record(_ section: SectionChange) { batches[batches.count - 1].sections.append(section) }
     public func record(_ object: ObjectChange) { batches[batches.count - 1].objects.append(object) }
     public func endBatch() { batches[batches.count - 1].closed = true }
     public func reset() { batches = []; snapshots = []; differences = []; errors = [] }
+}
+
+/// A delegate implementing every callback style, recording each.
+open class CallbackLog<Record>: CallbackRecords, FetchedResultsControllerDelegate {
+    public func controllerWillChangeContent(_ controller: any FetchedResultsControlling<Record>) { beginBatch() }
+    public func controller(_ controller: any FetchedResultsControlling<Record>, didChange section: SectionChange) {
+        record(section)
+    }
+    public func controller(_ controller: any FetchedResultsControlling<Record>, didChange object: ObjectChange) {
+        record(object)
+    }
+    public func controllerDidChangeContent(_ controller: any FetchedResultsControlling<Record>) { endBatch() }
+    public func controller(
+        _ controller: any FetchedResultsControlling<Record>, didChangeContentWith snapshot: ResultsSnapshot
+    ) {
+        snapshots.append(snapshot)
+    }
+    public func controller(
+        _ controller: any FetchedResultsControlling<Record>,
+        didChangeContentWith difference: CollectionDifference<Int64>
+    ) {
+        differences.append(difference)
+    }
+    public func controller(
+        _ controller: any FetchedResultsControlling<Record>, didChangeConnectionState state: ConnectionState
+    ) {
+        connectionStates.append(state)
+    }
+    public func controller(_ controller: any FetchedResultsControlling<Record>, didFailWith error: any Error) {
+        errors.append(error)
+    }
+}
+
+/// A delegate implementing the per-change and snapshot callbacks but no `CollectionDifference`
+/// one: the controller then computes no flat difference, and may take the shortcuts that
+/// allows.
+public final class CallbackLogWithoutDifference<Record>: CallbackRecords, FetchedResultsControllerDelegate {
+    public func controllerWillChangeContent(_ controller: any FetchedResultsControlling<Record>) { beginBatch() }
+    public func controller(_ controller: any FetchedResultsControlling<Record>, didChange section: SectionChange) {
+        record(section)
+    }
+    public func controller(_ controller: any FetchedResultsControlling<Record>, didChange object: ObjectChange) {
+        record(object)
+    }
+    public func controllerDidChangeContent(_ controller: any FetchedResultsControlling<Record>) { endBatch() }
+    public func controller(
+        _ controller: any FetchedResultsControlling<Record>, didChangeContentWith snapshot: ResultsSnapshot
+    ) {
+        snapshots.append(snapshot)
+    }
+    public func controller(_ controller: any FetchedResultsControlling<Record>, didFailWith error: any Error) {
+        errors.append(error)
+    }
 }
 
 /// The results as the database itself orders them: the independent oracle.
@@ -72,7 +99,7 @@ public struct SectionedState<Content: Equatable>: Equatable, CustomStringConvert
 
     /// Groups rows, already in order, into sections of consecutive rows whose section value is
     /// equal ignoring ASCII case (as NOCASE compares), each named after its first row; one
-    /// unnamed section when not sectioned.
+    /// unnamed section when not sectioned, even with no rows.
     public init(ordered rows: [(id: Int64, section: String?, content: Content)], sectioned: Bool) {
         var sections: [(name: String, ids: [Int64])] = []
         var lastKey: String??
@@ -87,6 +114,8 @@ public struct SectionedState<Content: Equatable>: Equatable, CustomStringConvert
                 lastKey = .some(key)
             }
         }
+        // Unsectioned results are one section, even empty.
+        if !sectioned, sections.isEmpty { sections = [("", [])] }
         self.init(sections: sections, content: Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0.content) }))
     }
 
@@ -105,7 +134,7 @@ public struct SectionedState<Content: Equatable>: Equatable, CustomStringConvert
 /// operation inside an inserted or deleted section. An inserted section's rows come from the
 /// new state, as a table view asks its data source for them.
 public func replay<Content>(
-    _ batch: CallbackLog.Batch, onto old: SectionedState<Content>, new: SectionedState<Content>
+    _ batch: CallbackRecords.Batch, onto old: SectionedState<Content>, new: SectionedState<Content>
 ) -> (SectionedState<Content>, [String]) {
     var problems: [String] = []
     var seen: Set<Int64> = []
@@ -208,11 +237,11 @@ public func replay<Content>(
 ///   - rolledBack: whether everything the step wrote was rolled back.
 ///   - batched: whether the request has a batch size (then a row written while not loaded may
 ///     be reported as updated although nothing visible changed).
-///   - withDifference: whether the controller was asked for the `CollectionDifference` style
+///   - withDifference: whether the delegate implements the `CollectionDifference` callback
 ///     (without it, a controller may take shortcuts that only the other styles must survive).
 /// - Returns: whether the step changed the results (and so had callbacks).
 public func checkStep<Content: Equatable>(
-    _ recorder: CallbackLog, old: SectionedState<Content>, new: SectionedState<Content>,
+    _ recorder: CallbackRecords, old: SectionedState<Content>, new: SectionedState<Content>,
     controllerState: SectionedState<Content>, rolledBack: Bool, batched: Bool, context: String,
     withDifference: Bool = true
 ) throws -> Bool {

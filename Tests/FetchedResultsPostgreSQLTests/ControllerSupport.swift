@@ -63,7 +63,7 @@ func controllerState(_ controller: PostgreSQLResultsController<StandingsItem>) t
 }
 
 /// Records a controller's callbacks and connection states.
-typealias PostgreSQLRecorder = CallbackLog
+typealias PostgreSQLRecorder = CallbackLog<StandingsItem>
 
 /// Random transactions on `item` in PostgreSQL's SQL: inserts, deletes, updates of the section,
 /// sort and plain columns, predicate entry and exit, no-op updates, re-keyed rows, a unique

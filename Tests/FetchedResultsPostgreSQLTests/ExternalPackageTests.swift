@@ -50,15 +50,15 @@ extension PostgreSQLServerTests {
             }
 
             final class Printer: FetchedResultsControllerDelegate {
-                func controller(_ controller: any AnyFetchedResultsController, didChange section: SectionChange) {
+                func controller(_ controller: any FetchedResultsControlling<Player>, didChange section: SectionChange) {
                     print("section \(section.type) \(section.index) \(section.name)")
                 }
-                func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange) {
+                func controller(_ controller: any FetchedResultsControlling<Player>, didChange object: ObjectChange) {
                     let from = object.indexPath.map { "\($0)" } ?? "-", to = object.newIndexPath.map { "\($0)" } ?? "-"
                     print("object \(object.type) \(from) \(to) \(object.changedColumns.sorted())")
                 }
-                func controllerDidChangeContent(_ controller: any AnyFetchedResultsController) { print("--") }
-                func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error) {
+                func controllerDidChangeContent(_ controller: any FetchedResultsControlling<Player>) { print("--") }
+                func controller(_ controller: any FetchedResultsControlling<Player>, didFailWith error: any Error) {
                     print("error \(error)")
                 }
             }

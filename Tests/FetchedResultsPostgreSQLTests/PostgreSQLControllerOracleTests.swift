@@ -72,7 +72,6 @@ extension PostgreSQLServerTests {
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: configuration.sectioned ? "grp" : nil)
             let recorder = PostgreSQLRecorder()
             controller.delegate = recorder
-            controller.changeStyles = [.changes, .snapshot, .difference]
             try controller.performFetch()
             func oracle() throws -> StandingsState {
                 try serverState(

@@ -63,7 +63,7 @@ extension PostgreSQLServerTests {
             try PostgreSQLChangeFeed.install(on: "thing", keyColumn: "id", in: connection)
             let controller = PostgreSQLResultsController<PostgreSQLRow>(
                 fetchRequest: TableFetchRequest(table: "thing", sortDescriptors: descriptors), conninfo: conninfo)
-            let recorder = CallbackLog()
+            let recorder = CallbackLog<PostgreSQLRow>()
             controller.delegate = recorder
             try controller.performFetch()
             let integers: [Int64] = [0, 1, -1, Int64.max, Int64.min, 1 << 53, (1 << 53) + 1, -(1 << 53) - 1]

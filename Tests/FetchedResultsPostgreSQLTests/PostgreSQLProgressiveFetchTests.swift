@@ -50,13 +50,14 @@ extension PostgreSQLServerTests {
             let cacheDirectory = URL(
                 fileURLWithPath: NSTemporaryDirectory() + "pg-progressive-cache-" + UUID().uuidString)
             defer { try? FileManager.default.removeItem(at: cacheDirectory) }
-            func makeController() -> (PostgreSQLResultsController<StandingsItem>, PostgreSQLRecorder) {
+            func makeController() -> (
+                PostgreSQLResultsController<StandingsItem>, CallbackLogWithoutDifference<StandingsItem>
+            ) {
                 let controller = PostgreSQLResultsController<StandingsItem>(
                     fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp", cacheName: "items",
                     cacheDirectory: cacheDirectory)
-                let recorder = PostgreSQLRecorder()
+                let recorder = CallbackLogWithoutDifference<StandingsItem>()
                 controller.delegate = recorder
-                controller.changeStyles = [.changes, .snapshot]
                 return (controller, recorder)
             }
             let (first, _) = makeController()
@@ -117,7 +118,6 @@ extension PostgreSQLServerTests {
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: configuration.sectioned ? "grp" : nil)
             let recorder = PostgreSQLRecorder()
             controller.delegate = recorder
-            controller.changeStyles = [.changes, .snapshot, .difference]
             try controller.performFetch(firstRows: 4)
             #expect(controller.hasRowsToLoad && controller.heldRowCount == 4)
 

@@ -27,7 +27,6 @@ extension PostgreSQLServerTests {
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")
             let recorder = PostgreSQLRecorder()
             controller.delegate = recorder
-            controller.changeStyles = [.changes, .snapshot, .difference]
             try controller.performFetch(firstRows: 4)
             return (controller, recorder, helper)
         }

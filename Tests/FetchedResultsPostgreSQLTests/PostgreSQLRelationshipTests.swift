@@ -113,9 +113,8 @@ extension PostgreSQLServerTests {
             request.fetchBatchSize = batchSize
             let controller = PostgreSQLResultsController<ZonedItem>(
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "zone.name")
-            let recorder = PostgreSQLRecorder()
+            let recorder = CallbackLog<ZonedItem>()
             controller.delegate = recorder
-            controller.changeStyles = [.changes, .snapshot, .difference]
             try controller.performFetch()
 
             var state = try Self.oracle(writer)
@@ -171,7 +170,7 @@ extension PostgreSQLServerTests {
                     + "name text NOT NULL, visible integer)")
             try PostgreSQLChangeFeed.install(on: "item", keyColumn: "id", in: writer)
             let controller = PostgreSQLResultsController<PostgreSQLRow>(fetchRequest: Self.request, conninfo: conninfo)
-            let recorder = PostgreSQLRecorder()
+            let recorder = CallbackLog<PostgreSQLRow>()
             controller.delegate = recorder
             #expect(
                 throws: FetchedResultsError.changeFeedMissing(
@@ -199,7 +198,7 @@ extension PostgreSQLServerTests {
                 let controller = PostgreSQLResultsController<ZonedItem>(
                     fetchRequest: Self.request, conninfo: conninfo, sectionNameKeyPath: "zone.name", cacheName: "zoned",
                     cacheDirectory: URL(fileURLWithPath: folder.path))
-                let recorder = PostgreSQLRecorder()
+                let recorder = CallbackLog<ZonedItem>()
                 controller.delegate = recorder
                 try controller.performFetch()
                 return controller

@@ -41,10 +41,10 @@ import Testing
         #expect(batched.numberOfSections == whole.numberOfSections)
 
         // Random access all over the results, then every object in order.
-        var paths: [FetchedResults.IndexPath] = []
+        var paths: [IndexPath] = []
         for section in 0..<whole.numberOfSections {
             for row in 0..<whole.numberOfObjects(inSection: section) {
-                paths.append(FetchedResults.IndexPath(row: row, section: section))
+                paths.append(IndexPath(row: row, section: section))
             }
         }
         for path in (0..<500).map({ _ in paths.randomElement(using: &random)! }) + paths {
@@ -130,7 +130,7 @@ import Testing
             fetchBatchSize: 25)
         let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
         try controller.performFetch()
-        _ = try controller.object(at: FetchedResults.IndexPath(row: 0, section: 0))
+        _ = try controller.object(at: IndexPath(row: 0, section: 0))
         let held = controller.loadedRowCount
 
         for section in 0..<controller.numberOfSections {
@@ -142,7 +142,7 @@ import Testing
             }
             for run in runs {
                 let rowByRow = try run.map {
-                    try controller.object(at: FetchedResults.IndexPath(row: $0, section: section))
+                    try controller.object(at: IndexPath(row: $0, section: section))
                 }
                 let held = controller.loadedRowCount
                 #expect(try controller.objectsIfPresent(inSection: section, rows: run) == rowByRow, "\(section) \(run)")
@@ -152,7 +152,7 @@ import Testing
         #expect(held > 0)
 
         // A row deleted by another writer and not yet seen is left out, not an error.
-        let gone = controller.rowID(at: FetchedResults.IndexPath(row: 3, section: 0))
+        let gone = controller.rowID(at: IndexPath(row: 3, section: 0))
         let before = try controller.objectsIfPresent(inSection: 0, rows: 0..<10)
         try pool.write { try $0.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [gone]) }
         let after = try controller.objectsIfPresent(inSection: 0, rows: 0..<10)
@@ -167,7 +167,7 @@ private struct ItemsInBatches {
     let pool: DatabasePool
     let controller: SQLiteResultsController<Item>
     /// The controller's delegate (a weak reference), held as long as the controller.
-    let log = CallbackLog()
+    let log = CallbackLog<Item>()
 
     init() throws {
         (pool, _) = try makeItemDatabase()
@@ -185,7 +185,7 @@ private struct ItemsInBatches {
         try controller.performFetch()
     }
 
-    func path(_ row: Int) -> FetchedResults.IndexPath { FetchedResults.IndexPath(row: row, section: 0) }
+    func path(_ row: Int) -> IndexPath { IndexPath(row: row, section: 0) }
 
     /// Commits a new note for the item at `row` (as the controller last saw the order).
     func setNote(_ note: String, ofRow row: Int) throws {

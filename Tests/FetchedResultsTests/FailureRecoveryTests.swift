@@ -29,7 +29,6 @@ import Testing
                     table: "item", sortDescriptors: RandomisedOracleTests.standings, fetchBatchSize: batchSize),
                 database: pool, sectionNameKeyPath: "grp")
             controller.delegate = recorder
-            controller.changeStyles = [.changes, .snapshot, .difference]
             try controller.performFetch()
         }
 

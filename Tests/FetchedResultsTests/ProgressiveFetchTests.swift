@@ -15,8 +15,9 @@ import Testing
         let request: TableFetchRequest
         var sectioned = true
         var writer = TransactionWriter.Kind.controllersPool
-        /// Without `.difference`, rows of inserted sections are not placed one by one.
-        var styles: ChangeStyles = [.changes, .snapshot, .difference]
+        /// Without a `CollectionDifference` callback, rows of inserted sections are not placed one
+        /// by one.
+        var withDifference = true
         var testDescription: String { label }
     }
 
@@ -28,7 +29,7 @@ import Testing
         .init(
             label: "sections, per-object callbacks and snapshots only",
             request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings),
-            styles: [.changes, .snapshot]),
+            withDifference: false),
         .init(
             label: "no sections, binary names",
             request: TableFetchRequest(
@@ -69,15 +70,17 @@ import Testing
         let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? 20261123
         print("ProgressiveFetchTests[\(configuration.label)] seed \(seed)")
         var random = SplitMix64(seed: seed)
-        let (pool, path) = try makeItemDatabase(history: configuration.writer == .otherConnection)
+        let history = configuration.writer == .otherConnection
+        let (pool, path) = try makeItemDatabase(history: history)
         try Self.fill(pool, rows: Self.initialRows, random: &random)
         let writer = try TransactionWriter(configuration.writer, pool: pool, path: path)
         let request = configuration.request
         let controller = SQLiteResultsController<Item>(
-            fetchRequest: request, database: pool, sectionNameKeyPath: configuration.sectioned ? "grp" : nil)
-        let recorder = Recorder()
+            fetchRequest: request, database: pool, sectionNameKeyPath: configuration.sectioned ? "grp" : nil,
+            changeSource: history ? .everyConnection : .thisWriterOnly)
+        let recorder: any CallbackRecords & FetchedResultsControllerDelegate<Item> =
+            configuration.withDifference ? Recorder() : CallbackLogWithoutDifference<Item>()
         controller.delegate = recorder
-        controller.changeStyles = configuration.styles
         try controller.performFetch(firstRows: 4)
         #expect(controller.hasRowsToLoad && controller.heldRowCount == 4)
 
@@ -127,7 +130,7 @@ import Testing
                 recorder, old: state, new: newState, controllerState: try controllerState(), rolledBack: rolledBack,
                 batched: request.fetchBatchSize > 0,
                 context: "seed \(seed), step \(step), held \(controller.heldRowCount)",
-                withDifference: configuration.styles.contains(.difference))
+                withDifference: configuration.withDifference)
             state = newState
         }
         print(
@@ -152,13 +155,12 @@ import Testing
             table: "item", predicate: "visible = 1", sortDescriptors: Self.standings, fetchBatchSize: 5)
         let cacheDirectory = URL(fileURLWithPath: NSTemporaryDirectory() + "progressive-cache-" + UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: cacheDirectory) }
-        func makeController() -> (SQLiteResultsController<Item>, Recorder) {
+        func makeController() -> (SQLiteResultsController<Item>, CallbackLogWithoutDifference<Item>) {
             let controller = SQLiteResultsController<Item>(
                 fetchRequest: request, database: pool, sectionNameKeyPath: "grp", cacheName: "items",
                 cacheDirectory: cacheDirectory)
-            let recorder = Recorder()
+            let recorder = CallbackLogWithoutDifference<Item>()
             controller.delegate = recorder
-            controller.changeStyles = [.changes, .snapshot]
             return (controller, recorder)
         }
         let (first, _) = makeController()

@@ -112,15 +112,15 @@ import Testing
         let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? 20261122
         print("RandomisedOracleTests[\(configuration.label)] seed \(seed)")
         var random = SplitMix64(seed: seed)
-        let (pool, path) = try makeItemDatabase(
-            history: ![.local, .localPool, .otherConnectionThenNotify].contains(configuration.writer))
+        let history = ![.local, .localPool, .otherConnectionThenNotify].contains(configuration.writer)
+        let (pool, path) = try makeItemDatabase(history: history)
         let writer = try TransactionWriter(configuration.writer.kind, pool: pool, path: path)
         let request = configuration.request
         let controller = SQLiteResultsController<Item>(
-            fetchRequest: request, database: pool, sectionNameKeyPath: configuration.sectioned ? "grp" : nil)
+            fetchRequest: request, database: pool, sectionNameKeyPath: configuration.sectioned ? "grp" : nil,
+            changeSource: history ? .everyConnection : .thisWriterOnly)
         let recorder = Recorder()
         controller.delegate = recorder
-        controller.changeStyles = [.changes, .snapshot, .difference]
         try controller.performFetch()
 
         var limitClause = ""

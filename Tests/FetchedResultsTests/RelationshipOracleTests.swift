@@ -49,9 +49,8 @@ import Testing
             relationshipKeyPathsForRefreshing: ["bucket.color"])
         let controller = SQLiteResultsController<Content>(
             fetchRequest: request, database: pool, sectionNameKeyPath: "bucket.name")
-        let recorder = Recorder()
+        let recorder = CallbackLog<Content>()
         controller.delegate = recorder
-        controller.changeStyles = [.changes, .snapshot, .difference]
         try controller.performFetch()
 
         func oracle() throws -> SectionedState<Content> {

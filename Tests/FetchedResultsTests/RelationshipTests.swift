@@ -1,3 +1,4 @@
+import ControllerOracles
 import FetchedResultsSQLite
 import Foundation
 import GRDB
@@ -12,7 +13,7 @@ import Testing
     final class Fixture {
         let pool: DatabasePool
         let controller: SQLiteResultsController<Content>
-        let recorder = Recorder()
+        let recorder = CallbackLog<Content>()
         private let writer: TransactionWriter
 
         init(
@@ -172,7 +173,7 @@ import Testing
             table: "content",
             sortDescriptors: [ColumnSortDescriptor(key: "bucket.name"), ColumnSortDescriptor(key: "created")],
             relationships: [ToOneRelationship("bucket", foreignKey: "bucketId", destinationTable: "bucket")])
-        let recorder = Recorder()
+        let recorder = CallbackLog<Content>()
         func launch() throws -> SQLiteResultsController<Content> {
             let controller = SQLiteResultsController<Content>(
                 fetchRequest: request, database: pool, sectionNameKeyPath: "bucket.name",

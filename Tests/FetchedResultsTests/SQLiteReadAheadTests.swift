@@ -27,7 +27,6 @@ import Testing
         let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
         let recorder = Recorder()
         controller.delegate = recorder
-        controller.changeStyles = [.changes, .snapshot, .difference]
         try controller.performFetch(firstRows: 4)
         return (controller, recorder, pool, try DatabaseQueue(path: path))
     }

@@ -23,10 +23,10 @@ let itemTableSQL = """
     """
 
 /// Records every callback of a controller, batch by batch.
-typealias Recorder = CallbackLog
+typealias Recorder = CallbackLog<Item>
 
 func makeItemDatabase(
-    history: Bool = false, configuration: Configuration = Configuration()
+    history: Bool = true, configuration: Configuration = Configuration()
 ) throws -> (
     DatabasePool, String
 ) {

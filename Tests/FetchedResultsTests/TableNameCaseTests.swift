@@ -1,3 +1,4 @@
+import ControllerOracles
 import FetchedResultsSQLite
 import Foundation
 import GRDB
@@ -17,7 +18,7 @@ import Testing
     /// by score, with its callbacks recorded.
     private static func controller(
         on table: String, history: Bool
-    ) throws -> (SQLiteResultsController<Entry>, Recorder, DatabasePool, String) {
+    ) throws -> (SQLiteResultsController<Entry>, CallbackLog<Entry>, DatabasePool, String) {
         let path = NSTemporaryDirectory() + "fetched-results-" + UUID().uuidString + ".sqlite"
         let pool = try DatabasePool(path: path)
         let quoted = table.quotedDatabaseIdentifier
@@ -28,8 +29,9 @@ import Testing
             if history { try ChangeHistory.install(on: table, in: db) }
         }
         let controller = SQLiteResultsController<Entry>(
-            fetchRequest: TableFetchRequest(table: table, sortDescriptors: [.ascending("score")]), database: pool)
-        let recorder = Recorder()
+            fetchRequest: TableFetchRequest(table: table, sortDescriptors: [.ascending("score")]), database: pool,
+            changeSource: history ? .everyConnection : .thisWriterOnly)
+        let recorder = CallbackLog<Entry>()
         controller.delegate = recorder
         try controller.performFetch()
         return (controller, recorder, pool, path)

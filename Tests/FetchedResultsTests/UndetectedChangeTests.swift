@@ -14,7 +14,7 @@ import Testing
         let pool: DatabasePool
         let path: String
         let controller: SQLiteResultsController<AnyRow>
-        let recorder = Recorder()
+        let recorder = CallbackLog<AnyRow>()
         let table: String
         let sortKey: String
 
@@ -35,9 +35,9 @@ import Testing
                 fetchRequest: TableFetchRequest(
                     table: table, sortDescriptors: [ColumnSortDescriptor(key: sortKey, collation: collation)],
                     fetchBatchSize: batchSize),
-                database: pool, sectionNameKeyPath: sectioned ? sortKey : nil)
+                database: pool, sectionNameKeyPath: sectioned ? sortKey : nil,
+                changeSource: history ? .everyConnection : .thisWriterOnly)
             controller.delegate = recorder
-            controller.changeStyles = [.changes, .snapshot, .difference]
             try controller.performFetch()
         }
 

@@ -12,8 +12,10 @@ import Testing
 @Suite struct BigStoreTests {
     final class CountingDelegate: FetchedResultsControllerDelegate {
         var batches = 0
-        func controllerDidChangeContent(_ controller: AnyFetchedResultsController) { batches += 1 }
-        func controller(_ controller: AnyFetchedResultsController, didFailWith error: any Error) { Issue.record(error) }
+        func controllerDidChangeContent(_ controller: any FetchedResultsControlling<Team>) { batches += 1 }
+        func controller(_ controller: any FetchedResultsControlling<Team>, didFailWith error: any Error) {
+            Issue.record(error)
+        }
     }
 
     @Test func generatorIsReproducibleUniqueAndWide() {

@@ -40,7 +40,7 @@ enum Fixtures {
     static func rowIDsInOrder(of results: any AnyFetchedResultsController) -> [Int64] {
         (0..<results.numberOfSections).flatMap { section in
             (0..<results.numberOfObjects(inSection: section)).map {
-                results.rowID(at: FetchedResults.IndexPath(row: $0, section: section))
+                results.rowID(at: IndexPath(row: $0, section: section))
             }
         }
     }

@@ -8,8 +8,10 @@ extension FetchedResultsController {
     ///   ``FetchedResultsError/objectDeleted(rowID:)`` for a row deleted before it was read.
     public var fetchedObjects: [Record]? {
         get throws {
-            guard let state else { return nil }
-            return try (0..<state.count).map { try object(atVisible: $0) }
+            try exclusive("fetchedObjects") {
+                guard let state else { return nil }
+                return try (0..<state.count).map { try object(atVisible: $0) }
+            }
         }
     }
 
@@ -17,21 +19,23 @@ extension FetchedResultsController {
     /// ``fetchedObjects`` reads them.
     public var sections: [SectionInfo<Record>]? {
         get throws {
-            guard let layout = state?.layout else { return nil }
-            return try layout.sections.map { section in
-                SectionInfo(
-                    name: section.name, indexTitle: sectionIndexTitle(forSectionName: section.name),
-                    objects: try section.range.map { try object(atVisible: $0) })
+            try exclusive("sections") {
+                guard let layout = state?.layout else { return nil }
+                return try layout.sections.map { section in
+                    SectionInfo(
+                        name: section.name, indexTitle: sectionIndexTitle(forSectionName: section.name),
+                        objects: try section.range.map { try object(atVisible: $0) })
+                }
             }
         }
     }
 
     /// The number of sections (0 before the first fetch).
-    public var numberOfSections: Int { state?.layout.sections.count ?? 0 }
+    public var numberOfSections: Int { exclusive("numberOfSections") { state?.layout.sections.count ?? 0 } }
 
     /// The number of objects in a section.
     public func numberOfObjects(inSection section: Int) -> Int {
-        state?.layout.sections[section].range.count ?? 0
+        exclusive("numberOfObjects(inSection:)") { state?.layout.sections[section].range.count ?? 0 }
     }
 
     /// The name of a section: the first sort value of its first row, as text ("" for NULL).
@@ -39,7 +43,7 @@ extension FetchedResultsController {
     /// named after whichever comes first in the order; a fresh fetch and the tracked results
     /// always agree on it.
     public func sectionName(at section: Int) -> String {
-        state?.layout.sections[section].name ?? ""
+        exclusive("sectionName(at:)") { state?.layout.sections[section].name ?? "" }
     }
 
     /// The object at an index path, which must be valid, as in Core Data (an index path outside
@@ -47,11 +51,13 @@ extension FetchedResultsController {
     ///
     /// - Throws: as ``fetchedObjects``.
     public func object(at indexPath: IndexPath) throws -> Record {
-        let rowID = self.rowID(at: indexPath)
-        guard let record = try objectIfPresent(at: indexPath) else {
-            throw FetchedResultsError.objectDeleted(rowID: rowID)
+        try exclusive("object(at:)") {
+            let rowID = self.rowID(at: indexPath)
+            guard let record = try objectIfPresent(at: indexPath) else {
+                throw FetchedResultsError.objectDeleted(rowID: rowID)
+            }
+            return record
         }
-        return record
     }
 
     /// The object at a valid index path, or nil when its row has just been deleted by another
@@ -60,10 +66,12 @@ extension FetchedResultsController {
     /// - Throws: the store's error when the row's batch cannot be read, or the record's
     ///   decoding error.
     public func objectIfPresent(at indexPath: IndexPath) throws -> Record? {
-        guard let position = state?.layout.visiblePosition(of: indexPath) else {
-            preconditionFailure("index path \(indexPath) is outside the fetched results")
+        try exclusive("objectIfPresent(at:)") {
+            guard let position = state?.layout.visiblePosition(of: indexPath) else {
+                preconditionFailure("index path \(indexPath) is outside the fetched results")
+            }
+            return try row(atVisible: position).map(decode)
         }
-        return try row(atVisible: position).map(decode)
     }
 
     /// The objects of a run of rows in one section, in order, with the rows not held read by
@@ -74,6 +82,10 @@ extension FetchedResultsController {
     ///
     /// - Throws: the store's error when the rows cannot be read, or a record's decoding error.
     public func objectsIfPresent(inSection section: Int, rows: Range<Int>) throws -> [Record] {
+        try exclusive("objectsIfPresent(inSection:rows:)") { try objects(inSection: section, rows: rows) }
+    }
+
+    private func objects(inSection section: Int, rows: Range<Int>) throws -> [Record] {
         guard !rows.isEmpty else { return [] }
         guard let state,
             let start = state.layout.visiblePosition(of: IndexPath(row: rows.lowerBound, section: section)),
@@ -91,15 +103,17 @@ extension FetchedResultsController {
 
     /// The row id of the object at a valid index path.
     public func rowID(at indexPath: IndexPath) -> Int64 {
-        guard let rowID = state?.rowID(at: indexPath) else {
-            preconditionFailure("index path \(indexPath) is outside the fetched results")
+        exclusive("rowID(at:)") {
+            guard let rowID = state?.rowID(at: indexPath) else {
+                preconditionFailure("index path \(indexPath) is outside the fetched results")
+            }
+            return rowID
         }
-        return rowID
     }
 
     /// The index path of the object with this row id, or nil when it is not in the results.
     public func indexPath(forRowID rowID: Int64) -> IndexPath? {
-        state?.indexPath(forRowID: rowID)
+        exclusive("indexPath(forRowID:)") { state?.indexPath(forRowID: rowID) }
     }
 
     private func object(atVisible position: Int) throws -> Record {

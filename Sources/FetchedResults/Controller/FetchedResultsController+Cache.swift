@@ -8,22 +8,23 @@ extension FetchedResultsController {
         cacheName.map { ResultsCacheFile.url(name: $0, in: cacheDirectory) }
     }
 
-    /// Writes the cache file, when there is a cache name, the store has a change feed, and the
-    /// results changed since the file was last written or read.
+    /// Writes the cache file, when there is a cache name and the results changed since the file
+    /// was last written or read.
     ///
     /// The file need not be rewritten after every change: at the next launch, the changes
     /// committed since it was written are read from the store's change feed and applied on top
     /// of it. Apps call this when idle and when they quit.
     public func saveCache() throws {
-        // A progressive fetch's rows up to its boundary are not the results a cache describes.
-        guard cacheIsStale, loadBoundary == nil, let url = cacheFile, let state, let position,
-            let generation = store.generation(of: position),
-            let validity = try store.read(consistent: false, { try cacheValidity($0) })
-        else { return }
-        try ResultsCacheFile.write(
-            state.keys, validity: validity, generation: generation,
-            sectionNames: state.sectionNames.mapValues(\.name), to: url)
-        cacheIsStale = false
+        try exclusive("saveCache()") {
+            // A progressive fetch's rows up to its boundary are not the results a cache describes.
+            guard cacheIsStale, loadBoundary == nil, let url = cacheFile, let state, let position else { return }
+            let validity = try store.read(consistent: false) { try cacheValidity($0) }
+            guard let generation = store.generation(of: position) else { return }
+            try ResultsCacheFile.write(
+                state.keys, validity: validity, generation: generation,
+                sectionNames: state.sectionNames.mapValues(\.name), to: url)
+            cacheIsStale = false
+        }
     }
 
     /// Deletes the cache file with this name, or every cache file when `name` is nil (Core
@@ -33,10 +34,9 @@ extension FetchedResultsController {
     }
 
     /// What a cache file must match: the request as the controller sees it, and what the store
-    /// adds (its predicate, relationships, schema and identity); nil when the store cannot keep
-    /// a cache current.
-    func cacheValidity(_ snapshot: Store.Snapshot) throws -> CacheValidity? {
-        guard var validity = try store.cacheValidity(in: snapshot) else { return nil }
+    /// adds (its predicate, relationships, schema and identity).
+    func cacheValidity(_ snapshot: Store.Snapshot) throws -> CacheValidity {
+        var validity = try store.cacheValidity(in: snapshot)
         let request = fetchRequest
         let sorts = request.sortDescriptors.map { "\($0.key) \($0.ascending ? "ASC" : "DESC") \($0.collation)" }
         validity.fingerprint = [
@@ -54,7 +54,7 @@ extension FetchedResultsController {
     /// Takes the ordering from a valid cache file and applies what the feed names since it was
     /// written; returns false (and changes nothing) when there is no usable cache.
     func loadFromCache(_ snapshot: Store.Snapshot) throws -> Bool {
-        guard isTracking, let url = cacheFile, let validity = try cacheValidity(snapshot),
+        guard isTracking, let url = cacheFile, case let validity = try cacheValidity(snapshot),
             let (header, keys) = ResultsCacheFile.read(from: url, expecting: validity)
         else { return false }
         return try install(cached: keys, header: header, snapshot)
@@ -113,4 +113,12 @@ enum CacheLoad {
     case untried
     /// The file is being read.
     case reading(ResultsCacheFile.Reader)
+
+    /// Whether the next step takes every row from the file, read whole.
+    var isFinishing: Bool {
+        switch self {
+        case .none, .untried: false
+        case let .reading(reader): reader.isComplete
+        }
+    }
 }

@@ -14,11 +14,23 @@ extension FetchedResultsController {
     ///   heard too; the results stay the last good ones, and the next look refetches.
     @discardableResult
     public func processPendingChanges() throws -> Bool {
-        guard isTracking, state != nil else { return false }
+        try exclusive("processPendingChanges()") {
+            try refuseInsideCallback("processPendingChanges()")
+            // What woke the loop is read away before the feed is, so that a commit after this
+            // look wakes the next.
+            store.didWake()
+            try startTrackingIfAsked()
+            guard isTracking, state != nil else { return false }
+            return try look()
+        }
+    }
+
+    /// One look at the feed, and a refetch when only that is exact.
+    func look() throws -> Bool {
         do {
-            var outcome = try store.read(consistent: false) { try follow($0) }
+            var outcome = try accessingStore { try store.read(consistent: false) { try follow($0) } }
             if outcome == .mustRefetch {
-                try store.read(consistent: true) { try refetchAndDiff($0) }
+                try accessingStore { try store.read(consistent: true) { try refetchAndDiff($0) } }
                 outcome = .applied
             }
             noteConnectionState(error: nil)
@@ -39,32 +51,54 @@ extension FetchedResultsController {
     /// ``processPendingChanges()``.
     ///
     /// - Throws: the error of `body` or of the commit (nothing was committed then, unless the
-    ///   connection broke while the commit was on its way). An error met while delivering the
-    ///   committed changes is not thrown, since the write is done: the delegate hears it, and
-    ///   the next look refetches.
+    ///   connection broke while the commit was on its way);
+    ///   ``FetchedResultsError/calledInsideCallback(method:)`` from inside a change callback.
+    ///   An error met while delivering the committed changes is not thrown, since the write is
+    ///   done: the delegate hears it, and the next look refetches.
     @discardableResult
     public func write<T>(_ body: (Store.WriteContext) throws -> T) throws -> T {
-        var mustRefetch = false
-        let value: T
-        do {
-            value = try store.write(body) { snapshot in
-                guard isTracking, state != nil else { return }
-                do {
-                    mustRefetch = try follow(snapshot) == .mustRefetch
-                } catch  where store.isConnectionLoss(error) {
-                    noteConnectionState(error: error)
-                } catch {
-                    needsRefetch = true
-                    report(error)
+        try exclusive("write(_:)") {
+            try refuseInsideCallback("write(_:)")
+            try startTrackingIfAsked()
+            var mustRefetch = false
+            let value: T
+            do {
+                value = try accessingStore {
+                    try store.write(body) { snapshot in
+                        guard isTracking, state != nil else { return }
+                        do {
+                            mustRefetch = try follow(snapshot) == .mustRefetch
+                        } catch  where store.isConnectionLoss(error) {
+                            noteConnectionState(error: error)
+                        } catch {
+                            needsRefetch = true
+                            report(error)
+                        }
+                    }
                 }
+            } catch  where store.isConnectionLoss(error) {
+                noteConnectionState(error: error)
+                throw error
             }
-        } catch  where store.isConnectionLoss(error) {
-            noteConnectionState(error: error)
-            throw error
+            if mustRefetch { _ = try? look() }
+            noteConnectionState(error: nil)
+            return value
         }
-        if mustRefetch { _ = try? processPendingChanges() }
-        noteConnectionState(error: nil)
-        return value
+    }
+
+    /// Starts tracking at a look when a delegate or a sequence listens but the fetch did not
+    /// track (the delegate was set after it): everything since the fetch is then found by one
+    /// refetch, as one change set.
+    func startTrackingIfAsked() throws {
+        guard !isTracking, hasListeners, state != nil else { return }
+        try store.startTracking()
+        isTracking = true
+        needsRefetch = true
+    }
+
+    /// Refuses a method that would change the results while callbacks describe them.
+    func refuseInsideCallback(_ method: String) throws {
+        if isDelivering { throw FetchedResultsError.calledInsideCallback(method: method) }
     }
 
     /// What one look did.
@@ -112,19 +146,23 @@ extension FetchedResultsController {
         // Optional chaining changes the keys in place: no copy of the state is held here.
         guard
             let changes = try state?.apply(
-                rows, flatDifference: changeStyles.contains(.difference),
+                rows, flatDifference: wantsFlatDifference,
                 sectionName: { id in
                     try sectionName(ofRow: id, loaded: fresh[id] ?? records[id], snapshot)
                 })
         else { return }
         records.apply(touched: touched, fresh: fresh)
         cacheIsStale = true
-        if notify, !changes.isEmpty { deliver(changes) }
+        if notify { enqueue(changes) }
     }
 
     /// Refetches everything and reports the difference: after pruned history, an unknown
-    /// change, a schema change, or an error. Nothing changes when the refetch fails.
-    func refetchAndDiff(_ snapshot: Store.Snapshot) throws {
+    /// change, a schema change, an error, or a new request. Nothing changes when the refetch
+    /// fails.
+    ///
+    /// - Parameter sameOrder: whether the request orders as before, so that a row whose key
+    ///   changed changed too; after a new sort, only the rows held in both are compared.
+    func refetchAndDiff(_ snapshot: Store.Snapshot, sameOrder: Bool = true) throws {
         var fetched = try fetchAll(snapshot)
         guard let old = state else { return install(fetched) }
         let oldRecords = records
@@ -135,37 +173,69 @@ extension FetchedResultsController {
         }
         let newRecords = fetched.records
         let store = self.store
-        let changes = try ResultsState.difference(
-            from: old, to: fetched.state, flatDifference: changeStyles.contains(.difference)
-        ) { rowID, keyChanged in
+        let changes = try ResultsState.difference(from: old, to: fetched.state, flatDifference: wantsFlatDifference) {
+            rowID, keyChanged in
             if let oldRow = oldRecords[rowID], let newRow = newRecords[rowID] {
                 return store.changedColumns(from: oldRow, to: newRow)
             }
             // Not loaded before: only a changed key shows that the row changed.
-            return keyChanged ? try store.allColumns(in: snapshot) : []
+            return keyChanged && sameOrder ? try store.allColumns(in: snapshot) : []
         }
         install(fetched)
-        if !changes.isEmpty { deliver(changes) }
+        enqueue(changes)
     }
 
     // MARK: - Delivery
 
-    /// Hands a change set to the delegate, in the styles asked for, and to the change sequences.
-    func deliver(_ changes: ChangeSetBuilder.Result) {
-        guard let state else { return }
-        let wantsSnapshot = changeStyles.contains(.snapshot) || streams.contains { $0.wantsSnapshots }
+    /// Runs one access to the store, then delivers the change set it made (also when it threw
+    /// after making one): callbacks run outside the store's database access, so that they may
+    /// read the controller (batches not yet loaded included) and the database.
+    func accessingStore<T>(_ access: () throws -> T) rethrows -> T {
+        defer { deliverUndelivered() }
+        return try access()
+    }
+
+    /// Notes a change set for delivery once the store access under way is over. One access
+    /// makes one change set; a progressive fetch's step that first applied what was committed
+    /// then appends rows at the end, and both become one change set.
+    func enqueue(_ changes: ChangeSetBuilder.Result, appended: Bool = false) {
+        guard !changes.isEmpty else { return }
+        guard let earlier = undelivered else {
+            undelivered = changes
+            return
+        }
+        precondition(appended, "one change set per store access, or rows appended after it")
+        undelivered = earlier.followed(byAppended: changes)
+    }
+
+    /// Whether a look computes the flat list's changes: when the delegate implements the
+    /// `CollectionDifference` callback, or may (it has not had a change set yet).
+    var wantsFlatDifference: Bool { delegate != nil && delegateStyles.difference != false }
+
+    /// Hands the change set made by the last store access to the delegate, in the styles it
+    /// implements, and to the change sequences.
+    func deliverUndelivered() {
+        guard let changes = undelivered, let state else { return }
+        undelivered = nil
+        isDelivering = true
+        defer { isDelivering = false }
+        let delegate = self.delegate
+        let wantsSnapshot =
+            (delegate != nil && delegateStyles.snapshot != false) || streams.contains { $0.wantsSnapshots }
         let snapshot = wantsSnapshot ? state.snapshot(reloaded: changes.reloadedRowIDs) : nil
         if let delegate {
-            if changeStyles.contains(.changes) {
-                delegate.controllerWillChangeContent(self)
-                for change in changes.sectionChanges { delegate.controller(self, didChange: change) }
-                for change in changes.objectChanges { delegate.controller(self, didChange: change) }
-                delegate.controllerDidChangeContent(self)
-            }
-            if changeStyles.contains(.snapshot), let snapshot {
+            delegate.controllerWillChangeContent(self)
+            for change in changes.sectionChanges { delegate.controller(self, didChange: change) }
+            for change in changes.objectChanges { delegate.controller(self, didChange: change) }
+            delegate.controllerDidChangeContent(self)
+            // A style's default implementation tells the controller it is not implemented
+            // (see `noteDefaultCallback(_:)`): it is then no longer computed.
+            if delegateStyles.snapshot != false, let snapshot {
+                delegateStyles.snapshot = true
                 delegate.controller(self, didChangeContentWith: snapshot)
             }
-            if changeStyles.contains(.difference), let difference = CollectionDifference(changes.flatDifference) {
+            if delegateStyles.difference != false, let difference = CollectionDifference(changes.flatDifference) {
+                delegateStyles.difference = true
                 delegate.controller(self, didChangeContentWith: difference)
             }
         }

@@ -25,27 +25,28 @@ extension FetchedResultsController {
     /// - Throws: as ``performFetch()``.
     public func performFetch(firstRows count: Int) throws {
         precondition(count > 0, "a progressive fetch starts with at least one row")
-        try fetch(firstRows: count)
+        try exclusive("performFetch(firstRows:)") { try fetch(firstRows: count) }
     }
 
     /// Whether a progressive fetch still has rows to load (see ``performFetch(firstRows:)``).
-    public var hasRowsToLoad: Bool { loadBoundary != nil }
+    public var hasRowsToLoad: Bool { exclusive("hasRowsToLoad") { loadBoundary != nil } }
 
     /// The number of rows held now, loaded or not: every matching row once a load is done.
-    public var heldRowCount: Int { state?.keys.count ?? 0 }
+    public var heldRowCount: Int { exclusive("heldRowCount") { state?.keys.count ?? 0 } }
 
     /// The change feed's position the results are exact at, in the store's text form (the one a
     /// cache file keeps): the same commits give the same text in every process following the
     /// store, so a server can name its events by it and a client resume from it. Nil before a
     /// fetch, or when the store has no feed position to give.
-    public var feedPosition: String? { position.flatMap { store.generation(of: $0) } }
+    public var feedPosition: String? { exclusive("feedPosition") { position.flatMap { store.generation(of: $0) } } }
 
     /// The number of full rows held in memory: every row without a batch size, at most a few
     /// batches with one.
-    public var loadedRowCount: Int { records.rows.count }
+    public var loadedRowCount: Int { exclusive("loadedRowCount") { records.rows.count } }
 
     /// ``performFetch()``, or with `firstRows` the start of a progressive fetch.
     func fetch(firstRows: Int?) throws {
+        try refuseInsideCallback(firstRows == nil ? "performFetch()" : "performFetch(firstRows:)")
         try validateRequest()
         try store.prepare(fetchRequest, sectionNameKeyPath: sectionNameKeyPath)
         let tracking = hasListeners
@@ -66,7 +67,7 @@ extension FetchedResultsController {
         noteConnectionState(error: nil)
     }
 
-    private func validateRequest() throws {
+    func validateRequest() throws {
         guard let first = fetchRequest.sortDescriptors.first else {
             throw FetchedResultsError.missingSortDescriptors(table: fetchRequest.table)
         }
@@ -132,38 +133,47 @@ extension FetchedResultsController {
     @discardableResult
     public func loadMoreRows(_ count: Int = defaultLoadStep) throws -> Bool {
         precondition(count > 0, "a step of a progressive fetch loads at least one row")
-        guard loadBoundary != nil, state != nil else { return false }
-        do {
-            let tookReadAhead = try takeRowsReadAhead(readingAhead: count)
-            if !tookReadAhead {
-                try store.read(consistent: true) { snapshot in
-                    if isTracking {
-                        // A refetch loads every row: the load is then done.
-                        if try follow(snapshot) == .mustRefetch { return try refetchAndDiff(snapshot) }
-                        if try takeCacheStep(count, snapshot) { return }
+        return try exclusive("loadMoreRows(_:)") {
+            try refuseInsideCallback("loadMoreRows(_:)")
+            guard loadBoundary != nil, state != nil else { return false }
+            do {
+                try startTrackingIfAsked()
+                let tookReadAhead = try takeRowsReadAhead(readingAhead: count)
+                if !tookReadAhead {
+                    try accessingStore {
+                        try store.read(consistent: true) { snapshot in
+                            if isTracking {
+                                // The step that finishes from the cache file may need the results
+                                // as they were before its look (see `finishFromCache`).
+                                let beforeLook = cacheLoad.isFinishing ? state : nil
+                                // A refetch loads every row: the load is then done.
+                                if try follow(snapshot) == .mustRefetch { return try refetchAndDiff(snapshot) }
+                                if try takeCacheStep(count, beforeLook: beforeLook, snapshot) { return }
+                            }
+                            try appendNextRows(count, snapshot)
+                        }
                     }
-                    try appendNextRows(count, snapshot)
                 }
+                noteConnectionState(error: nil)
+                if !tookReadAhead { readAheadNextRows(count) }
+            } catch  where store.isConnectionLoss(error) {
+                noteConnectionState(error: error)
+            } catch {
+                if isTracking {
+                    needsRefetch = true
+                    report(error)
+                }
+                throw error
             }
-            noteConnectionState(error: nil)
-            if !tookReadAhead { readAheadNextRows(count) }
-        } catch  where store.isConnectionLoss(error) {
-            noteConnectionState(error: error)
-        } catch {
-            if isTracking {
-                needsRefetch = true
-                report(error)
-            }
-            throw error
+            return loadBoundary != nil
         }
-        return loadBoundary != nil
     }
 
     /// One step of taking the rest of the load from the cache file (see ``CacheLoad``): opening
     /// it and reading its first `count` rows, reading `count` more, or, once all are read,
     /// taking every row from it. Returns false, changing nothing, when there is no usable cache:
     /// the step then reads the store.
-    private func takeCacheStep(_ count: Int, _ snapshot: Store.Snapshot) throws -> Bool {
+    private func takeCacheStep(_ count: Int, beforeLook: ResultsState?, _ snapshot: Store.Snapshot) throws -> Bool {
         let step = cacheLoad
         cacheLoad = .none
         // Consumed, so that the reader's arrays stay uniquely held while it reads: a second
@@ -172,7 +182,7 @@ extension FetchedResultsController {
         case .none:
             return false
         case .untried:
-            guard let url = cacheFile, let validity = try cacheValidity(snapshot),
+            guard let url = cacheFile, case let validity = try cacheValidity(snapshot),
                 var reader = ResultsCacheFile.Reader(url: url, expecting: validity), reader.read(rows: count)
             else { return false }
             cacheLoad = .reading(reader)
@@ -183,26 +193,37 @@ extension FetchedResultsController {
                 cacheLoad = .reading(reader)
                 return true
             }
-            return try finishFromCache(reader, snapshot)
+            return try finishFromCache(reader, beforeLook: beforeLook, snapshot)
         }
     }
 
     /// Takes every row from a cache file read whole (brought up to this snapshot by the change
     /// feed, as the rows held were a moment ago) and tells the delegate of the rows after those
     /// held; returns false, changing nothing, when the cache is not usable.
-    private func finishFromCache(_ reader: ResultsCacheFile.Reader, _ snapshot: Store.Snapshot) throws -> Bool {
+    ///
+    /// - Parameter beforeLook: the results before this step's look, whose change set this one
+    ///   must join.
+    private func finishFromCache(
+        _ reader: ResultsCacheFile.Reader, beforeLook: ResultsState?, _ snapshot: Store.Snapshot
+    ) throws -> Bool {
         guard let held = state, let keys = reader.finish(), try cacheValidity(snapshot) == reader.header.validity,
             try install(cached: keys, header: reader.header, snapshot), let loaded = state
         else { return false }
-        // Both are exact at this snapshot, so the held rows are the cached results' first rows;
-        // were they not, the general difference would still be exact.
-        let flatDifference = changeStyles.contains(.difference)
-        let changes =
-            try loaded.changes(appendedTo: held, flatDifference: flatDifference)
-            ?? ResultsState.difference(from: held, to: loaded, flatDifference: flatDifference) { _, keyChanged in
-                keyChanged ? try store.allColumns(in: snapshot) : []
-            }
-        if !changes.isEmpty { deliver(changes) }
+        // Both are exact at this snapshot, so the held rows are the cached results' first rows.
+        if let changes = loaded.changes(appendedTo: held, flatDifference: wantsFlatDifference) {
+            enqueue(changes, appended: true)
+            return true
+        }
+        // Were they not, the general difference is still exact: from the results before the
+        // look, when it changed them, with the rows it reloaded reloaded again.
+        let lookReloaded = undelivered?.reloadedRowIDs ?? []
+        let from = undelivered == nil ? held : beforeLook ?? held
+        undelivered = nil
+        let changes = try ResultsState.difference(from: from, to: loaded, flatDifference: wantsFlatDifference) {
+            rowID, keyChanged in
+            keyChanged || lookReloaded.contains(rowID) ? try store.allColumns(in: snapshot) : []
+        }
+        enqueue(changes)
         return true
     }
 
@@ -221,12 +242,14 @@ extension FetchedResultsController {
         // itself: a look first, in a snapshot opened once the read ahead is over, and its rows
         // count only when the look found nothing.
         store.waitForReadAhead()
-        let taken = try store.read(consistent: false) { snapshot in
-            guard try follow(snapshot) == .unchanged,
-                try store.takeReadAhead(readingAhead: count, in: snapshot, { next in try append(next, snapshot) })
-            else { return false }
-            readAheadAfter = loadBoundary?.key
-            return true
+        let taken = try accessingStore {
+            try store.read(consistent: false) { snapshot in
+                guard try follow(snapshot) == .unchanged,
+                    try store.takeReadAhead(readingAhead: count, in: snapshot, { next in try append(next, snapshot) })
+                else { return false }
+                readAheadAfter = loadBoundary?.key
+                return true
+            }
         }
         if !taken { store.discardReadAhead() }
         return taken
@@ -259,7 +282,7 @@ extension FetchedResultsController {
     private func append(_ next: OrderedRead<Store.Row, Store.SortValues>, _ snapshot: Store.Snapshot) throws {
         guard
             let changes = try state?.append(
-                next.keys, flatDifference: changeStyles.contains(.difference),
+                next.keys, flatDifference: wantsFlatDifference,
                 sectionName: { id in
                     try next.sectionNames[id] ?? sectionName(ofRow: id, loaded: next.loaded[id], snapshot)
                 })
@@ -267,7 +290,7 @@ extension FetchedResultsController {
         records.storeBatch(next.loaded)
         loadBoundary = next.last
         cacheIsStale = true
-        if isTracking, !changes.isEmpty { deliver(changes) }
+        if isTracking { enqueue(changes, appended: true) }
     }
 
     /// The rows of `fresh` that the results hold while loading: those not after the boundary.

@@ -16,12 +16,13 @@ extension FetchedResultsController {
     /// never leaves it. Its first step fetches, with tracking, when the controller does not
     /// track yet. By default only the newest snapshot waits for a slow consumer: a snapshot is
     /// the whole state, so the ones before it are of no use. An error the controller meets ends
-    /// the sequence by throwing it; cancelling the iterating task ends it, and stops tracking
+    /// the sequence by throwing it. However the iteration ends — `break`, `return`, a throw, the
+    /// task cancelled, the iterator released — the sequence stops listening, and tracking stops
     /// when nobody else listens.
     public func snapshots(
         bufferingPolicy: ChangeBufferingPolicy = .bufferingNewest(1)
     ) -> ResultsChanges<ResultsSnapshot, Record, Store> {
-        ResultsChanges(controller: self, stream: openStream(.snapshots, bufferingPolicy))
+        ResultsChanges(controller: self, kind: .snapshots, policy: bufferingPolicy)
     }
 
     /// The changes as an asynchronous sequence of change sets, one per look that changed the
@@ -31,10 +32,10 @@ extension FetchedResultsController {
     public func changeSets(
         bufferingPolicy: ChangeBufferingPolicy = .unbounded
     ) -> ResultsChanges<ChangeSet, Record, Store> {
-        ResultsChanges(controller: self, stream: openStream(.changeSets, bufferingPolicy))
+        ResultsChanges(controller: self, kind: .changeSets, policy: bufferingPolicy)
     }
 
-    private func openStream(_ kind: ChangeStream.Kind, _ policy: ChangeBufferingPolicy) -> ChangeStream {
+    func openStream(_ kind: ChangeStream.Kind, _ policy: ChangeBufferingPolicy) -> ChangeStream {
         let stream = ChangeStream(kind: kind, policy: policy)
         streams.append(stream)
         // Untracked results are fetched again, with tracking, by the first step: its snapshot
@@ -126,28 +127,33 @@ final class ChangeStream {
 
 /// A controller's snapshots or change sets as an `AsyncSequence` (see
 /// ``FetchedResultsController/snapshots(bufferingPolicy:)``). Not `Sendable`: iterate it where
-/// the controller lives.
+/// the controller lives. Each iterator is a listener of its own, from its creation until it
+/// ends or is released.
 public struct ResultsChanges<Element, Record, Store: ResultsStore>: AsyncSequence {
     let controller: FetchedResultsController<Record, Store>
-    let stream: ChangeStream
+    let kind: ChangeStream.Kind
+    let policy: ChangeBufferingPolicy
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(controller: controller, stream: stream)
+        Iterator(listener: StreamListener(controller: controller, stream: controller.openStream(kind, policy)))
     }
 
     /// Hands out what the controller delivered, and between deliveries waits for the store and
     /// looks.
     public struct Iterator: AsyncIteratorProtocol {
-        let controller: FetchedResultsController<Record, Store>
-        let stream: ChangeStream
+        let listener: StreamListener<Record, Store>
 
         /// The next element, in the caller's isolation.
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws -> Element? {
+            let controller = listener.controller, stream = listener.stream
             while true {
                 if let element = take() { return element }
-                if let failure = stream.failure { throw failure }
-                if Task.isCancelled {
-                    controller.close(stream)
+                if let failure = stream.failure {
+                    listener.end()
+                    throw failure
+                }
+                if Task.isCancelled || listener.hasEnded {
+                    listener.end()
                     return nil
                 }
                 if !controller.isTracking || controller.state == nil {
@@ -158,7 +164,6 @@ public struct ResultsChanges<Element, Record, Store: ResultsStore>: AsyncSequenc
                     continue
                 }
                 await StoreWake.wait(descriptor: controller.wakeDescriptor, until: controller.nextLookDeadline)
-                controller.didWake()
                 try controller.processPendingChanges()
             }
         }
@@ -168,10 +173,32 @@ public struct ResultsChanges<Element, Record, Store: ResultsStore>: AsyncSequenc
         }
 
         private func take() -> Element? {
-            switch stream.kind {
-            case .snapshots: stream.takeSnapshot() as? Element
-            case .changeSets: stream.takeChangeSet() as? Element
+            switch listener.stream.kind {
+            case .snapshots: listener.stream.takeSnapshot() as? Element
+            case .changeSets: listener.stream.takeChangeSet() as? Element
             }
         }
     }
+}
+
+/// An iterator's place among a controller's listeners, given up when the iteration ends:
+/// at its end, at an error, or when the iterator is released (`break`, `return`, a throw out
+/// of the loop), so that nothing is buffered for nobody.
+final class StreamListener<Record, Store: ResultsStore> {
+    let controller: FetchedResultsController<Record, Store>
+    let stream: ChangeStream
+    private(set) var hasEnded = false
+
+    init(controller: FetchedResultsController<Record, Store>, stream: ChangeStream) {
+        self.controller = controller
+        self.stream = stream
+    }
+
+    func end() {
+        guard !hasEnded else { return }
+        hasEnded = true
+        controller.close(stream)
+    }
+
+    deinit { end() }
 }

@@ -29,25 +29,27 @@ extension FetchedResultsController {
     public func indexPath(
         matching search: TextSearch, from start: IndexPath?, forward: Bool = true, includingStart: Bool = false
     ) -> SearchHit? {
-        state?.firstMatch(search, from: start, forward: forward, includingStart: includingStart)
+        exclusive("indexPath(matching:from:forward:includingStart:)") {
+            state?.firstMatch(search, from: start, forward: forward, includingStart: includingStart)
+        }
     }
 
     /// Counts `search`'s matches for about `duration` (one chunk of rows at least), going on
     /// from where its count stopped; see ``matchCount(of:)``.
     public func countMatches(_ search: inout TextSearch, for duration: Duration) {
-        state?.countMatches(&search, for: duration)
+        exclusive("countMatches(_:for:)") { state?.countMatches(&search, for: duration) }
     }
 
     /// The matches of `search` counted so far, and whether the count is complete (it starts
     /// again when the results changed since; see ``countMatches(_:for:)``). Before a fetch:
     /// none, and complete.
     public func matchCount(of search: TextSearch) -> MatchCount {
-        state?.matchCount(of: search) ?? MatchCount(matches: 0, isComplete: true)
+        exclusive("matchCount(of:)") { state?.matchCount(of: search) ?? MatchCount(matches: 0, isComplete: true) }
     }
 
     /// The place (from 1) of the row at `indexPath` among `search`'s matches, when that row
     /// matches and the count has gone past it.
     public func matchOrdinal(of indexPath: IndexPath, in search: TextSearch) -> Int? {
-        state?.matchOrdinal(of: indexPath, in: search)
+        exclusive("matchOrdinal(of:in:)") { state?.matchOrdinal(of: indexPath, in: search) }
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 import struct Foundation.URL
 
 /// Keeps the results of a fetch request in sections and in order, and tells its delegate how they
@@ -27,22 +29,34 @@ import struct Foundation.URL
 ///
 /// A controller is not `Sendable`: the compiler keeps it in the isolation domain that made it
 /// (the main actor, say), and nothing else ever calls it — the stores' observers only note what
-/// committed, behind a lock, for the controller to read. Callbacks are delivered inside the
-/// controller's own methods, on the caller's thread:
+/// committed, behind a lock, for the controller to read. Code in Swift 5 language mode can
+/// share a controller between threads all the same; a second thread that calls it while
+/// another is inside it stops the program with a message naming both.
+///
+/// Callbacks are delivered by the controller's own methods, on the caller's thread, once the
+/// method's database access is over (so a callback may read the controller, load batches, and
+/// read the database itself):
 /// - ``write(_:)``: a write through the controller's connection; its changes (and anyone
 ///   else's before it) are delivered before it returns;
 /// - ``processPendingChanges()``: what others committed since the last look (Core Data's
 ///   `processPendingChanges()`): call it when ``wakeDescriptor`` turns readable, or at
 ///   ``nextLookDeadline``, or after writing through another connection;
-/// - ``performFetch()`` and ``loadMoreRows(_:)``, for what they load;
+/// - ``loadMoreRows(_:)`` and ``setFetchRequest(_:)``, for what they load;
 /// - ``changeSets(bufferingPolicy:)`` and ``snapshots(bufferingPolicy:)``, which wait for the
 ///   store themselves and deliver in the iterating task's isolation.
+///
+/// Inside a callback, the accessors show the results after the change set (see
+/// <doc:ChangeCallbacks>); a method that would change them — a write, a look, a fetch — throws
+/// ``FetchedResultsError/calledInsideCallback(method:)``.
 ///
 /// ## Tracking
 ///
 /// ``performFetch()`` starts following changes when a delegate is set or a change sequence is
 /// being iterated, and stops following them otherwise; ``stopTracking()`` stops at once.
-/// Setting the delegate does no database work.
+/// Setting the delegate does no database work: a delegate set after the fetch starts tracking
+/// at the next look, which reports everything committed since the fetch. Following a table
+/// needs its change feed (`ChangeHistory` on SQLite, `PostgreSQLChangeFeed` on PostgreSQL):
+/// without it the fetch throws ``FetchedResultsError/changeFeedMissing(table:installation:)``.
 ///
 /// ## Errors
 ///
@@ -53,8 +67,8 @@ import struct Foundation.URL
 /// looks reconnect and catch up in one change set. Reading objects from the store never stops
 /// the program: ``object(at:)`` and ``fetchedObjects`` throw what the store threw.
 open class FetchedResultsController<Record, Store: ResultsStore>: AnyFetchedResultsController {
-    /// What is fetched and in which order.
-    public let fetchRequest: TableFetchRequest
+    /// What is fetched and in which order; ``setFetchRequest(_:)`` changes it.
+    public internal(set) var fetchRequest: TableFetchRequest
     /// The key whose values cut the results into sections (the first sort descriptor's key), or
     /// nil for one section.
     public let sectionNameKeyPath: String?
@@ -64,10 +78,13 @@ open class FetchedResultsController<Record, Store: ResultsStore>: AnyFetchedResu
     public let cacheDirectory: URL
     /// The database the results come from.
     public let store: Store
-    /// Which callbacks to compute; per-object changes by default.
-    public var changeStyles: ChangeStyles = [.changes]
-    /// Receives the changes (see Tracking: set it before ``performFetch()``).
-    public weak var delegate: (any FetchedResultsControllerDelegate)?
+    /// Receives the changes (see Tracking). The callbacks it gets are those it implements: the
+    /// per-object ones, the snapshot, the `CollectionDifference`, or several.
+    public weak var delegate: (any FetchedResultsControllerDelegate<Record>)? {
+        didSet { delegateStyles = DelegateStyles() }
+    }
+    /// Which optional callback styles the delegate implements, learnt at its first change set.
+    var delegateStyles = DelegateStyles()
     /// How the last fetch got its ordering (from the store, the cache file, or a progressive load).
     public internal(set) var lastFetchSource: FetchSource?
     /// Whether the store reaches its database now.
@@ -101,6 +118,13 @@ open class FetchedResultsController<Record, Store: ResultsStore>: AnyFetchedResu
     public internal(set) var isTracking = false
     /// The change sequences being iterated.
     var streams: [ChangeStream] = []
+    /// The change set a store access made, delivered once the access is over (see
+    /// `accessingStore(_:)`).
+    var undelivered: ChangeSetBuilder.Result?
+    /// Whether callbacks are under way: what would change the results is refused then.
+    var isDelivering = false
+    /// The thread inside the controller now, 0 for none (see `exclusive(_:_:)`).
+    let threadInside = Atomic<UInt>(0)
 
     /// - Parameters:
     ///   - fetchRequest: what to fetch and in which order.
@@ -134,21 +158,20 @@ open class FetchedResultsController<Record, Store: ResultsStore>: AnyFetchedResu
     // MARK: - Waking an event loop
 
     /// A descriptor that turns readable when changes may be pending: a `poll` loop waits on it,
-    /// calls ``didWake()``, then ``processPendingChanges()``. Nil: none now (look at
-    /// ``nextLookDeadline``).
+    /// then calls ``processPendingChanges()``, which reads away what woke it. Nil: none now
+    /// (look at ``nextLookDeadline``).
     public var wakeDescriptor: Int32? { store.wakeDescriptor }
 
     /// When a loop should look again even if ``wakeDescriptor`` stays quiet, or nil.
     public var nextLookDeadline: ContinuousClock.Instant? { store.nextLookDeadline }
 
-    /// Reads away what made ``wakeDescriptor`` readable.
-    public func didWake() { store.didWake() }
-
     /// Stops following changes (see Tracking); the results stay as they are.
     public func stopTracking() {
-        guard isTracking else { return }
-        isTracking = false
-        store.stopTracking()
+        exclusive("stopTracking()") {
+            guard isTracking else { return }
+            isTracking = false
+            store.stopTracking()
+        }
     }
 
     /// Fetches the results in one consistent snapshot, with the feed position they are exact
@@ -160,7 +183,7 @@ open class FetchedResultsController<Record, Store: ResultsStore>: AnyFetchedResu
     ///   sort descriptor does not group like the section key path, or that the store cannot
     ///   follow; the store's errors (the results then stay as they were).
     open func performFetch() throws {
-        try fetch(firstRows: nil)
+        try exclusive("performFetch()") { try fetch(firstRows: nil) }
     }
 
     // MARK: - Section index
@@ -173,12 +196,14 @@ open class FetchedResultsController<Record, Store: ResultsStore>: AnyFetchedResu
 
     /// The distinct index titles of the sections, in section order.
     open var sectionIndexTitles: [String] {
-        state?.sectionIndexTitles(sectionIndexTitle(forSectionName:)) ?? []
+        exclusive("sectionIndexTitles") { state?.sectionIndexTitles(sectionIndexTitle(forSectionName:)) ?? [] }
     }
 
     /// The section for an index title: the first section whose title it is (or, failing that,
     /// the section at `index`).
     open func section(forSectionIndexTitle title: String, at index: Int) -> Int {
-        state?.section(forSectionIndexTitle: title, at: index, sectionIndexTitle(forSectionName:)) ?? 0
+        exclusive("section(forSectionIndexTitle:at:)") {
+            state?.section(forSectionIndexTitle: title, at: index, sectionIndexTitle(forSectionName:)) ?? 0
+        }
     }
 }

@@ -1,51 +1,93 @@
 /// Receives a controller's changes, once per look that finds committed transactions touching its
 /// results (Core Data's `NSFetchedResultsControllerDelegate`), whichever store it follows. Every
-/// method but the failure one has an empty default, so a delegate implements only the style it
-/// wants: per-change callbacks, a snapshot, or a `CollectionDifference`.
+/// method but the failure one has a default, so a delegate implements only the style it wants
+/// — per-change callbacks, a snapshot, a `CollectionDifference`, or several — and gets exactly
+/// those: the controller learns at the first change set which ones the delegate implements, and
+/// stops computing the others.
 ///
-/// Callbacks run inside the controller's own methods — `performFetch()`, `processPendingChanges()`,
-/// `write(_:)`, `loadMoreRows(_:)` — on the caller's thread, in the caller's isolation: never on
-/// another thread (see ``FetchedResultsController``'s Threading section).
-public protocol FetchedResultsControllerDelegate: AnyObject {
+/// Callbacks are delivered by the controller's own methods — `processPendingChanges()`,
+/// `write(_:)`, `loadMoreRows(_:)`, `setFetchRequest(_:)` — once their database access is over,
+/// on the caller's thread, in the caller's isolation: never on another thread (see
+/// ``FetchedResultsController``'s Threading section). Inside them, the controller shows the
+/// results after the change set.
+public protocol FetchedResultsControllerDelegate<Record>: AnyObject {
+    /// The type of the controller's objects: each callback hands over the controller itself,
+    /// so that the delegate reads them (`object(at:)`) without keeping its own reference.
+    associatedtype Record
+
     /// A batch begins: call `beginUpdates()` here.
-    func controllerWillChangeContent(_ controller: any AnyFetchedResultsController)
+    func controllerWillChangeContent(_ controller: any FetchedResultsControlling<Record>)
     /// A section was inserted (new index), deleted (old index) or renamed (`update`, new index).
     /// Reported before row changes.
-    func controller(_ controller: any AnyFetchedResultsController, didChange section: SectionChange)
+    func controller(_ controller: any FetchedResultsControlling<Record>, didChange section: SectionChange)
     /// An object was inserted, deleted, moved or updated.
-    func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange)
+    func controller(_ controller: any FetchedResultsControlling<Record>, didChange object: ObjectChange)
     /// The batch ends: call `endUpdates()` here.
-    func controllerDidChangeContent(_ controller: any AnyFetchedResultsController)
+    func controllerDidChangeContent(_ controller: any FetchedResultsControlling<Record>)
     /// The whole new state as a snapshot (an alternative to the per-change callbacks).
-    func controller(_ controller: any AnyFetchedResultsController, didChangeContentWith snapshot: ResultsSnapshot)
+    func controller(_ controller: any FetchedResultsControlling<Record>, didChangeContentWith snapshot: ResultsSnapshot)
     /// The change of the flat, ordered list of row ids (an alternative to the per-change callbacks).
     func controller(
-        _ controller: any AnyFetchedResultsController, didChangeContentWith difference: CollectionDifference<Int64>)
+        _ controller: any FetchedResultsControlling<Record>,
+        didChangeContentWith difference: CollectionDifference<Int64>)
     /// The store's connection was lost or came back (a server store). While it is away the
     /// controller keeps its last results and tries again at each look.
-    func controller(_ controller: any AnyFetchedResultsController, didChangeConnectionState state: ConnectionState)
+    func controller(
+        _ controller: any FetchedResultsControlling<Record>, didChangeConnectionState state: ConnectionState)
     /// The controller could not follow the store: a read failed, the table was dropped, the
     /// connection broke. It keeps its last good results and catches up at the next successful
     /// look. Required, as GRDB's `ValueObservation` requires `onError`: an error nobody hears is
     /// a silent wrong answer.
-    func controller(_ controller: any AnyFetchedResultsController, didFailWith error: any Error)
+    func controller(_ controller: any FetchedResultsControlling<Record>, didFailWith error: any Error)
 }
 
 /// Every callback but the failure one is optional: implement those of the change style you use.
 extension FetchedResultsControllerDelegate {
-    public func controllerWillChangeContent(_ controller: any AnyFetchedResultsController) {}
-    public func controller(_ controller: any AnyFetchedResultsController, didChange section: SectionChange) {}
-    public func controller(_ controller: any AnyFetchedResultsController, didChange object: ObjectChange) {}
-    public func controllerDidChangeContent(_ controller: any AnyFetchedResultsController) {}
+    public func controllerWillChangeContent(_ controller: any FetchedResultsControlling<Record>) {}
+    public func controller(_ controller: any FetchedResultsControlling<Record>, didChange section: SectionChange) {}
+    public func controller(_ controller: any FetchedResultsControlling<Record>, didChange object: ObjectChange) {}
+    public func controllerDidChangeContent(_ controller: any FetchedResultsControlling<Record>) {}
     public func controller(
-        _ controller: any AnyFetchedResultsController, didChangeContentWith snapshot: ResultsSnapshot
-    ) {}
+        _ controller: any FetchedResultsControlling<Record>, didChangeContentWith snapshot: ResultsSnapshot
+    ) {
+        (controller as? any DefaultCallbackNoting)?.noteDefaultCallback(.snapshot)
+    }
     public func controller(
-        _ controller: any AnyFetchedResultsController, didChangeContentWith difference: CollectionDifference<Int64>
-    ) {}
+        _ controller: any FetchedResultsControlling<Record>,
+        didChangeContentWith difference: CollectionDifference<Int64>
+    ) {
+        (controller as? any DefaultCallbackNoting)?.noteDefaultCallback(.difference)
+    }
     public func controller(
-        _ controller: any AnyFetchedResultsController, didChangeConnectionState state: ConnectionState
+        _ controller: any FetchedResultsControlling<Record>, didChangeConnectionState state: ConnectionState
     ) {}
+}
+
+/// The callback styles a delegate may implement besides the per-change callbacks, which cost
+/// nothing when not implemented; these cost O(n) (the snapshot) or O(k) per change set.
+enum OptionalCallbackStyle {
+    case snapshot, difference
+}
+
+/// What a delegate implements of the optional styles: nil until its first change set.
+struct DelegateStyles {
+    var snapshot: Bool?
+    var difference: Bool?
+}
+
+/// Hears that a delegate's callback is the protocol's default: the delegate does not implement
+/// that style.
+protocol DefaultCallbackNoting: AnyObject {
+    func noteDefaultCallback(_ style: OptionalCallbackStyle)
+}
+
+extension FetchedResultsController: DefaultCallbackNoting {
+    func noteDefaultCallback(_ style: OptionalCallbackStyle) {
+        switch style {
+        case .snapshot: delegateStyles.snapshot = false
+        case .difference: delegateStyles.difference = false
+        }
+    }
 }
 
 /// A controller whatever its record type and store: what its delegate sees of it, and what code
@@ -75,9 +117,7 @@ public protocol FetchedResultsControlling<Record>: AnyFetchedResultsController {
     associatedtype Record
 
     /// Receives the changes.
-    var delegate: (any FetchedResultsControllerDelegate)? { get set }
-    /// Which callbacks to compute.
-    var changeStyles: ChangeStyles { get set }
+    var delegate: (any FetchedResultsControllerDelegate<Record>)? { get set }
     /// How the last fetch got its ordering.
     var lastFetchSource: FetchSource? { get }
     /// Whether changes are followed.
@@ -106,8 +146,6 @@ public protocol FetchedResultsControlling<Record>: AnyFetchedResultsController {
     var wakeDescriptor: Int32? { get }
     /// When a loop should look again even if the descriptor stays quiet, or nil.
     var nextLookDeadline: ContinuousClock.Instant? { get }
-    /// Reads away what made the descriptor readable.
-    func didWake()
 
     /// All fetched objects in order, or nil before the first fetch.
     var fetchedObjects: [Record]? { get throws }
@@ -124,6 +162,13 @@ public protocol FetchedResultsControlling<Record>: AnyFetchedResultsController {
     func objectsIfPresent(inSection section: Int, rows: Range<Int>) throws -> [Record]
     /// The distinct index titles of the sections.
     var sectionIndexTitles: [String] { get }
+    /// The index title for a section name (see
+    /// ``FetchedResultsController/sectionIndexTitle(forSectionName:)``).
+    func sectionIndexTitle(forSectionName sectionName: String) -> String?
+    /// The number of full rows held in memory.
+    var loadedRowCount: Int { get }
+    /// Replaces the request of a live controller (see ``FetchedResultsController/setFetchRequest(_:)``).
+    func setFetchRequest(_ request: TableFetchRequest) throws
     /// The section for an index title.
     func section(forSectionIndexTitle title: String, at index: Int) -> Int
 

@@ -27,6 +27,10 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
     /// The object's row was deleted from the store before it could be read (with a batch size,
     /// until that deletion is processed).
     case objectDeleted(rowID: Int64)
+    /// A method that changes the results (a write, a look, a fetch) was called from inside a
+    /// change callback, while the controller delivers a change set: the results the callbacks
+    /// describe must not change under them.
+    case calledInsideCallback(method: String)
 
     public var description: String {
         switch self {
@@ -65,6 +69,10 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
                 "\(table) has no change feed, which following its changes needs: as its owner, run \(installation) once"
         case let .predicateForAnotherStore(predicate, expected):
             return "the fetch request's predicate is a \(predicate), which this store cannot run: give it a \(expected)"
+        case let .calledInsideCallback(method):
+            return "\(method) was called from inside a change callback, while the controller was delivering a change "
+                + "set; the results must not change under the callbacks: call it once the callback has returned "
+                + "(after controllerDidChangeContent, say, or from the app's next turn of its loop)"
         case let .objectDeleted(rowID):
             return
                 "the row with id \(rowID) was deleted from the store before it could be read; the controller reports "

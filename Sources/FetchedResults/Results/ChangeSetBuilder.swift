@@ -48,6 +48,29 @@ package struct ChangeSetBuilder {
         package var reloadedRowIDs: Set<Int64> = []
 
         package var isEmpty: Bool { sectionChanges.isEmpty && objectChanges.isEmpty }
+
+        /// This change set followed by `appended` — the rows and sections a step of a
+        /// progressive load added after the last row — as one change set from the state before
+        /// this one to the state after both. Appended rows only extend the end, so this change
+        /// set's paths in its new state are paths in the final state too; an appended row in a
+        /// section this one inserted is covered by that section's insert.
+        package func followed(byAppended appended: Result) -> Result {
+            let insertedSections = Set(sectionChanges.filter { $0.type == .insert }.map(\.index))
+            let appendedRows = appended.objectChanges.filter { change in
+                guard case let .insert(_, path) = change else { return true }
+                return !insertedSections.contains(path.section)
+            }
+            // In table-view order: deletes, inserts (the appended ones last, being at the end),
+            // moves, updates.
+            let movesStart =
+                objectChanges.firstIndex { $0.type == .move || $0.type == .update } ?? objectChanges.endIndex
+            var result = Result()
+            result.sectionChanges = sectionChanges + appended.sectionChanges
+            result.objectChanges = Array(objectChanges[..<movesStart]) + appendedRows + objectChanges[movesStart...]
+            result.flatDifference = flatDifference + appended.flatDifference
+            result.reloadedRowIDs = reloadedRowIDs.union(appended.reloadedRowIDs)
+            return result
+        }
     }
 
     /// - Parameter flatDifference: also compute the flat list's changes (for the

@@ -111,42 +111,6 @@ public struct ResultsSnapshot: Sendable, Equatable {
     }
 }
 
-/// A position in sectioned results: a section and a row inside it.
-public struct IndexPath: Hashable, Comparable, Sendable, CustomStringConvertible {
-    /// The section's index.
-    public var section: Int
-    /// The row's index inside its section.
-    public var row: Int
-
-    /// The path of `row` in `section` (the order of UIKit's `IndexPath(row:section:)`).
-    public init(row: Int, section: Int) {
-        self.section = section
-        self.row = row
-    }
-
-    /// Section first, then row.
-    public static func < (lhs: IndexPath, rhs: IndexPath) -> Bool {
-        (lhs.section, lhs.row) < (rhs.section, rhs.row)
-    }
-
-    /// `[section, row]`.
-    public var description: String { "[\(section), \(row)]" }
-}
-
-/// Which change callbacks a controller computes and delivers to its delegate.
-public struct ChangeStyles: OptionSet, Sendable {
-    /// The option bits.
-    public let rawValue: Int
-    /// Styles from their bits (use the named styles instead).
-    public init(rawValue: Int) { self.rawValue = rawValue }
-    /// Per-section and per-object callbacks with index paths (the classic table-view style).
-    public static let changes = ChangeStyles(rawValue: 1)
-    /// A snapshot of the whole new state (costs O(n) per transaction).
-    public static let snapshot = ChangeStyles(rawValue: 2)
-    /// A `CollectionDifference` of the flat list of row ids.
-    public static let difference = ChangeStyles(rawValue: 4)
-}
-
 /// One section of the fetched results (Core Data's `NSFetchedResultsSectionInfo`).
 public struct SectionInfo<Record> {
     /// The section key's value, as text ("" for NULL).

@@ -20,7 +20,7 @@ package struct ResultsLayout {
     ///   - fetchOffset: ordered rows skipped before the window.
     ///   - fetchLimit: the window's largest size, 0 for no limit.
     ///   - firstComponentLength: the length of a key's first component (the section value),
-    ///     or nil for one section holding every row.
+    ///     or nil for one section holding every row (even none).
     ///   - name: the name of a section, given its identity and the ordered position of its
     ///     first row.
     package init(
@@ -31,12 +31,14 @@ package struct ResultsLayout {
         let lower = min(fetchOffset, keys.count)
         let upper = fetchLimit > 0 ? min(lower + fetchLimit, keys.count) : keys.count
         window = lower..<upper
-        guard !window.isEmpty else {
-            sections = []
-            return
-        }
+        // Unsectioned results are one section, empty or not, as in Core Data: a table view's
+        // first row then arrives as a row insert, and its last leaves as a row delete.
         guard let firstComponentLength else {
             sections = [Section(identity: [], name: "", range: 0..<window.count)]
+            return
+        }
+        guard !window.isEmpty else {
+            sections = []
             return
         }
         var found: [Section] = []

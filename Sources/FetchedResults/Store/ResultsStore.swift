@@ -39,6 +39,9 @@ public protocol ResultsStore: AnyObject {
     ///   database's error.
     func prepare(_ request: TableFetchRequest, sectionNameKeyPath: String?) throws
     /// Starts noting changes for ``changes(since:in:)`` (observers, `LISTEN`); idempotent.
+    ///
+    /// - Throws: ``FetchedResultsError/changeFeedMissing(table:installation:)`` when a table the
+    ///   request reads has no change feed.
     func startTracking() throws
     /// Stops noting changes.
     func stopTracking()
@@ -96,9 +99,11 @@ public protocol ResultsStore: AnyObject {
     /// What was committed since `position`, by anyone: the touched row ids with those rows.
     func changes(since position: Position, in snapshot: Snapshot) throws -> FeedRead<Row, Position>
     /// What a cache file must match to describe this request on this database (the controller
-    /// adds the request's own description), or nil when this database cannot keep a cache
-    /// current (no change feed).
-    func cacheValidity(in snapshot: Snapshot) throws -> CacheValidity?
+    /// adds the request's own description).
+    ///
+    /// - Throws: ``FetchedResultsError/changeFeedMissing(table:installation:)`` when a fetched
+    ///   table has no change feed: a cache could then not be brought up to date.
+    func cacheValidity(in snapshot: Snapshot) throws -> CacheValidity
     /// Every column a full row holds, reported as changed when a row's old values are unknown.
     func allColumns(in snapshot: Snapshot) throws -> Set<String>
 
@@ -118,7 +123,7 @@ public protocol ResultsStore: AnyObject {
     /// When a loop should look again even if ``wakeDescriptor`` stays quiet (a safety look, a
     /// reconnection attempt), or nil: only when it turns readable.
     var nextLookDeadline: ContinuousClock.Instant? { get }
-    /// Called when ``wakeDescriptor`` woke the loop, to read away what woke it.
+    /// Reads away what made ``wakeDescriptor`` readable; called at the start of every look.
     func didWake()
     /// Whether the store reaches its database.
     var connectionState: ConnectionState { get }

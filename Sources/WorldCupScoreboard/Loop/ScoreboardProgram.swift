@@ -160,7 +160,6 @@ public final class ScoreboardProgram {
             screen.perform(write)
         case .look:
             lastLook = now
-            screen.controller.didWake()
             let changed = screen.showExternalChanges(at: now)
             showsExternalChanges = changed
             return .looked(changed: changed)

@@ -4,8 +4,10 @@ import Testing
 
 extension PostgreSQLServerTests {
     /// The library as a Swift developer meets it: a package of their own, outside this
-    /// repository, depending on it by path, whose one program follows a SQLite table and a
-    /// PostgreSQL table with the same generic code but for the store it opens.
+    /// repository, depending on it by path. Its programs (in `Tests/ExternalPackage`) follow a
+    /// SQLite table and a PostgreSQL table with the same generic code, and mirror a table view
+    /// from the callbacks; one more program per DocC article is that article's code, so that
+    /// no article shows code that does not compile.
     @Suite struct ExternalPackageTests {
         static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().path
@@ -13,108 +15,156 @@ extension PostgreSQLServerTests {
         /// SwiftPM names a package it reaches by path after its folder.
         static let identity = URL(fileURLWithPath: repository).lastPathComponent
 
-        static let manifest = """
-            // swift-tools-version:6.1
-            import PackageDescription
+        /// The programs written as files, and the articles with code.
+        static let programs = ["follower", "mirror"]
+        static let articles = repository + "/Sources/FetchedResults/FetchedResults.docc"
 
-            let package = Package(
-                name: "follower",
-                platforms: [.macOS(.v15)],
-                dependencies: [
-                    .package(path: "\(repository)"),
-                    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-                ],
-                targets: [
-                    .executableTarget(name: "follower", dependencies: [
-                        .product(name: "FetchedResultsSQLite", package: "\(identity)"),
-                        .product(name: "FetchedResultsPostgreSQL", package: "\(identity)"),
-                        .product(name: "GRDB", package: "GRDB.swift"),
-                    ]),
-                ],
-                swiftLanguageModes: [.v6]
-            )
-            """
+        static func manifest(targets: [String]) -> String {
+            let executables = targets.map { name in
+                """
+                        .executableTarget(name: "\(name)", dependencies: [
+                            .product(name: "FetchedResultsSQLite", package: "\(identity)"),
+                            .product(name: "FetchedResultsPostgreSQL", package: "\(identity)"),
+                            .product(name: "GRDB", package: "GRDB.swift"),
+                        ]),
+                """
+            }
+            return """
+                // swift-tools-version:6.1
+                import PackageDescription
 
-        static let program = #"""
-            import FetchedResultsPostgreSQL
-            import FetchedResultsSQLite
-            import GRDB
+                let package = Package(
+                    name: "outsider",
+                    platforms: [.macOS(.v15)],
+                    dependencies: [
+                        .package(path: "\(repository)"),
+                        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+                    ],
+                    targets: [
+                \(executables.joined(separator: "\n"))
+                    ],
+                    swiftLanguageModes: [.v6]
+                )
+                """
+        }
 
-            struct Player: FetchableRecord, PostgreSQLRecord {
-                var name: String
-                var score: Int64
-                init(row: GRDB.Row) { (name, score) = (row["name"], row["score"]) }
-                init(row: PostgreSQLRow) throws {
-                    (name, score) = (try row.decode(forColumn: "name"), try row.decode(forColumn: "score"))
+        /// The Swift code blocks of a DocC article, in order: together, one program.
+        static func swiftBlocks(of article: String) throws -> String {
+            var blocks: [String] = []
+            var current: [Substring]?
+            for line in try String(contentsOfFile: article, encoding: .utf8).split(
+                separator: "\n", omittingEmptySubsequences: false)
+            {
+                if current == nil, line.trimmingCharacters(in: .whitespaces) == "```swift" {
+                    current = []
+                } else if current != nil, line.trimmingCharacters(in: .whitespaces) == "```" {
+                    blocks.append(current!.joined(separator: "\n"))
+                    current = nil
+                } else {
+                    current?.append(line)
                 }
             }
+            return blocks.joined(separator: "\n\n")
+        }
 
-            final class Printer: FetchedResultsControllerDelegate {
-                func controller(_ controller: any FetchedResultsControlling<Player>, didChange section: SectionChange) {
-                    print("section \(section.type) \(section.index) \(section.name)")
-                }
-                func controller(_ controller: any FetchedResultsControlling<Player>, didChange object: ObjectChange) {
-                    let from = object.indexPath.map { "\($0)" } ?? "-", to = object.newIndexPath.map { "\($0)" } ?? "-"
-                    print("object \(object.type) \(from) \(to) \(object.changedColumns.sorted())")
-                }
-                func controllerDidChangeContent(_ controller: any FetchedResultsControlling<Player>) { print("--") }
-                func controller(_ controller: any FetchedResultsControlling<Player>, didFailWith error: any Error) {
-                    print("error \(error)")
-                }
-            }
+        /// What a test adds after an article's own code to run it: the loop the article shows
+        /// must see another connection's commit, and stop once it has.
+        static let drivers = [
+            "GettingStarted": """
 
-            /// The same code for every store: fetch and print, then after each statement another
-            /// connection commits, look and print the change set.
-            func follow<Store: ResultsStore>(
-                _ controller: FetchedResultsController<Player, Store>, run: (String) throws -> Void
-            ) throws {
-                let printer = Printer()
-                controller.delegate = printer
-                try controller.performFetch()
-                for statement in [
-                    "INSERT INTO player (id, team, name, score) VALUES (4, 'blue', 'dan', 3)",
-                    "UPDATE player SET score = 9 WHERE id = 2",
-                    "DELETE FROM player WHERE id = 1",
-                    "UPDATE player SET team = 'Green' WHERE id = 3",
-                ] {
-                    try run(statement)
-                    try controller.processPendingChanges()
-                }
-                for section in try controller.sections ?? [] {
-                    print(section.name + ": "
-                          + section.objects.map { "\($0.name) \($0.score)" }.joined(separator: ", "))
-                }
+            // The test's driver: another connection commits; the article's loop must show it.
+            try DatabaseQueue(path: "worldcup.sqlite").write { db in
+                try db.execute(sql: "UPDATE team SET wins = 7 WHERE teamName = 'Brazil'")
             }
+            var looks = 0
+            try followChanges(of: controller, until: {
+                looks += 1
+                return view.shown.contains("Brazil 7") || looks > 100
+            })
+            print(view.shown.contains("Brazil 7") ? "followed" : "missed: \\(view.shown)")
+            """,
+            "GettingStartedPostgreSQL": """
 
-            let request = TableFetchRequest(table: "player", sortDescriptors: [
-                .ascending("team", collation: .caseInsensitive), .descending("score"), .ascending("name"),
-            ])
-            let rows = "(1, 'red', 'ann', 1), (2, 'red', 'bob', 2), (3, 'blue', 'cy', 5)"
-            switch (CommandLine.arguments[1], CommandLine.arguments[2]) {
-            case ("sqlite", let path):
-                let pool = try DatabasePool(path: path)
-                try pool.write { db in
-                    try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, "
-                                   + "team TEXT, name TEXT, score INTEGER)")
-                    try db.execute(sql: "INSERT INTO player VALUES " + rows)
-                    try ChangeHistory.install(on: "player", in: db)
+            // The test's driver: another connection commits; the article's loop must show it.
+            try PostgreSQLConnection(conninfo).execute("UPDATE team SET wins = 7 WHERE team_name = 'Brazil'")
+            var looks = 0
+            try followChanges(of: controller, until: {
+                looks += 1
+                return scoreboard.lines.contains("Brazil 7") || looks > 100
+            })
+            print(scoreboard.lines.contains("Brazil 7") ? "followed" : "missed: \\(scoreboard.lines)")
+            """,
+        ]
+
+        /// The package, made and built once for every test of the suite: its folder and the
+        /// folder of its programs, or why it could not be built.
+        static let built: Result<(folder: TemporaryDirectory, bin: String, articles: [String]), BuildFailure> = {
+            do {
+                let folder = TemporaryDirectory()
+                let package = folder.path + "/outsider"
+                var targets: [String] = []
+                for program in programs {
+                    try FileManager.default.createDirectory(
+                        atPath: package + "/Sources/" + program, withIntermediateDirectories: true)
+                    try FileManager.default.copyItem(
+                        atPath: repository + "/Tests/ExternalPackage/Sources/\(program)/main.swift",
+                        toPath: package + "/Sources/\(program)/main.swift")
+                    targets.append(program)
                 }
-                let other = try DatabaseQueue(path: path)
-                try follow(FetchedResultsController(
-                    fetchRequest: request, database: pool, recordType: Player.self, sectionNameKeyPath: "team")
-                ) { sql in try other.write { try $0.execute(sql: sql) } }
-            case ("postgresql", let conninfo):
-                let other = try PostgreSQLConnection(conninfo)
-                try other.execute("CREATE TABLE player (id bigint PRIMARY KEY, team text, name text, score bigint)")
-                try other.execute("INSERT INTO player VALUES " + rows)
-                try PostgreSQLChangeFeed.install(on: "player", keyColumn: "id", in: other)
-                try follow(FetchedResultsController(
-                    fetchRequest: request, conninfo: conninfo, recordType: Player.self, sectionNameKeyPath: "team")
-                ) { sql in try other.execute(sql) }
-            default:
-                fatalError("usage: follower sqlite PATH | postgresql CONNINFO")
+                var articleTargets: [String] = []
+                for file in try FileManager.default.contentsOfDirectory(atPath: articles).sorted()
+                where file.hasSuffix(".md") {
+                    let name = String(file.dropLast(3))
+                    let code = try swiftBlocks(of: articles + "/" + file)
+                    guard !code.isEmpty else { continue }
+                    let target = "article" + name
+                    try FileManager.default.createDirectory(
+                        atPath: package + "/Sources/" + target, withIntermediateDirectories: true)
+                    try (code + (drivers[name] ?? "") + "\n").write(
+                        toFile: package + "/Sources/\(target)/main.swift", atomically: true, encoding: .utf8)
+                    targets.append(target)
+                    articleTargets.append(name)
+                }
+                try manifest(targets: targets).write(
+                    toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
+                // Its own build folder under this repository's, so that a second run builds only
+                // what changed.
+                let scratch = repository + "/.build/external-package"
+                let build = try run(
+                    "/usr/bin/env", ["swift", "build", "--package-path", package, "--scratch-path", scratch])
+                guard build.status == 0 else {
+                    return .failure(BuildFailure(output: String(build.output.suffix(6000))))
+                }
+                return .success((folder, scratch + "/debug", articleTargets))
+            } catch {
+                return .failure(BuildFailure(output: "\(error)"))
             }
-            """#
+        }()
+
+        struct BuildFailure: Error, CustomStringConvertible {
+            let output: String
+            var description: String { "the package outside does not build:\n\(output)" }
+        }
+
+        /// Runs a program and waits for it: its status, and what it printed on stdout and stderr.
+        static func run(
+            _ executable: String, _ arguments: [String], in directory: String? = nil,
+            environment: [String: String] = [:]
+        ) throws -> (status: Int32, output: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
 
         /// The output both stores must print: worked out by hand from the statements.
         static let expected = """
@@ -132,48 +182,48 @@ extension PostgreSQLServerTests {
             red: bob 9
             """
 
-        /// Runs a program and waits for it: its status, and what it printed on stdout and stderr.
-        static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-        }
-
         @Test func aPackageOutsideFollowsBothStoresWithTheSameCode() throws {
-            let folder = TemporaryDirectory()
-            let package = folder.path + "/follower"
-            try FileManager.default.createDirectory(
-                atPath: package + "/Sources/follower", withIntermediateDirectories: true)
-            try Self.manifest.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
-            try Self.program.write(toFile: package + "/Sources/follower/main.swift", atomically: true, encoding: .utf8)
-            // Its own build folder under this repository's, so that a second run builds only what changed.
-            let scratch = Self.repository + "/.build/external-package"
-            let build = try Self.run(
-                "/usr/bin/env", ["swift", "build", "--package-path", package, "--scratch-path", scratch])
-            try #require(build.status == 0, "the package builds:\n\(build.output.suffix(3000))")
+            let (folder, bin, _) = try Self.built.get()
             let dependencies = try Self.run(
                 "/usr/bin/env",
-                ["swift", "package", "--package-path", package, "--scratch-path", scratch, "show-dependencies"])
+                [
+                    "swift", "package", "--package-path", folder.path + "/outsider", "--scratch-path",
+                    Self.repository + "/.build/external-package", "show-dependencies",
+                ])
             #expect(
                 !dependencies.output.contains("docc"),
                 "a dependent resolves no documentation plugin:\n\(dependencies.output)")
 
-            let program = scratch + "/debug/follower"
-            let sqlite = try Self.run(program, ["sqlite", folder.path + "/follower.sqlite"])
-            let postgresql = try Self.run(program, ["postgresql", try freshDatabase()])
+            let sqlite = try Self.run(bin + "/follower", ["sqlite", folder.path + "/follower.sqlite"])
+            let postgresql = try Self.run(bin + "/follower", ["postgresql", try freshDatabase()])
             #expect(sqlite.status == 0 && postgresql.status == 0, "\(sqlite.output)\n\(postgresql.output)")
             #expect(sqlite.output.trimmingCharacters(in: .newlines) == Self.expected, "SQLite:\n\(sqlite.output)")
             #expect(
                 postgresql.output.trimmingCharacters(in: .newlines) == Self.expected,
                 "PostgreSQL:\n\(postgresql.output)")
+        }
+
+        @Test func aTableViewMirroredFromTheCallbacksEndsAsAFreshFetch() throws {
+            let (folder, bin, _) = try Self.built.get()
+            let seed = ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "20261127"
+            print("ExternalPackageTests mirror seed \(seed)")
+            let sqlite = try Self.run(bin + "/mirror", ["sqlite", folder.path + "/mirror.sqlite", seed])
+            #expect(sqlite.status == 0, "SQLite, seed \(seed):\n\(sqlite.output.suffix(4000))")
+            let postgresql = try Self.run(bin + "/mirror", ["postgresql", try freshDatabase(), seed])
+            #expect(postgresql.status == 0, "PostgreSQL, seed \(seed):\n\(postgresql.output.suffix(4000))")
+        }
+
+        @Test func everyArticlesCodeCompilesAndTheGettingStartedLoopsFollow() throws {
+            let (_, bin, articles) = try Self.built.get()
+            #expect(Set(Self.drivers.keys).isSubset(of: articles), "articles with code: \(articles)")
+            #expect(articles.count >= 5, "articles with code: \(articles)")
+            let sqliteFolder = TemporaryDirectory()
+            let sqlite = try Self.run(bin + "/articleGettingStarted", [], in: sqliteFolder.path)
+            #expect(sqlite.status == 0 && sqlite.output.contains("followed"), "\(sqlite.output.suffix(3000))")
+            let postgresql = try Self.run(
+                bin + "/articleGettingStartedPostgreSQL", [], environment: ["DATABASE_URL": try freshDatabase()])
+            #expect(
+                postgresql.status == 0 && postgresql.output.contains("followed"), "\(postgresql.output.suffix(3000))")
         }
     }
 }

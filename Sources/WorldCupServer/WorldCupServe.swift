@@ -119,8 +119,15 @@ public enum WorldCupServe {
 
     private static func prepareToken(_ options: Options, _ writer: StoreWorker) throws -> ScorerToken? {
         guard !options.readOnly else { return nil }
-        let (digest, readOnly, name) = try writer.runNow { store in
-            (store.isReadOnly ? nil : try store.scorerTokenDigest(), store.isReadOnly, store.displayName)
+        let (digest, readOnly, name): ([UInt8]?, Bool, String)
+        do {
+            (digest, readOnly, name) = try writer.runNow { store in
+                (store.isReadOnly ? nil : try store.scorerTokenDigest(), store.isReadOnly, store.displayName)
+            }
+        } catch let error as WorldCupError {
+            // A viewer's role may not see the token: it may still serve viewers.
+            guard case .notPermitted = error else { throw error }
+            throw ServeError.cannotServeScorers(reason: "\(error)")
         }
         if readOnly { throw ServeError.storeReadOnly(store: name) }
         return try ScorerToken.prepare(
@@ -154,6 +161,7 @@ private final class ServeFailure: Sendable {
 /// Why `serve` could not start; each says what to do.
 public enum ServeError: Error, CustomStringConvertible {
     case storeReadOnly(store: String)
+    case cannotServeScorers(reason: String)
     case tlsFileUnreadable(kind: String, path: String, reason: String)
     case tlsFilesUnusable(certificate: String, key: String, reason: String)
     case serverFailed(host: String, port: Int, any Error)
@@ -163,6 +171,8 @@ public enum ServeError: Error, CustomStringConvertible {
         case let .storeReadOnly(store):
             return "the store \(store) is read-only here, so nobody could score: "
                 + "serve it to viewers only with --read-only."
+        case let .cannotServeScorers(reason):
+            return reason + " Or serve it to viewers only, with --read-only."
         case let .tlsFileUnreadable(kind, path, reason):
             return
                 "cannot read the TLS \(kind) \(path): \(reason). Give PEM files of a certificate and its private key."

@@ -141,4 +141,38 @@ import Testing
         let wins = Dictionary(uniqueKeysWithValues: sections.flatMap(\.teams).map { ($0.teamName, $0.wins) })
         #expect(wins["Brazil"] == 2 && wins["Wenderland"] == 1 && wins.count == 33, "\(wins)")
     }
+
+    /// `serve` as each login of the README's roles: the organiser makes the scorer token and
+    /// serves; a scorer serves with that token and scores a tap; a viewer serves read-only, and
+    /// is told to when it asks for more.
+    @Test func theREADMEsRolesRunServeAsItSays() throws {
+        let setup = try ReadmeSharedSetup(worldcup: WorldCupProcess.binary)
+        let folder = TemporaryDirectory()
+        let home = folder.path + "/home"
+        let organiser = try ServeProcess(db: setup.uri(role: "organiser"), home: home)
+        let token = try #require(organiser.token)
+        #expect(organiser.stop() == 0)
+
+        let scorer = try ServeProcess(db: setup.uri(role: "scorer"), home: home)
+        #expect(scorer.token == token)
+        let page = try HTTPClient.request("GET", scorer.viewerLink).text
+        let marker = try #require(page.range(of: "\"><span class=\"name\">Brazil</span>"))
+        let idStart = try #require(page[..<marker.lowerBound].range(of: "data-id=\"", options: .backwards))
+        let brazil = try #require(Int(page[idStart.upperBound..<marker.lowerBound]))
+        let tap = try HTTPClient.request(
+            "POST", scorer.base + "/teams/\(brazil)/wins",
+            headers: ["Authorization": "Bearer \(token)", "Idempotency-Key": UUID().uuidString])
+        #expect(tap.status == 200, "\(tap.text)")
+        #expect(try scorer.wins()["Brazil"] == 1)
+        #expect(scorer.stop() == 0)
+
+        let viewer = try ServeProcess(db: setup.uri(role: "viewer"), home: home, arguments: ["--read-only"])
+        #expect(viewer.scorerLink == nil)
+        #expect(try viewer.wins()["Brazil"] == 1)
+        #expect(viewer.stop() == 0)
+        let refused = try WorldCupProcess.run(
+            ["serve", "--db", setup.uri(role: "viewer"), "--listen", "127.0.0.1:0"], environment: ["HOME": home])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("--read-only"), "\(refused.stderr)")
+    }
 }

@@ -80,8 +80,8 @@ public final class PostgreSQLStore: ResultsStore {
     /// Resolves the request's relationships and reads its columns' types from the catalog.
     ///
     /// - Throws: `FetchedResultsError` for a request the store cannot follow (no id column, a
-    ///   sort key of a type whose order cannot be kept in memory, a predicate of another
-    ///   store); ``PostgreSQLError`` when the server cannot be reached.
+    ///   sort key naming no column or of a type whose order cannot be kept in memory, a
+    ///   predicate of another store); ``PostgreSQLError`` when the server cannot be reached.
     public func prepare(_ request: TableFetchRequest, sectionNameKeyPath: String?) throws {
         let predicate: PostgreSQLPredicate?
         switch request.predicate {
@@ -99,18 +99,21 @@ public final class PostgreSQLStore: ResultsStore {
             throw FetchedResultsError.tableWithoutRowID(table: request.table)
         }
         let sortKeys = try request.sortDescriptors.map { descriptor in
-            let typeName: String?
+            let typeName: String
             if let keyPath = related.first(where: { $0.keyPath == descriptor.key }) {
-                typeName = try columnTypes(of: keyPath.relationship.destinationTable, connection)[keyPath.column]
-                guard typeName != nil else {
-                    throw FetchedResultsError.unknownRelatedColumn(
-                        keyPath: descriptor.key, table: keyPath.relationship.destinationTable)
+                let table = keyPath.relationship.destinationTable
+                guard let found = try columnTypes(of: table, connection)[keyPath.column] else {
+                    throw FetchedResultsError.unknownRelatedColumn(keyPath: descriptor.key, table: table)
                 }
+                typeName = found
             } else {
-                typeName = columns[descriptor.key]
+                guard let found = columns[descriptor.key] else {
+                    throw FetchedResultsError.unknownColumn(key: descriptor.key, table: request.table)
+                }
+                typeName = found
             }
-            guard let typeName, let type = PostgreSQLSortKey.ValueType(typeName: typeName) else {
-                throw FetchedResultsError.unsupportedSortType(key: descriptor.key, type: typeName ?? "(no such column)")
+            guard let type = PostgreSQLSortKey.ValueType(typeName: typeName) else {
+                throw FetchedResultsError.unsupportedSortType(key: descriptor.key, type: typeName)
             }
             return PostgreSQLSortKey(descriptor: descriptor, type: type)
         }

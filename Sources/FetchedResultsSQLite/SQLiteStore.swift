@@ -108,6 +108,14 @@ public final class SQLiteStore: ResultsStore {
             predicate = try BuiltPredicate(request.predicate, db)
             let keyPaths = request.keyPathsAcrossRelationships(sectionNameKeyPath: sectionNameKeyPath)
             relationshipKeyPaths = keyPaths.isEmpty ? [] : try RelationshipKeyPath.resolve(keyPaths, of: request, db)
+            // Each sort key as SQLite resolves it (any case, the row id, a hidden column).
+            for key in request.sortDescriptors.map(\.key) where !keyPaths.contains(key) {
+                do {
+                    _ = try db.makeStatement(sql: "SELECT \(key.quotedDatabaseIdentifier) FROM \(quotedTable) LIMIT 0")
+                } catch let error as DatabaseError where error.message?.contains("no such column") == true {
+                    throw FetchedResultsError.unknownColumn(key: key, table: request.table)
+                }
+            }
             selectSQL = makeSelectSQL()
             oneRowSQL = selectSQL + " WHERE rowid = ?"
             oneMatchingRowSQL = oneRowSQL + predicate.andSQL

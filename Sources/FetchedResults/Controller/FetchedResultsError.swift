@@ -18,6 +18,8 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
     case tableWithoutRowID(table: String)
     /// A row's id could not be read as a 64-bit integer.
     case rowIDUnreadable(table: String, column: String)
+    /// A sort descriptor's key names no column of the table (nor a relationship's key path).
+    case unknownColumn(key: String, table: String)
     /// A sort key's column has a type whose order the controller cannot keep in memory.
     case unsupportedSortType(key: String, type: String)
     /// Following changes needs the table's change feed, which its owner installs once.
@@ -57,6 +59,10 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
         case let .rowIDUnreadable(table, column):
             return "a row of \"\(table)\" has a \"\(column)\" that is not a 64-bit integer, and a fetched results "
                 + "controller follows rows by that id: make the column a non-NULL bigint (integer) key"
+        case let .unknownColumn(key, table):
+            return "a sort descriptor sorts by \"\(key)\", but table \"\(table)\" has no column of that name: "
+                + "check the key against the table's columns (or, for a related table's column, declare the "
+                + "relationship and sort by \"relationship.column\")"
         case let .unsupportedSortType(key, type):
             return "the sort descriptor on \"\(key)\" sorts a column of type \(type), whose order a fetched results "
                 + "controller cannot keep in memory: sort by an integer, real, text or binary column"

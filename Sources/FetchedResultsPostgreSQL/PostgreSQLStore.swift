@@ -79,9 +79,10 @@ public final class PostgreSQLStore: ResultsStore {
 
     /// Resolves the request's relationships and reads its columns' types from the catalog.
     ///
-    /// - Throws: `FetchedResultsError` for a request the store cannot follow (no id column, a
-    ///   sort key naming no column or of a type whose order cannot be kept in memory, a
-    ///   predicate of another store); ``PostgreSQLError`` when the server cannot be reached.
+    /// - Throws: `FetchedResultsError` for a request the store cannot follow (no id column, an
+    ///   id column that is not an integer, a sort key naming no column or of a type whose order
+    ///   cannot be kept in memory, a predicate of another store); ``PostgreSQLError`` when the
+    ///   server cannot be reached.
     public func prepare(_ request: TableFetchRequest, sectionNameKeyPath: String?) throws {
         let predicate: PostgreSQLPredicate?
         switch request.predicate {
@@ -95,8 +96,11 @@ public final class PostgreSQLStore: ResultsStore {
         let connection = try connect()
         let keyColumn = request.rowIDColumn ?? "id"
         let columns = try columnTypes(of: request.table, connection)
-        guard let keyType = columns[keyColumn], PostgreSQLSortKey.ValueType(typeName: keyType) == .integer else {
+        guard let keyType = columns[keyColumn] else {
             throw FetchedResultsError.tableWithoutRowID(table: request.table)
+        }
+        guard PostgreSQLSortKey.ValueType(typeName: keyType) == .integer else {
+            throw FetchedResultsError.unsupportedRowIDType(table: request.table, column: keyColumn, type: keyType)
         }
         let sortKeys = try request.sortDescriptors.map { descriptor in
             let typeName: String

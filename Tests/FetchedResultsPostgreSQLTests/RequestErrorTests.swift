@@ -24,5 +24,30 @@ extension PostgreSQLServerTests {
                 try controller.performFetch()
             }
         }
+
+        /// A `uuid` key: the table has its id column, of a type the controller cannot follow rows
+        /// by. The error names the column and its type, and what would do.
+        @Test func anIDColumnThatIsNotAnIntegerIsRefusedWithItsType() throws {
+            let conninfo = try freshDatabase()
+            try PostgreSQLConnection(conninfo).execute("CREATE TABLE player (id uuid PRIMARY KEY, name text)")
+            let controller = Self.controller(conninfo, table: "player", sortBy: ["name"])
+            let expected = FetchedResultsError.unsupportedRowIDType(table: "player", column: "id", type: "uuid")
+            #expect(throws: expected) { try controller.performFetch() }
+            let description = "\(expected)"
+            for part in ["\"id\"", "uuid", "bigint", "rowIDColumn"] {
+                #expect(description.contains(part), "\(description)")
+            }
+            #expect(!description.contains("WITHOUT ROWID"), "\(description)")
+        }
+
+        /// The same through `rowIDColumn`.
+        @Test func aNamedIDColumnThatIsNotAnIntegerIsRefusedWithItsType() throws {
+            let conninfo = try freshDatabase()
+            try PostgreSQLConnection(conninfo).execute("CREATE TABLE player (code text PRIMARY KEY, name text)")
+            let controller = Self.controller(conninfo, table: "player", sortBy: ["name"], rowIDColumn: "code")
+            #expect(throws: FetchedResultsError.unsupportedRowIDType(table: "player", column: "code", type: "text")) {
+                try controller.performFetch()
+            }
+        }
     }
 }

@@ -16,6 +16,9 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
     /// The table has no row id (a `WITHOUT ROWID` table or a view on SQLite; no such id column
     /// on PostgreSQL): rows are followed by id.
     case tableWithoutRowID(table: String)
+    /// The table's id column is of a type that is not a 64-bit integer (a `uuid`, `text`…), so
+    /// rows cannot be followed by it.
+    case unsupportedRowIDType(table: String, column: String, type: String)
     /// A row's id could not be read as a 64-bit integer.
     case rowIDUnreadable(table: String, column: String)
     /// A sort descriptor's key names no column of the table (nor a relationship's key path).
@@ -56,6 +59,11 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
                 "table \"\(table)\" has no row id (a WITHOUT ROWID table, a view, or no such id column), and a fetched "
                 + "results controller follows rows by id: fetch from a table with one, or name its id column in the "
                 + "request's rowIDColumn"
+        case let .unsupportedRowIDType(table, column, type):
+            return
+                "the id column \"\(column)\" of table \"\(table)\" is of type \(type), not a 64-bit integer, and a fetched "
+                + "results controller follows rows by such an id: give the table a bigint (or integer) key column, "
+                + "or name one it has in the request's rowIDColumn"
         case let .rowIDUnreadable(table, column):
             return "a row of \"\(table)\" has a \"\(column)\" that is not a 64-bit integer, and a fetched results "
                 + "controller follows rows by that id: make the column a non-NULL bigint (integer) key"

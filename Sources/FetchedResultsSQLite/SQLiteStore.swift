@@ -93,6 +93,11 @@ public final class SQLiteStore: ResultsStore {
         try database.read { db in
             self.request = request
             self.sectionNameKeyPath = sectionNameKeyPath
+            // A view has no row id: SQLite reads its `rowid` as NULL (or not at all, by how it was
+            // built), and GRDB finds no primary key in it.
+            if try db.viewExists(request.table), try !db.tableExists(request.table) {
+                throw FetchedResultsError.tableWithoutRowID(table: request.table)
+            }
             do {
                 _ = try db.makeStatement(sql: "SELECT rowid FROM \(quotedTable) LIMIT 0")
             } catch let error as DatabaseError where error.message?.contains("no such column") == true {

@@ -41,4 +41,21 @@ import Testing
         try controller.performFetch()
         #expect(try controller.fetchedObjects?.count == 2)
     }
+
+    /// A view has no row id to follow its rows by (SQLite reads a view's `rowid` as NULL, and
+    /// GRDB finds no primary key): refused as such, with or without rows and `rowIDColumn`, not
+    /// with what the first statement that needs a row id says, nor a crash on a NULL row id.
+    @Test(arguments: [nil, "id"] as [String?], [false, true])
+    func aViewIsRefusedAsATableWithoutRowID(rowIDColumn: String?, withRows: Bool) throws {
+        let (pool, _) = try makeItemDatabase()
+        try pool.write { db in
+            if withRows { try db.execute(sql: "INSERT INTO item (name) VALUES ('a')") }
+            try db.execute(sql: "CREATE VIEW named AS SELECT id, name FROM item")
+        }
+        let (controller, _) = Self.controller(
+            pool, table: "named", rowIDColumn: rowIDColumn, sortBy: ["name"], tracking: true)
+        #expect(throws: FetchedResultsError.tableWithoutRowID(table: "named")) { try controller.performFetch() }
+        let description = "\(FetchedResultsError.tableWithoutRowID(table: "named"))"
+        #expect(description.contains("view"), "\(description)")
+    }
 }

@@ -13,7 +13,7 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
     case unknownRelationship(keyPath: String, table: String)
     /// The related table has no column with the key path's second part.
     case unknownRelatedColumn(keyPath: String, table: String)
-    /// The table has no row id (a `WITHOUT ROWID` table or a view on SQLite; no such id column
+    /// The table has no row id (a view, or a `WITHOUT ROWID` table on SQLite; no such id column
     /// on PostgreSQL): rows are followed by id.
     case tableWithoutRowID(table: String)
     /// The table's id column is of a type that is not a 64-bit integer (a `uuid`, `text`…), so
@@ -56,9 +56,10 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
                 + "check the name after the dot"
         case let .tableWithoutRowID(table):
             return
-                "table \"\(table)\" has no row id (a WITHOUT ROWID table, a view, or no such id column), and a fetched "
-                + "results controller follows rows by id: fetch from a table with one, or name its id column in the "
-                + "request's rowIDColumn"
+                "\"\(table)\" has no row id, and a fetched results controller follows rows by id: it is a view or a "
+                + "WITHOUT ROWID table, or on PostgreSQL a table without the id column. Fetch from a table that has "
+                + "one (for a view, from its table, with a predicate for the view's condition), or name the table's "
+                + "integer key column in the request's rowIDColumn"
         case let .unsupportedRowIDType(table, column, type):
             return
                 "the id column \"\(column)\" of table \"\(table)\" is of type \(type), not a 64-bit integer, and a fetched "

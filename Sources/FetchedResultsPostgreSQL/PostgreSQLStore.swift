@@ -127,12 +127,18 @@ public final class PostgreSQLStore: ResultsStore {
     }
 
     /// Each column's type name (`pg_type.typname`) by column name.
+    ///
+    /// - Throws: the server's own error ("relation … does not exist") for a table that does not
+    ///   exist.
     private func columnTypes(of table: String, _ connection: PostgreSQLConnection) throws -> [String: String] {
+        let name = PostgreSQLChangeFeed.quotedName(table)
         let rows = try connection.execute(
             """
             SELECT a.attname, t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
             WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped
-            """, [PostgreSQLChangeFeed.quotedName(table)])
+            """, [name])
+        // No columns: most likely no such table, which the server says in its own words.
+        if rows.rows.isEmpty { try connection.execute("SELECT $1::regclass", [name]) }
         var types: [String: String] = [:]
         for row in rows.rows { if let name = row[0], let type = row[1] { types[name] = type } }
         return types

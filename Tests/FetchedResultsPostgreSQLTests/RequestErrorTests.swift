@@ -49,5 +49,15 @@ extension PostgreSQLServerTests {
                 try controller.performFetch()
             }
         }
+
+        /// A table that does not exist: the server's own words, as on SQLite, not a missing id.
+        @Test func aMissingTableIsRefusedWithTheServersWords() throws {
+            let (conninfo, _) = try itemDatabase()
+            let controller = Self.controller(conninfo, table: "itme", sortBy: ["name"])
+            #expect(
+                throws: PostgreSQLError.statementFailed(
+                    sqlState: .undefinedTable, message: "relation \"itme\" does not exist")
+            ) { try controller.performFetch() }
+        }
     }
 }

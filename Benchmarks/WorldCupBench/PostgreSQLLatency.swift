@@ -68,7 +68,7 @@ struct PostgreSQLLatency {
             """
             INSERT INTO team SELECT i, 'Team ' || md5(i::text), 'Zone ' || lpad((i % 36)::text, 2, '0'), (i::bigint * 7919) % 50, NULL
             FROM generate_series(1, $1::int) AS i
-            """, [String(teams)])
+            """, [teams])
         // Covering: the first fetch reads ids and sort values from the index alone.
         try writer.execute(
             #"CREATE INDEX team_standings ON team (\#(Self.order)) INCLUDE ("qualifyingZone", "teamName")"#)
@@ -77,7 +77,7 @@ struct PostgreSQLLatency {
 
         let peerIterations = max(10, min(iterations, 20_000_000 / max(teams, 1)))
         func win() throws {
-            try writer.execute("UPDATE team SET wins = wins + 1 WHERE id = $1", [String(Int.random(in: 1...teams))])
+            try writer.execute("UPDATE team SET wins = wins + 1 WHERE id = $1", [Int.random(in: 1...teams)])
         }
         let bare = try Percentiles.measure(iterations, win)
 

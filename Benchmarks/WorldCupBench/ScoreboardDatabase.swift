@@ -14,7 +14,7 @@ enum ScoreboardDatabase {
                 INSERT INTO team (team_name, qualifying_zone, image_name, wins)
                 SELECT 'Team ' || md5(i::text), 'Zone ' || lpad((i % 36)::text, 2, '0'), NULL, (i::bigint * 7919) % 50
                 FROM generate_series(33, $1::int) AS i
-                """, [String(teams)])
+                """, [teams])
         }
         try PostgreSQLChangeFeed.prune(before: try PostgreSQLChangeFeed.currentPosition(in: connection), in: connection)
         try connection.execute("VACUUM ANALYZE")

@@ -16,9 +16,9 @@ extension PostgreSQLConnection {
     /// sent ahead replaces it. Outside a transaction only: it is its own statement.
     ///
     /// - Throws: ``PostgreSQLError/connectionLost(_:)`` when it could not be sent.
-    public func sendAhead(_ sql: String, _ parameters: [String?]) throws {
+    public func sendAhead(_ sql: String, _ parameters: [(any PostgreSQLValue)?]) throws {
         discardSentAhead()
-        let sent = Self.withCParameters(parameters) { count, values in
+        let sent = Self.withCParameters(postgreSQLParameters(parameters)) { count, values in
             PQsendQueryParams(connection, sql, count, nil, values, nil, nil, 0)
         }
         guard sent == 1 else { throw PostgreSQLError.connectionLost(Self.text(PQerrorMessage(connection))) }

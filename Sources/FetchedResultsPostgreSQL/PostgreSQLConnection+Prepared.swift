@@ -12,7 +12,8 @@ extension PostgreSQLConnection {
     /// texts, not for text that varies with each call. A statement the server refused (a table
     /// whose columns changed since it was prepared, say) is prepared again at its next call.
     @discardableResult
-    public func executePrepared(_ sql: String, _ parameters: [String?] = []) throws -> PostgreSQLRows {
+    public func executePrepared(_ sql: String, _ parameters: [(any PostgreSQLValue)?] = []) throws -> PostgreSQLRows {
+        let parameters = postgreSQLParameters(parameters)
         do {
             return try runPrepared(sql, parameters)
         } catch PostgreSQLError.statementFailed(let state, _)

@@ -10,8 +10,9 @@ import Foundation
 /// `sslmode` behave exactly as users know them from `psql`.
 ///
 /// Every value travels as a parameter (`PQexecParams`, text format), never inside the SQL
-/// text. The connection's socket (``socket``) fits a `poll` loop: it becomes readable when a
-/// notification (`NOTIFY`) arrives. Not thread-safe: use a connection from one thread at a time.
+/// text; parameters are typed as rows are decoded (``PostgreSQLValue``). The connection's
+/// socket (``socket``) fits a `poll` loop: it becomes readable when a notification (`NOTIFY`)
+/// arrives. Not thread-safe: use a connection from one thread at a time.
 public final class PostgreSQLConnection {
     /// libpq's connection.
     let connection: OpaquePointer
@@ -161,18 +162,29 @@ public final class PostgreSQLConnection {
         return PQstatus(connection) == CONNECTION_OK
     }
 
-    /// Runs one statement with its parameters (`$1`, `$2`… in the SQL; nil is NULL) and returns
-    /// its rows as text, as the server formats them.
+    /// Runs one statement with its parameters (`$1`, `$2`… in the SQL) and returns its rows as
+    /// text, as the server formats them.
+    ///
+    /// Parameters are typed as rows are decoded (``PostgreSQLValue``: `Int64`, `Int`, `Double`,
+    /// `String`, `Bool`, `Data`, `Date` and their optionals), and nil is NULL:
+    ///
+    /// ```swift
+    /// try connection.execute("UPDATE team SET wins = $1 WHERE id = $2", [3, id])
+    /// try connection.execute("INSERT INTO team (name, flag) VALUES ($1, $2)", [name, nil])
+    /// ```
+    ///
+    /// Each is sent in the text form the server reads, and the server takes it as the type the
+    /// statement gives the parameter (a column's, or a cast's: `$1::bigint[]`).
     @discardableResult
-    public func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgreSQLRows {
-        try withResult(sql, parameters) { PostgreSQLRows($0) }
+    public func execute(_ sql: String, _ parameters: [(any PostgreSQLValue)?] = []) throws -> PostgreSQLRows {
+        try withResult(sql, postgreSQLParameters(parameters)) { PostgreSQLRows($0) }
     }
 
     /// Inside a transaction: runs a query through a cursor, `fetchSize` rows at a time, and hands
     /// the rows to `body` one by one as the server's bytes (no Swift string per value), so that
     /// memory holds one batch of rows however many the query returns.
     public func forEachRow(
-        throughCursor sql: String, _ parameters: [String?] = [], fetchSize: Int = 10_000,
+        throughCursor sql: String, _ parameters: [(any PostgreSQLValue)?] = [], fetchSize: Int = 10_000,
         _ body: (PostgreSQLRawRow) throws -> Void
     ) throws {
         try execute("DECLARE fetched_results_rows NO SCROLL CURSOR FOR " + sql, parameters)
@@ -190,9 +202,9 @@ public final class PostgreSQLConnection {
     /// bytes; the whole result is in memory meanwhile, so this is for results known to be small
     /// (a `LIMIT`). Bigger ones go through ``forEachRow(throughCursor:_:fetchSize:_:)``.
     public func forEachRow(
-        of sql: String, _ parameters: [String?] = [], _ body: (PostgreSQLRawRow) throws -> Void
+        of sql: String, _ parameters: [(any PostgreSQLValue)?] = [], _ body: (PostgreSQLRawRow) throws -> Void
     ) throws {
-        try withResult(sql, parameters) { result in
+        try withResult(sql, postgreSQLParameters(parameters)) { result in
             for row in 0..<PQntuples(result) { try body(PostgreSQLRawRow(result: result, row: row)) }
         }
     }

@@ -13,10 +13,11 @@ public struct PostgreSQLPredicate: FetchPredicate, Equatable {
     /// The parameters in the text form the server reads (nil is NULL).
     public var arguments: [String?]
 
-    /// A condition with parameters `$1`, `$2`… for `arguments` (nil is NULL).
+    /// A condition with parameters `$1`, `$2`… for `arguments` (nil is NULL), typed as for
+    /// ``PostgreSQLConnection/execute(_:_:)``.
     public init(sql: String, arguments: [(any PostgreSQLValue)?] = []) {
         self.sql = sql
-        self.arguments = arguments.map { $0?.postgreSQLText }
+        self.arguments = postgreSQLParameters(arguments)
     }
 }
 

@@ -93,17 +93,29 @@ public enum PostgreSQLDecodingError: Error, Equatable, CustomStringConvertible {
 }
 
 /// A type whose values travel in PostgreSQL's text form: decoded from a row's column, and sent
-/// as a statement's parameter.
+/// as a statement's parameter, the same way for both:
+///
+/// ```swift
+/// try connection.execute("UPDATE team SET wins = $1, flag = $2 WHERE id = $3", [3, nil, id])
+/// let wins: Int64 = try row.decode(forColumn: "wins")
+/// ```
+///
+/// `Int64`, `Int`, `Int32`, `Double`, `String`, `Bool`, `Data` (`bytea`), `Date` (`timestamptz`)
+/// and their optionals are values; nil, or an optional holding none, is NULL.
 public protocol PostgreSQLValue: Sendable {
     /// The value of this text, or nil when the text is not one.
     init?(postgreSQLText text: String)
     /// The value as the server reads it.
     var postgreSQLText: String { get }
+    /// The value as a statement's parameter: its text, or nil for NULL.
+    var postgreSQLParameter: String? { get }
     /// What NULL decodes to: nil for a type that cannot hold it.
     static var nullValue: Self? { get }
 }
 
 extension PostgreSQLValue {
+    public var postgreSQLParameter: String? { postgreSQLText }
+
     public static var nullValue: Self? { nil }
 }
 
@@ -113,10 +125,20 @@ extension Optional: PostgreSQLValue where Wrapped: PostgreSQLValue {
         self = .some(value)
     }
 
-    /// NULL's own text is not sent: parameters take NULL as nil. This is for completeness.
+    /// NULL has no text of its own: as a parameter it is sent as NULL (see
+    /// ``postgreSQLParameter``), and this is for completeness.
     public var postgreSQLText: String { map(\.postgreSQLText) ?? "" }
 
+    /// The wrapped value's parameter, or NULL.
+    public var postgreSQLParameter: String? { flatMap(\.postgreSQLParameter) }
+
     public static var nullValue: Self? { .some(.none) }
+}
+
+/// Statement parameters in the text form the server reads, nil for NULL: how
+/// ``PostgreSQLConnection`` and ``PostgreSQLPredicate`` send values.
+func postgreSQLParameters(_ values: [(any PostgreSQLValue)?]) -> [String?] {
+    values.map { $0?.postgreSQLParameter }
 }
 
 extension String: PostgreSQLValue {

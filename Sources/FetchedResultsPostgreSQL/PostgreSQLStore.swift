@@ -79,9 +79,10 @@ public final class PostgreSQLStore: ResultsStore {
 
     /// Resolves the request's relationships and reads its columns' types from the catalog.
     ///
-    /// - Throws: `FetchedResultsError` for a request the store cannot follow (no id column, a
-    ///   sort key of a type whose order cannot be kept in memory, a predicate of another
-    ///   store); ``PostgreSQLError`` when the server cannot be reached.
+    /// - Throws: `FetchedResultsError` for a request the store cannot follow (no id column, an
+    ///   id column that is not an integer, a sort key naming no column or of a type whose order
+    ///   cannot be kept in memory, a predicate of another store); ``PostgreSQLError`` when the
+    ///   server cannot be reached.
     public func prepare(_ request: TableFetchRequest, sectionNameKeyPath: String?) throws {
         let predicate: PostgreSQLPredicate?
         switch request.predicate {
@@ -95,22 +96,28 @@ public final class PostgreSQLStore: ResultsStore {
         let connection = try connect()
         let keyColumn = request.rowIDColumn ?? "id"
         let columns = try columnTypes(of: request.table, connection)
-        guard let keyType = columns[keyColumn], PostgreSQLSortKey.ValueType(typeName: keyType) == .integer else {
+        guard let keyType = columns[keyColumn] else {
             throw FetchedResultsError.tableWithoutRowID(table: request.table)
         }
+        guard PostgreSQLSortKey.ValueType(typeName: keyType) == .integer else {
+            throw FetchedResultsError.unsupportedRowIDType(table: request.table, column: keyColumn, type: keyType)
+        }
         let sortKeys = try request.sortDescriptors.map { descriptor in
-            let typeName: String?
+            let typeName: String
             if let keyPath = related.first(where: { $0.keyPath == descriptor.key }) {
-                typeName = try columnTypes(of: keyPath.relationship.destinationTable, connection)[keyPath.column]
-                guard typeName != nil else {
-                    throw FetchedResultsError.unknownRelatedColumn(
-                        keyPath: descriptor.key, table: keyPath.relationship.destinationTable)
+                let table = keyPath.relationship.destinationTable
+                guard let found = try columnTypes(of: table, connection)[keyPath.column] else {
+                    throw FetchedResultsError.unknownRelatedColumn(keyPath: descriptor.key, table: table)
                 }
+                typeName = found
             } else {
-                typeName = columns[descriptor.key]
+                guard let found = columns[descriptor.key] else {
+                    throw FetchedResultsError.unknownColumn(key: descriptor.key, table: request.table)
+                }
+                typeName = found
             }
-            guard let typeName, let type = PostgreSQLSortKey.ValueType(typeName: typeName) else {
-                throw FetchedResultsError.unsupportedSortType(key: descriptor.key, type: typeName ?? "(no such column)")
+            guard let type = PostgreSQLSortKey.ValueType(typeName: typeName) else {
+                throw FetchedResultsError.unsupportedSortType(key: descriptor.key, type: typeName)
             }
             return PostgreSQLSortKey(descriptor: descriptor, type: type)
         }
@@ -120,12 +127,18 @@ public final class PostgreSQLStore: ResultsStore {
     }
 
     /// Each column's type name (`pg_type.typname`) by column name.
+    ///
+    /// - Throws: the server's own error ("relation … does not exist") for a table that does not
+    ///   exist.
     private func columnTypes(of table: String, _ connection: PostgreSQLConnection) throws -> [String: String] {
+        let name = PostgreSQLChangeFeed.quotedName(table)
         let rows = try connection.execute(
             """
             SELECT a.attname, t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
             WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped
-            """, [PostgreSQLChangeFeed.quotedName(table)])
+            """, [name])
+        // No columns: most likely no such table, which the server says in its own words.
+        if rows.rows.isEmpty { try connection.execute("SELECT $1::regclass", [name]) }
         var types: [String: String] = [:]
         for row in rows.rows { if let name = row[0], let type = row[1] { types[name] = type } }
         return types

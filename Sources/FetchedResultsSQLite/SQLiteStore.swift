@@ -109,6 +109,11 @@ public final class SQLiteStore: ResultsStore {
         try database.read { db in
             self.request = request
             self.sectionNameKeyPath = sectionNameKeyPath
+            // A view has no row id: SQLite reads its `rowid` as NULL (or not at all, by how it was
+            // built), and GRDB finds no primary key in it.
+            if try db.viewExists(request.table), try !db.tableExists(request.table) {
+                throw FetchedResultsError.tableWithoutRowID(table: request.table)
+            }
             do {
                 _ = try db.makeStatement(sql: "SELECT rowid FROM \(quotedTable) LIMIT 0")
             } catch let error as DatabaseError where error.message?.contains("no such column") == true {
@@ -124,6 +129,14 @@ public final class SQLiteStore: ResultsStore {
             predicate = try BuiltPredicate(request.predicate, db)
             let keyPaths = request.keyPathsAcrossRelationships(sectionNameKeyPath: sectionNameKeyPath)
             relationshipKeyPaths = keyPaths.isEmpty ? [] : try RelationshipKeyPath.resolve(keyPaths, of: request, db)
+            // Each sort key as SQLite resolves it (any case, the row id, a hidden column).
+            for key in request.sortDescriptors.map(\.key) where !keyPaths.contains(key) {
+                do {
+                    _ = try db.makeStatement(sql: "SELECT \(key.quotedDatabaseIdentifier) FROM \(quotedTable) LIMIT 0")
+                } catch let error as DatabaseError where error.message?.contains("no such column") == true {
+                    throw FetchedResultsError.unknownColumn(key: key, table: request.table)
+                }
+            }
             selectSQL = makeSelectSQL()
             oneRowSQL = selectSQL + " WHERE rowid = ?"
             oneMatchingRowSQL = oneRowSQL + predicate.andSQL

@@ -9,7 +9,7 @@ extension PostgreSQLServerTests {
     @Suite struct PostgreSQLCacheTests {
         static let request = pgRequest(
             table: "item", sortDescriptors: PostgreSQLControllerOracleTests.standings, predicate: "visible = $1",
-            arguments: ["1"])
+            arguments: [1])
 
         func fill(_ connection: PostgreSQLConnection, rows: Int) throws {
             try connection.execute(
@@ -17,7 +17,7 @@ extension PostgreSQLServerTests {
                 INSERT INTO item (id, grp, score, name)
                 SELECT i, (ARRAY['Africa', 'Asia', 'Europe', NULL])[1 + i % 4], i % 7, 'team ' || i
                 FROM generate_series(1, $1::int) AS i
-                """, [String(rows)])
+                """, [rows])
         }
 
         func launch(
@@ -90,7 +90,7 @@ extension PostgreSQLServerTests {
 
             // Another request (other arguments), another database, another table shape.
             var otherRequest = Self.request
-            otherRequest.predicate = PostgreSQLPredicate(sql: "visible = $1", arguments: ["0"])
+            otherRequest.predicate = PostgreSQLPredicate(sql: "visible = $1", arguments: [0])
             #expect(try launch(conninfo, folder, request: otherRequest).0.lastFetchSource == .store)
             let (otherDatabase, otherWriter) = try standingsDatabase()
             try fill(otherWriter, rows: 50)

@@ -65,7 +65,7 @@ extension PostgreSQLServerTests {
             var helper = connection
             let request = pgRequest(
                 table: "item", sortDescriptors: configuration.sortDescriptors, predicate: "visible = $1",
-                arguments: ["1"],
+                arguments: [1],
                 fetchLimit: configuration.limit, fetchOffset: configuration.offset,
                 fetchBatchSize: configuration.batchSize)
             let controller = PostgreSQLResultsController<StandingsItem>(

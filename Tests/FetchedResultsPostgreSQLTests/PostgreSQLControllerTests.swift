@@ -15,7 +15,7 @@ extension PostgreSQLServerTests {
     @Suite struct PostgreSQLControllerTests {
         static let byName = pgRequest(
             table: "item", sortDescriptors: [ColumnSortDescriptor(key: "name", collation: .caseInsensitive)],
-            predicate: "visible = $1", arguments: ["1"])
+            predicate: "visible = $1", arguments: [1])
         static let orderBy = #"lower(name COLLATE "C") NULLS FIRST, id"#
 
         func trackedController(
@@ -30,7 +30,7 @@ extension PostgreSQLServerTests {
 
         func insert(_ names: [String], from id: Int, on connection: PostgreSQLConnection) throws {
             for (offset, name) in names.enumerated() {
-                try connection.execute("INSERT INTO item (id, name) VALUES ($1, $2)", [String(id + offset), name])
+                try connection.execute("INSERT INTO item (id, name) VALUES ($1, $2)", [id + offset, name])
             }
         }
 
@@ -308,7 +308,7 @@ extension PostgreSQLServerTests {
             for id in 1...50 {
                 try writer.execute(
                     "INSERT INTO item (id, grp, name) VALUES ($1, $2, $3)",
-                    [String(id), id % 2 == 0 ? "even" : "Odd", "n\(id)"])
+                    [id, id % 2 == 0 ? "even" : "Odd", "n\(id)"])
             }
             let request = pgRequest(
                 table: "item",
@@ -350,7 +350,7 @@ extension PostgreSQLServerTests {
                 """)
             let request = pgRequest(
                 table: "item", sortDescriptors: PostgreSQLControllerOracleTests.standings,
-                predicate: "visible = $1", arguments: ["1"])
+                predicate: "visible = $1", arguments: [1])
             let controller = PostgreSQLResultsController<StandingsItem>(
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")
             try controller.performFetch()

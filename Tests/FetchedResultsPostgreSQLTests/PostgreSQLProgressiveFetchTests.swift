@@ -45,7 +45,7 @@ extension PostgreSQLServerTests {
             for _ in 0..<120 { _ = fill.commonStep(0, on: nil, random: &random) }
             for statement in fill.statements { try helper.execute(statement) }
             let request = pgRequest(
-                table: "item", sortDescriptors: Oracle.standings, predicate: "visible = $1", arguments: ["1"],
+                table: "item", sortDescriptors: Oracle.standings, predicate: "visible = $1", arguments: [1],
                 fetchBatchSize: 5)
             let cacheDirectory = URL(
                 fileURLWithPath: NSTemporaryDirectory() + "pg-progressive-cache-" + UUID().uuidString)
@@ -111,7 +111,7 @@ extension PostgreSQLServerTests {
             for statement in fill.statements { try helper.execute(statement) }
             let request = pgRequest(
                 table: "item", sortDescriptors: configuration.sortDescriptors, predicate: "visible = $1",
-                arguments: ["1"],
+                arguments: [1],
                 fetchLimit: configuration.limit, fetchOffset: configuration.offset,
                 fetchBatchSize: configuration.batchSize)
             let controller = PostgreSQLResultsController<StandingsItem>(

@@ -21,7 +21,7 @@ extension PostgreSQLServerTests {
             for _ in 0..<count { _ = fill.commonStep(0, on: nil, random: &random) }
             for statement in fill.statements { try helper.execute(statement) }
             let request = pgRequest(
-                table: "item", sortDescriptors: Oracle.standings, predicate: "visible = $1", arguments: ["1"],
+                table: "item", sortDescriptors: Oracle.standings, predicate: "visible = $1", arguments: [1],
                 fetchBatchSize: 5)
             let controller = PostgreSQLResultsController<StandingsItem>(
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")

@@ -37,7 +37,7 @@ extension PostgreSQLServerTests {
                 ColumnSortDescriptor(key: "score", ascending: false),
                 ColumnSortDescriptor(key: "name"),
             ],
-            predicate: "visible = $1", arguments: ["1"],
+            predicate: "visible = $1", arguments: [1],
             relationships: [ToOneRelationship("zone", foreignKey: "zone_id", destinationTable: "zone")],
             relationshipKeyPathsForRefreshing: ["zone.code"])
 

@@ -108,7 +108,7 @@ extension PostgreSQLServerTests {
 
             // Others' changes: after the controller's look, the same answers as the server's.
             for _ in 0..<20 {
-                let id = String(Int.random(in: 1...count, using: &random))
+                let id = Int.random(in: 1...count, using: &random)
                 switch Int.random(in: 0..<3, using: &random) {
                 case 0: try connection.execute("UPDATE item SET score = score + 1 WHERE id = $1", [id])
                 case 1:

@@ -24,10 +24,10 @@ func itemDatabase() throws -> (conninfo: String, connection: PostgreSQLConnectio
     return (conninfo, connection)
 }
 
-/// A request on PostgreSQL as the tests write them: a predicate with `$n` parameters given in
-/// text form.
+/// A request on PostgreSQL as the tests write them: a predicate with `$n` parameters.
 func pgRequest(
-    table: String, sortDescriptors: [ColumnSortDescriptor], predicate: String? = nil, arguments: [String?] = [],
+    table: String, sortDescriptors: [ColumnSortDescriptor], predicate: String? = nil,
+    arguments: [(any PostgreSQLValue)?] = [],
     fetchLimit: Int = 0, fetchOffset: Int = 0, fetchBatchSize: Int = 0, relationships: [ToOneRelationship] = [],
     relationshipKeyPathsForRefreshing: Set<String> = []
 ) -> TableFetchRequest {

@@ -13,11 +13,16 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
     case unknownRelationship(keyPath: String, table: String)
     /// The related table has no column with the key path's second part.
     case unknownRelatedColumn(keyPath: String, table: String)
-    /// The table has no row id (a `WITHOUT ROWID` table or a view on SQLite; no such id column
+    /// The table has no row id (a view, or a `WITHOUT ROWID` table on SQLite; no such id column
     /// on PostgreSQL): rows are followed by id.
     case tableWithoutRowID(table: String)
+    /// The table's id column is of a type that is not a 64-bit integer (a `uuid`, `text`…), so
+    /// rows cannot be followed by it.
+    case unsupportedRowIDType(table: String, column: String, type: String)
     /// A row's id could not be read as a 64-bit integer.
     case rowIDUnreadable(table: String, column: String)
+    /// A sort descriptor's key names no column of the table (nor a relationship's key path).
+    case unknownColumn(key: String, table: String)
     /// A sort key's column has a type whose order the controller cannot keep in memory.
     case unsupportedSortType(key: String, type: String)
     /// Following changes needs the table's change feed, which its owner installs once.
@@ -55,12 +60,22 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
                 + "check the name after the dot"
         case let .tableWithoutRowID(table):
             return
-                "table \"\(table)\" has no row id (a WITHOUT ROWID table, a view, or no such id column), and a fetched "
-                + "results controller follows rows by id: fetch from a table with one, or name its id column in the "
-                + "request's rowIDColumn"
+                "\"\(table)\" has no row id, and a fetched results controller follows rows by id: it is a view or a "
+                + "WITHOUT ROWID table, or on PostgreSQL a table without the id column. Fetch from a table that has "
+                + "one (for a view, from its table, with a predicate for the view's condition), or name the table's "
+                + "integer key column in the request's rowIDColumn"
+        case let .unsupportedRowIDType(table, column, type):
+            return
+                "the id column \"\(column)\" of table \"\(table)\" is of type \(type), not a 64-bit integer, and a fetched "
+                + "results controller follows rows by such an id: give the table a bigint (or integer) key column, "
+                + "or name one it has in the request's rowIDColumn"
         case let .rowIDUnreadable(table, column):
             return "a row of \"\(table)\" has a \"\(column)\" that is not a 64-bit integer, and a fetched results "
                 + "controller follows rows by that id: make the column a non-NULL bigint (integer) key"
+        case let .unknownColumn(key, table):
+            return "a sort descriptor sorts by \"\(key)\", but table \"\(table)\" has no column of that name: "
+                + "check the key against the table's columns (or, for a related table's column, declare the "
+                + "relationship and sort by \"relationship.column\")"
         case let .unsupportedSortType(key, type):
             return "the sort descriptor on \"\(key)\" sorts a column of type \(type), whose order a fetched results "
                 + "controller cannot keep in memory: sort by an integer, real, text or binary column"

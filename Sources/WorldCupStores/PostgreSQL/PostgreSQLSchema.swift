@@ -12,7 +12,7 @@ import WorldCupModel
 enum PostgreSQLSchema {
     /// The advisory lock (`pg_advisory_xact_lock`) under which migrations and the first seed
     /// run: "worldcup" in ASCII, so that every program opening the database takes the same one.
-    static let lockKey = "8606223222794581360"
+    static let lockKey: Int64 = 0x776F_726C_6463_7570
 
     /// The table that records which migrations ran.
     static let versionTable = "worldcup_schema_version"

@@ -14,14 +14,14 @@ extension PostgreSQLTeamStore {
                 try connection.execute(
                     "INSERT INTO score_receipt (key, team_id, change, wins_after) VALUES ($1, $2, 1, $3) "
                         + "ON CONFLICT (key) DO NOTHING",
-                    [clientKey.description, String(teamID), String(team.wins + 1)]
+                    [clientKey.description, teamID, team.wins + 1]
                 ).affectedRows == 1
             // The same key, sent again while the first request held the team, committed first.
             guard recorded else {
                 return try Self.receipt(clientKey, connection).map { Self.answer($0, teamID: teamID) }
                     ?? .keyUsedElsewhere
             }
-            try connection.execute("UPDATE team SET wins = wins + 1 WHERE id = $1", [String(teamID)])
+            try connection.execute("UPDATE team SET wins = wins + 1 WHERE id = $1", [teamID])
             return .done(teamID: teamID, wins: team.wins + 1)
         }
     }
@@ -37,10 +37,10 @@ extension PostgreSQLTeamStore {
             else { return .unknownWin }
             if let undone = receipt.undoneWinsAfter { return .done(teamID: teamID, wins: undone) }
             guard team.wins > 0 else { return .nothingToTakeBack }
-            try connection.execute("UPDATE team SET wins = wins - 1 WHERE id = $1", [String(teamID)])
+            try connection.execute("UPDATE team SET wins = wins - 1 WHERE id = $1", [teamID])
             try connection.execute(
                 "UPDATE score_receipt SET undone_wins_after = $2 WHERE key = $1",
-                [winKey.description, String(team.wins - 1)])
+                [winKey.description, team.wins - 1])
             return .done(teamID: teamID, wins: team.wins - 1)
         }
     }
@@ -53,20 +53,19 @@ extension PostgreSQLTeamStore {
         try transaction("make serve's token (as the database's owner or organiser)") { connection in
             let conflict = replacing ? "DO UPDATE SET digest = excluded.digest, created_at = now()" : "DO NOTHING"
             try connection.execute(
-                "INSERT INTO serve_token (role, digest) VALUES ('scorer', decode($1, 'hex')) "
-                    + "ON CONFLICT (role) \(conflict)",
-                [Self.hex(digest)])
+                "INSERT INTO serve_token (role, digest) VALUES ('scorer', $1) ON CONFLICT (role) \(conflict)",
+                [Data(digest)])
             return try Self.digest(connection) ?? digest
         }
     }
 
     private static func digest(_ connection: PostgreSQLConnection) throws -> [UInt8]? {
-        try connection.execute("SELECT encode(digest, 'hex') FROM serve_token WHERE role = 'scorer'").scalar
-            .map(bytes(hex:))
+        try connection.execute("SELECT digest FROM serve_token WHERE role = 'scorer'").records.first
+            .map { [UInt8](try $0.decode(Data.self, forColumn: "digest")) }
     }
 
     private static func lockedTeam(_ teamID: Int64, _ connection: PostgreSQLConnection) throws -> Team? {
-        try team(connection.execute("SELECT \(teamColumns) FROM team WHERE id = $1 FOR UPDATE", [String(teamID)]))
+        try team(connection.execute("SELECT \(teamColumns) FROM team WHERE id = $1 FOR UPDATE", [teamID]))
     }
 
     /// The first answer to a win's key, sent again.
@@ -94,19 +93,5 @@ extension PostgreSQLTeamStore {
         return Receipt(
             teamID: Int64(row[0] ?? "") ?? 0, change: Int(row[1] ?? "") ?? 0, winsAfter: row[2].flatMap { Int($0) },
             undoneWinsAfter: row[3].flatMap { Int($0) })
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
-    }
-
-    private static func bytes(hex: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex), index < hex.endIndex {
-            bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
-            index = next
-        }
-        return bytes
     }
 }

@@ -161,7 +161,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
                     }
                     try connection.execute(
                         "INSERT INTO \(PostgreSQLSchema.versionTable) (version, name) VALUES ($1, $2)",
-                        [String(migration.version), migration.name])
+                        [migration.version, migration.name])
                 }
             }
         } catch WorldCupError.notPermitted {
@@ -196,7 +196,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
                 seed.entries, file: seed.source, skippingExisting: false, connection, progress: progress)
             try connection.execute(
                 "INSERT INTO seed_marker (id, source, team_count) VALUES (1, $1, $2)",
-                [seed.source, String(seed.entries.count)])
+                [seed.source, seed.entries.count])
             return seed.entries.count
         }
     }
@@ -287,7 +287,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
     ) throws -> Bool {
         try connection.execute(
             "INSERT INTO score_receipt (key, team_id, change) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING",
-            [key.description, String(teamID), String(change)]
+            [key.description, teamID, change]
         ).affectedRows == 1
     }
 
@@ -315,7 +315,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
             guard
                 let team = try Self.team(
                     connection.execute(
-                        "SELECT \(Self.teamColumns) FROM team WHERE id = $1 FOR UPDATE", [String(teamID)]))
+                        "SELECT \(Self.teamColumns) FROM team WHERE id = $1 FOR UPDATE", [teamID]))
             else { return nil }
             return try Self.add(1, to: team, key: key, connection)
         }
@@ -330,7 +330,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
         return try Self.team(
             connection.execute(
                 "UPDATE team SET wins = wins + $2 WHERE id = $1 RETURNING \(teamColumns)",
-                [String(team.id!), String(count)]))!
+                [team.id!, count]))!
     }
 
     public func takeBackWin(teamID: Int64, key: ScoreKey = ScoreKey()) throws -> UndoOutcome {
@@ -338,14 +338,14 @@ public final class PostgreSQLTeamStore: ScoreStore {
             guard
                 let team = try Self.team(
                     connection.execute(
-                        "SELECT \(Self.teamColumns) FROM team WHERE id = $1 FOR UPDATE", [String(teamID)]))
+                        "SELECT \(Self.teamColumns) FROM team WHERE id = $1 FOR UPDATE", [teamID]))
             else { return .teamGone }
             guard team.wins > 0 else { return .changedByOthers(team) }
             guard try Self.recordReceipt(key, teamID: teamID, change: -1, connection) else { return .undone(team) }
             return .undone(
                 try Self.team(
                     connection.execute(
-                        "UPDATE team SET wins = wins - 1 WHERE id = $1 RETURNING \(Self.teamColumns)", [String(teamID)])
+                        "UPDATE team SET wins = wins - 1 WHERE id = $1 RETURNING \(Self.teamColumns)", [teamID])
                 ))
         }
     }
@@ -386,10 +386,10 @@ public final class PostgreSQLTeamStore: ScoreStore {
             guard
                 let team = try Self.team(
                     connection.execute(
-                        "SELECT \(Self.teamColumns) FROM team WHERE id = $1 FOR UPDATE", [String(teamID)]))
+                        "SELECT \(Self.teamColumns) FROM team WHERE id = $1 FOR UPDATE", [teamID]))
             else { return .teamGone }
             guard team == added else { return .changedByOthers(team) }
-            try connection.execute("DELETE FROM team WHERE id = $1", [String(teamID)])
+            try connection.execute("DELETE FROM team WHERE id = $1", [teamID])
             return .undone(nil)
         }
     }

@@ -38,10 +38,10 @@ struct ControllerLatency {
     final class CountingDelegate: FetchedResultsControllerDelegate {
         var changes = 0
         var failure: (any Error)?
-        func controller(_ controller: any FetchedResultsControlling<Team>, didChange object: ObjectChange) {
+        func controller(_ controller: FetchedResultsController<Team>, didChange object: ObjectChange) {
             changes += 1
         }
-        func controller(_ controller: any FetchedResultsControlling<Team>, didFailWith error: any Error) {
+        func controller(_ controller: FetchedResultsController<Team>, didFailWith error: any Error) {
             failure = error
         }
     }
@@ -56,8 +56,8 @@ struct ControllerLatency {
         ], fetchBatchSize: 100)
 
     /// The scoreboard's request, sectioned by zone, on `pool`.
-    static func controller(on pool: DatabasePool, delegate: CountingDelegate) -> SQLiteResultsController<Team> {
-        let controller = SQLiteResultsController<Team>(
+    static func controller(on pool: DatabasePool, delegate: CountingDelegate) -> FetchedResultsController<Team> {
+        let controller = FetchedResultsController<Team>(
             fetchRequest: standingsRequest, database: pool, sectionNameKeyPath: "qualifyingZone")
         controller.delegate = delegate
         return controller
@@ -93,7 +93,7 @@ struct ControllerLatency {
         }
 
         let delegate = CountingDelegate()
-        func makeController() -> SQLiteResultsController<Team> { Self.controller(on: pool, delegate: delegate) }
+        func makeController() -> FetchedResultsController<Team> { Self.controller(on: pool, delegate: delegate) }
         // A plain full fetch, what the scoreboard's load behind its first frame is held to:
         // the median of three fresh controllers.
         let fetchSeconds = Percentiles(

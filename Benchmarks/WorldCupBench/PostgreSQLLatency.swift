@@ -41,10 +41,10 @@ struct PostgreSQLLatency {
 
     private final class CountingDelegate: FetchedResultsControllerDelegate {
         var changes = 0
-        func controller(_ controller: any FetchedResultsControlling<Team>, didChange object: ObjectChange) {
+        func controller(_ controller: FetchedResultsController<Team>, didChange object: ObjectChange) {
             changes += 1
         }
-        func controller(_ controller: any FetchedResultsControlling<Team>, didFailWith error: any Error) {
+        func controller(_ controller: FetchedResultsController<Team>, didFailWith error: any Error) {
             fatalError("\(error)")
         }
     }
@@ -83,13 +83,13 @@ struct PostgreSQLLatency {
 
         let request = ControllerLatency.standingsRequest
         let cacheDirectory = URL(fileURLWithPath: folder + "/pg-cache-\(teams)")
-        func makeController(cacheName: String? = "standings") -> PostgreSQLResultsController<Team> {
-            PostgreSQLResultsController<Team>(
+        func makeController(cacheName: String? = "standings") -> FetchedResultsController<Team> {
+            FetchedResultsController<Team>(
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "qualifyingZone",
                 cacheName: cacheName, cacheDirectory: cacheDirectory)
         }
         let delegate = CountingDelegate()
-        func timedFetch(_ controller: PostgreSQLResultsController<Team>) throws -> (seconds: Double, peak: Int) {
+        func timedFetch(_ controller: FetchedResultsController<Team>) throws -> (seconds: Double, peak: Int) {
             controller.delegate = delegate
             PeakMemory.reset()
             let before = PeakMemory.megabytes(of: "VmRSS")

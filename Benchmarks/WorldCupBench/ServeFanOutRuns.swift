@@ -228,7 +228,7 @@ struct ServeFanOutRuns {
 
     /// The time from now until each controller delivered the callbacks of one more change, ms.
     private func callbacks(
-        of controllers: [any FetchedResultsControlling<Team>], _ counter: ChangeCounter
+        of controllers: [FetchedResultsController<Team>], _ counter: ChangeCounter
     ) throws
         -> [Double]
     {
@@ -277,10 +277,10 @@ struct ServeFanOutRuns {
     private final class ChangeCounter {
         final class Delegate: FetchedResultsControllerDelegate {
             var changes = 0
-            func controller(_ controller: any FetchedResultsControlling<Team>, didChange object: ObjectChange) {
+            func controller(_ controller: FetchedResultsController<Team>, didChange object: ObjectChange) {
                 changes += 1
             }
-            func controller(_ controller: any FetchedResultsControlling<Team>, didFailWith error: any Error) {
+            func controller(_ controller: FetchedResultsController<Team>, didFailWith error: any Error) {
                 fatalError("a controller failed: \(error)")
             }
         }

@@ -351,7 +351,7 @@ struct ReconnectionSchedule {
     }
 }
 
-extension FetchedResultsController where Store == PostgreSQLStore, Record: PostgreSQLRecord {
+extension FetchedResultsController where Record: PostgreSQLRecord {
     /// A controller of `Record`s on PostgreSQL.
     ///
     /// - Parameters:
@@ -376,7 +376,16 @@ extension FetchedResultsController where Store == PostgreSQLStore, Record: Postg
     }
 }
 
-/// A results controller on PostgreSQL (see ``PostgreSQLStore``).
-public typealias PostgreSQLResultsController<Record: PostgreSQLRecord> = FetchedResultsController<
-    Record, PostgreSQLStore
->
+extension FetchedResultsController {
+    /// ``FetchedResultsController/write(_:)`` on PostgreSQL: `body` runs in one read-committed
+    /// transaction on the store's connection, and the changes it committed (and anyone's before
+    /// it) are delivered before this returns.
+    ///
+    /// - Throws: the error of `body` or of the commit; a lost connection (then only the data
+    ///   can tell whether the commit happened); `FetchedResultsError.writeContextMismatch` on a
+    ///   controller of another store.
+    @discardableResult
+    public func write<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        try write(context: PostgreSQLConnection.self, body)
+    }
+}

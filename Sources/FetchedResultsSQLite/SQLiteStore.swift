@@ -309,7 +309,7 @@ public struct SQLitePosition: Sendable, Equatable {
     }
 }
 
-extension FetchedResultsController where Store == SQLiteStore, Record: FetchableRecord {
+extension FetchedResultsController where Record: FetchableRecord {
     /// A controller of `Record`s on SQLite.
     ///
     /// - Parameters:
@@ -334,5 +334,15 @@ extension FetchedResultsController where Store == SQLiteStore, Record: Fetchable
     }
 }
 
-/// A results controller on SQLite (see ``SQLiteStore``).
-public typealias SQLiteResultsController<Record: FetchableRecord> = FetchedResultsController<Record, SQLiteStore>
+extension FetchedResultsController {
+    /// ``FetchedResultsController/write(_:)`` on SQLite: `body` runs in one transaction with
+    /// GRDB's `Database`, on the store's writer, and the changes it committed (and anyone's
+    /// before it) are delivered before this returns.
+    ///
+    /// - Throws: the error of `body` or of the commit (nothing was committed then);
+    ///   `FetchedResultsError.writeContextMismatch` on a controller of another store.
+    @discardableResult
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try write(context: Database.self, body)
+    }
+}

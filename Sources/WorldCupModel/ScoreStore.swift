@@ -78,7 +78,7 @@ public protocol ScoreStore: AnyObject {
 
     /// A results controller over the standings that follows every writer's commits, for the
     /// scoreboard; `cacheDirectory` keeps its cache between launches (nil: none).
-    func standingsController(cacheDirectory: String?) -> any FetchedResultsControlling<Team>
+    func standingsController(cacheDirectory: String?) -> FetchedResultsController<Team>
 
     /// Housekeeping for an idle moment (SQLite's checkpoint, pruning old change history).
     func tidyWhileIdle()

@@ -8,7 +8,7 @@ import WorldCupModel
 /// The cursor follows an object, not a position: after each batch it goes to wherever the
 /// object with `cursorRowID` now is.
 final class ResultsTableBinding: FetchedResultsControllerDelegate {
-    private unowned let results: any AnyFetchedResultsController
+    private unowned let results: FetchedResultsController<Team>
     private let tableView: TableView
     /// The batch being collected, one stored property: each callback is one access to it (a
     /// load step's thousands of callbacks paid the access checks of two).
@@ -21,30 +21,30 @@ final class ResultsTableBinding: FetchedResultsControllerDelegate {
     /// else shows the results (counts, highlights).
     var didChangeRows: ([Int64]) -> Void = { _ in }
 
-    init(results: any AnyFetchedResultsController, tableView: TableView) {
+    init(results: FetchedResultsController<Team>, tableView: TableView) {
         self.results = results
         self.tableView = tableView
     }
 
-    func controllerWillChangeContent(_ controller: any FetchedResultsControlling<Team>) {
+    func controllerWillChangeContent(_ controller: FetchedResultsController<Team>) {
         batch.empty()
     }
 
-    func controller(_ controller: any FetchedResultsControlling<Team>, didChange section: SectionChange) {
+    func controller(_ controller: FetchedResultsController<Team>, didChange section: SectionChange) {
         batch.add(section)
     }
 
-    func controller(_ controller: any FetchedResultsControlling<Team>, didChange object: ObjectChange) {
+    func controller(_ controller: FetchedResultsController<Team>, didChange object: ObjectChange) {
         batch.add(object)
     }
 
-    func controllerDidChangeContent(_ controller: any FetchedResultsControlling<Team>) {
+    func controllerDidChangeContent(_ controller: FetchedResultsController<Team>) {
         let cursor = cursorRowID.flatMap { results.indexPath(forRowID: $0) }.map(TableIndex.init)
         tableView.performBatchUpdates(batch.updates, cursorAfter: cursor)
         didChangeRows(batch.changedRowIDs)
     }
 
-    func controller(_ controller: any FetchedResultsControlling<Team>, didFailWith error: any Error) {
+    func controller(_ controller: FetchedResultsController<Team>, didFailWith error: any Error) {
         // A lost connection shows as "reconnecting…" on the status line, not as an error.
         if case .reconnecting = controller.connectionState { return }
         reportFailure(error)

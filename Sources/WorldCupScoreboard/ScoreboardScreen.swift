@@ -16,7 +16,7 @@ public final class ScoreboardScreen: TableViewDataSource {
     let store: any ScoreStore
     let surface: any Surface
     let renderer: TeamRowRenderer
-    let controller: any FetchedResultsControlling<Team>
+    let controller: FetchedResultsController<Team>
     /// The list, public so a host can read which rows it redrew.
     public let tableView = TableView()
     let binding: ResultsTableBinding

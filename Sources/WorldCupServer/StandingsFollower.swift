@@ -64,11 +64,11 @@ final class StandingsFollower: Sendable {
 
     /// Starts the thread: makes the controller there, reads the first rows, and returns once
     /// they are read (or throws what stopped it).
-    func start(makeController: @escaping @Sendable () throws -> any FetchedResultsControlling<Team>) throws {
+    func start(makeController: @escaping @Sendable () throws -> FetchedResultsController<Team>) throws {
         let started = DispatchSemaphore(value: 0)
         let failure = FailureBox()
         let thread = Thread { [self] in
-            let controller: any FetchedResultsControlling<Team>
+            let controller: FetchedResultsController<Team>
             let recorder = ChangeRecorder()
             do {
                 controller = try makeController()
@@ -113,7 +113,7 @@ final class StandingsFollower: Sendable {
 
     // MARK: - The thread
 
-    private func run(_ controller: any FetchedResultsControlling<Team>, _ recorder: ChangeRecorder) {
+    private func run(_ controller: FetchedResultsController<Team>, _ recorder: ChangeRecorder) {
         var version: UInt64 = 0
         // Each event's id is the change feed's position after it, the same text in every
         // `serve` following the store; load steps behind the first rows leave the position as
@@ -186,7 +186,7 @@ final class StandingsFollower: Sendable {
     }
 
     /// Sleeps until the store or a request wakes the thread, or the timeout passes.
-    private func wait(_ controller: any FetchedResultsControlling<Team>, timeoutMilliseconds: Int32) {
+    private func wait(_ controller: FetchedResultsController<Team>, timeoutMilliseconds: Int32) {
         var descriptors = [pollfd(fd: requestDescriptor, events: Int16(POLLIN), revents: 0)]
         if let wake = controller.wakeDescriptor {
             descriptors.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
@@ -205,7 +205,7 @@ final class StandingsFollower: Sendable {
     }
 
     private static func rows(
-        ofSection section: Int, _ rows: Range<Int>? = nil, in controller: any FetchedResultsControlling<Team>
+        ofSection section: Int, _ rows: Range<Int>? = nil, in controller: FetchedResultsController<Team>
     ) -> [Team] {
         let rows = rows ?? 0..<controller.numberOfObjects(inSection: section)
         return (try? controller.objectsIfPresent(inSection: section, rows: rows)) ?? []
@@ -217,7 +217,7 @@ final class StandingsFollower: Sendable {
     /// The teams at these index paths (the rows a change set carries), by row id, read in runs
     /// of nearby rows: a load step's thousands in a few store reads rather than one per batch.
     private static func teams(
-        at paths: [IndexPath], in controller: any FetchedResultsControlling<Team>
+        at paths: [IndexPath], in controller: FetchedResultsController<Team>
     ) -> [Int64: Team] {
         var teams: [Int64: Team] = [:]
         var run: (section: Int, rows: Range<Int>)?
@@ -240,7 +240,7 @@ final class StandingsFollower: Sendable {
     }
 
     private static func firstRows(
-        _ count: Int, version: UInt64, in controller: any FetchedResultsControlling<Team>
+        _ count: Int, version: UInt64, in controller: FetchedResultsController<Team>
     ) -> FirstRows {
         var left = count
         var result = FirstRows(version: version, teamCount: controller.heldRowCount, sections: [])
@@ -256,7 +256,7 @@ final class StandingsFollower: Sendable {
 
     /// The standings whole, as snapshot parts of ``StandingsEvents/snapshotPartRows`` rows.
     private static func snapshot(
-        version: UInt64, id: String, of controller: any FetchedResultsControlling<Team>
+        version: UInt64, id: String, of controller: FetchedResultsController<Team>
     ) -> [[UInt8]] {
         var parts: [[UInt8]] = []
         var pending: [StandingsEvents.SnapshotSection] = []
@@ -325,20 +325,20 @@ private final class ChangeRecorder: FetchedResultsControllerDelegate {
     private var objects: [ObjectChange] = []
     private var lastFailure: String?
 
-    func controllerWillChangeContent(_ controller: any FetchedResultsControlling<Team>) {
+    func controllerWillChangeContent(_ controller: FetchedResultsController<Team>) {
         sections = []
         objects = []
     }
 
-    func controller(_ controller: any FetchedResultsControlling<Team>, didChange section: SectionChange) {
+    func controller(_ controller: FetchedResultsController<Team>, didChange section: SectionChange) {
         sections.append(section)
     }
 
-    func controller(_ controller: any FetchedResultsControlling<Team>, didChange object: ObjectChange) {
+    func controller(_ controller: FetchedResultsController<Team>, didChange object: ObjectChange) {
         objects.append(object)
     }
 
-    func controllerDidChangeContent(_ controller: any FetchedResultsControlling<Team>) {
+    func controllerDidChangeContent(_ controller: FetchedResultsController<Team>) {
         changeSets.append((sections, objects))
     }
 
@@ -348,7 +348,7 @@ private final class ChangeRecorder: FetchedResultsControllerDelegate {
         return changeSets
     }
 
-    func controller(_ controller: any FetchedResultsControlling<Team>, didFailWith error: any Error) {
+    func controller(_ controller: FetchedResultsController<Team>, didFailWith error: any Error) {
         report("\(error)")
     }
 

@@ -29,31 +29,31 @@ open class CallbackRecords {
 
 /// A delegate implementing every callback style, recording each.
 open class CallbackLog<Record>: CallbackRecords, FetchedResultsControllerDelegate {
-    public func controllerWillChangeContent(_ controller: any FetchedResultsControlling<Record>) { beginBatch() }
-    public func controller(_ controller: any FetchedResultsControlling<Record>, didChange section: SectionChange) {
+    public func controllerWillChangeContent(_ controller: FetchedResultsController<Record>) { beginBatch() }
+    public func controller(_ controller: FetchedResultsController<Record>, didChange section: SectionChange) {
         record(section)
     }
-    public func controller(_ controller: any FetchedResultsControlling<Record>, didChange object: ObjectChange) {
+    public func controller(_ controller: FetchedResultsController<Record>, didChange object: ObjectChange) {
         record(object)
     }
-    public func controllerDidChangeContent(_ controller: any FetchedResultsControlling<Record>) { endBatch() }
+    public func controllerDidChangeContent(_ controller: FetchedResultsController<Record>) { endBatch() }
     public func controller(
-        _ controller: any FetchedResultsControlling<Record>, didChangeContentWith snapshot: ResultsSnapshot
+        _ controller: FetchedResultsController<Record>, didChangeContentWith snapshot: ResultsSnapshot
     ) {
         snapshots.append(snapshot)
     }
     public func controller(
-        _ controller: any FetchedResultsControlling<Record>,
+        _ controller: FetchedResultsController<Record>,
         didChangeContentWith difference: CollectionDifference<Int64>
     ) {
         differences.append(difference)
     }
     public func controller(
-        _ controller: any FetchedResultsControlling<Record>, didChangeConnectionState state: ConnectionState
+        _ controller: FetchedResultsController<Record>, didChangeConnectionState state: ConnectionState
     ) {
         connectionStates.append(state)
     }
-    public func controller(_ controller: any FetchedResultsControlling<Record>, didFailWith error: any Error) {
+    public func controller(_ controller: FetchedResultsController<Record>, didFailWith error: any Error) {
         errors.append(error)
     }
 }
@@ -62,20 +62,20 @@ open class CallbackLog<Record>: CallbackRecords, FetchedResultsControllerDelegat
 /// one: the controller then computes no flat difference, and may take the shortcuts that
 /// allows.
 public final class CallbackLogWithoutDifference<Record>: CallbackRecords, FetchedResultsControllerDelegate {
-    public func controllerWillChangeContent(_ controller: any FetchedResultsControlling<Record>) { beginBatch() }
-    public func controller(_ controller: any FetchedResultsControlling<Record>, didChange section: SectionChange) {
+    public func controllerWillChangeContent(_ controller: FetchedResultsController<Record>) { beginBatch() }
+    public func controller(_ controller: FetchedResultsController<Record>, didChange section: SectionChange) {
         record(section)
     }
-    public func controller(_ controller: any FetchedResultsControlling<Record>, didChange object: ObjectChange) {
+    public func controller(_ controller: FetchedResultsController<Record>, didChange object: ObjectChange) {
         record(object)
     }
-    public func controllerDidChangeContent(_ controller: any FetchedResultsControlling<Record>) { endBatch() }
+    public func controllerDidChangeContent(_ controller: FetchedResultsController<Record>) { endBatch() }
     public func controller(
-        _ controller: any FetchedResultsControlling<Record>, didChangeContentWith snapshot: ResultsSnapshot
+        _ controller: FetchedResultsController<Record>, didChangeContentWith snapshot: ResultsSnapshot
     ) {
         snapshots.append(snapshot)
     }
-    public func controller(_ controller: any FetchedResultsControlling<Record>, didFailWith error: any Error) {
+    public func controller(_ controller: FetchedResultsController<Record>, didFailWith error: any Error) {
         errors.append(error)
     }
 }

@@ -114,7 +114,7 @@ final class TodoTable {
     }
 
     /// A controller with a persistent cache of this name, in the table's own folder.
-    func cachedController(name: String) -> any FetchedResultsControlling<Todo> {
+    func cachedController(name: String) -> FetchedResultsController<Todo> {
         let directory = URL(fileURLWithPath: folder.path + "/caches")
         switch kind {
         case .sqlite:
@@ -172,10 +172,10 @@ final class TodoTable {
 
 /// A controller of either store, for what differs between them: writes.
 enum TodoController {
-    case sqlite(SQLiteResultsController<Todo>)
-    case postgresql(PostgreSQLResultsController<Todo>)
+    case sqlite(FetchedResultsController<Todo>)
+    case postgresql(FetchedResultsController<Todo>)
 
-    var controller: any FetchedResultsControlling<Todo> {
+    var controller: FetchedResultsController<Todo> {
         switch self {
         case let .sqlite(controller): controller
         case let .postgresql(controller): controller

@@ -31,22 +31,22 @@ extension PostgreSQLServerTests {
                 }
             }
 
-            func controllerWillChangeContent(_ controller: any FetchedResultsControlling<Todo>) { read("will") }
-            func controller(_ controller: any FetchedResultsControlling<Todo>, didChange section: SectionChange) {
+            func controllerWillChangeContent(_ controller: FetchedResultsController<Todo>) { read("will") }
+            func controller(_ controller: FetchedResultsController<Todo>, didChange section: SectionChange) {
                 read("section")
             }
-            func controller(_ controller: any FetchedResultsControlling<Todo>, didChange object: ObjectChange) {
+            func controller(_ controller: FetchedResultsController<Todo>, didChange object: ObjectChange) {
                 read("object")
             }
-            func controllerDidChangeContent(_ controller: any FetchedResultsControlling<Todo>) { read("did") }
+            func controllerDidChangeContent(_ controller: FetchedResultsController<Todo>) { read("did") }
             func controller(
-                _ controller: any FetchedResultsControlling<Todo>, didChangeContentWith snapshot: ResultsSnapshot
+                _ controller: FetchedResultsController<Todo>, didChangeContentWith snapshot: ResultsSnapshot
             ) { read("snapshot") }
             func controller(
-                _ controller: any FetchedResultsControlling<Todo>,
+                _ controller: FetchedResultsController<Todo>,
                 didChangeContentWith difference: CollectionDifference<Int64>
             ) { read("difference") }
-            func controller(_ controller: any FetchedResultsControlling<Todo>, didFailWith error: any Error) {
+            func controller(_ controller: FetchedResultsController<Todo>, didFailWith error: any Error) {
                 errors.append(error)
             }
         }
@@ -94,7 +94,7 @@ extension PostgreSQLServerTests {
 
             init(_ controller: TodoController) { self.controller = controller }
 
-            func controllerDidChangeContent(_ controller: any FetchedResultsControlling<Todo>) {
+            func controllerDidChangeContent(_ controller: FetchedResultsController<Todo>) {
                 callbacks += 1
                 do {
                     try self.controller.write("UPDATE todo SET rank = rank + 1 WHERE id = 1")
@@ -102,7 +102,7 @@ extension PostgreSQLServerTests {
                     writeError = error
                 }
             }
-            func controller(_ controller: any FetchedResultsControlling<Todo>, didFailWith error: any Error) {}
+            func controller(_ controller: FetchedResultsController<Todo>, didFailWith error: any Error) {}
         }
 
         @Test(arguments: StoreKind.allCases)

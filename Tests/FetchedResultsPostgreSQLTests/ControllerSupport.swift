@@ -56,7 +56,7 @@ func serverState(
 }
 
 /// What the controller holds, in the oracle's shape.
-func controllerState(_ controller: PostgreSQLResultsController<StandingsItem>) throws -> StandingsState {
+func controllerState(_ controller: FetchedResultsController<StandingsItem>) throws -> StandingsState {
     StandingsState(
         sections: try controller.sections!.map { ($0.name, $0.objects.map(\.id)) },
         content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id, $0) }))

@@ -17,13 +17,13 @@ extension PostgreSQLServerTests {
             var sections: [SectionChange] = []
             var objects: [ObjectChange] = []
             var errors: [any Error] = []
-            func controller(_ controller: any FetchedResultsControlling<Todo>, didChange section: SectionChange) {
+            func controller(_ controller: FetchedResultsController<Todo>, didChange section: SectionChange) {
                 sections.append(section)
             }
-            func controller(_ controller: any FetchedResultsControlling<Todo>, didChange object: ObjectChange) {
+            func controller(_ controller: FetchedResultsController<Todo>, didChange object: ObjectChange) {
                 objects.append(object)
             }
-            func controller(_ controller: any FetchedResultsControlling<Todo>, didFailWith error: any Error) {
+            func controller(_ controller: FetchedResultsController<Todo>, didFailWith error: any Error) {
                 errors.append(error)
             }
         }
@@ -32,7 +32,7 @@ extension PostgreSQLServerTests {
         /// deadline, then look. Returns how many times `poll` woke in `duration`, and how many
         /// looks changed the results.
         static func runLoop(
-            _ controller: any FetchedResultsControlling<Todo>, for duration: Duration
+            _ controller: FetchedResultsController<Todo>, for duration: Duration
         ) throws -> (
             wakes: Int, changes: Int
         ) {
@@ -93,11 +93,11 @@ extension PostgreSQLServerTests {
         final class SnapshotDelegate: FetchedResultsControllerDelegate {
             var snapshots: [ResultsSnapshot] = []
             func controller(
-                _ controller: any FetchedResultsControlling<Todo>, didChangeContentWith snapshot: ResultsSnapshot
+                _ controller: FetchedResultsController<Todo>, didChangeContentWith snapshot: ResultsSnapshot
             ) {
                 snapshots.append(snapshot)
             }
-            func controller(_ controller: any FetchedResultsControlling<Todo>, didFailWith error: any Error) {}
+            func controller(_ controller: FetchedResultsController<Todo>, didFailWith error: any Error) {}
         }
 
         @Test(arguments: StoreKind.allCases)

@@ -23,9 +23,9 @@ extension PostgreSQLServerTests {
         func launch(
             _ conninfo: String, _ folder: TemporaryDirectory, request: TableFetchRequest = Self.request
         )
-            throws -> (PostgreSQLResultsController<StandingsItem>, PostgreSQLRecorder)
+            throws -> (FetchedResultsController<StandingsItem>, PostgreSQLRecorder)
         {
-            let controller = PostgreSQLResultsController<StandingsItem>(
+            let controller = FetchedResultsController<StandingsItem>(
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp", cacheName: "standings",
                 cacheDirectory: URL(fileURLWithPath: folder.path))
             let recorder = PostgreSQLRecorder()

@@ -68,7 +68,7 @@ extension PostgreSQLServerTests {
                 arguments: [1],
                 fetchLimit: configuration.limit, fetchOffset: configuration.offset,
                 fetchBatchSize: configuration.batchSize)
-            let controller = PostgreSQLResultsController<StandingsItem>(
+            let controller = FetchedResultsController<StandingsItem>(
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: configuration.sectioned ? "grp" : nil)
             let recorder = PostgreSQLRecorder()
             controller.delegate = recorder
@@ -133,7 +133,7 @@ extension PostgreSQLServerTests {
 
         func run(
             _ transaction: PostgreSQLWorkload.Transaction, by writer: Writer, on connection: PostgreSQLConnection,
-            controller: PostgreSQLResultsController<StandingsItem>, conninfo: String
+            controller: FetchedResultsController<StandingsItem>, conninfo: String
         ) throws {
             switch writer {
             case .controllersConnection:
@@ -163,7 +163,7 @@ extension PostgreSQLServerTests {
 /// Looks until a look leaves the controller connected: a look that finds the connection lost
 /// reports it and returns; the next ones reconnect (when the back-off allows) and catch up.
 func lookUntilConnected<Record>(
-    _ controller: PostgreSQLResultsController<Record>, timeout: Duration = .seconds(30)
+    _ controller: FetchedResultsController<Record>, timeout: Duration = .seconds(30)
 ) throws {
     let deadline = ContinuousClock.now + timeout
     while true {

@@ -20,8 +20,8 @@ extension PostgreSQLServerTests {
 
         func trackedController(
             _ conninfo: String
-        ) throws -> (PostgreSQLResultsController<StandingsItem>, PostgreSQLRecorder) {
-            let controller = PostgreSQLResultsController<StandingsItem>(fetchRequest: Self.byName, conninfo: conninfo)
+        ) throws -> (FetchedResultsController<StandingsItem>, PostgreSQLRecorder) {
+            let controller = FetchedResultsController<StandingsItem>(fetchRequest: Self.byName, conninfo: conninfo)
             let recorder = PostgreSQLRecorder()
             controller.delegate = recorder
             try controller.performFetch()
@@ -39,7 +39,7 @@ extension PostgreSQLServerTests {
         @Test func changeSetsAndSnapshotsArriveAsAsyncSequences() async throws {
             let (conninfo, writer) = try standingsDatabase()
             try insert(["delta", "alpha"], from: 1, on: writer)
-            let controller = PostgreSQLResultsController<StandingsItem>(fetchRequest: Self.byName, conninfo: conninfo)
+            let controller = FetchedResultsController<StandingsItem>(fetchRequest: Self.byName, conninfo: conninfo)
             var changeSets = controller.changeSets().makeAsyncIterator()
             var snapshots = controller.snapshots().makeAsyncIterator()
             #expect(try await snapshots.next()?.rowIDs == [2, 1], "the first step fetches, with tracking")
@@ -141,13 +141,13 @@ extension PostgreSQLServerTests {
         /// Twenty items followed in batches of 5, none held: a row asked for is read from the
         /// server, on the controller's connection.
         func batchedController() throws -> (
-            PostgreSQLConnection, PostgreSQLResultsController<StandingsItem>, PostgreSQLRecorder
+            PostgreSQLConnection, FetchedResultsController<StandingsItem>, PostgreSQLRecorder
         ) {
             let (conninfo, writer) = try standingsDatabase()
             try insert((10..<30).map { "item \($0)" }, from: 1, on: writer)
             var request = Self.byName
             request.fetchBatchSize = 5
-            let controller = PostgreSQLResultsController<StandingsItem>(fetchRequest: request, conninfo: conninfo)
+            let controller = FetchedResultsController<StandingsItem>(fetchRequest: request, conninfo: conninfo)
             let recorder = PostgreSQLRecorder()
             controller.delegate = recorder
             try controller.performFetch()
@@ -158,7 +158,7 @@ extension PostgreSQLServerTests {
         /// row of a batch not in memory: that read takes the notification off the socket, even
         /// when it fails (`readFails`).
         func commitReadAwayByAnotherStatement(
-            _ sql: String, _ writer: PostgreSQLConnection, _ controller: PostgreSQLResultsController<StandingsItem>,
+            _ sql: String, _ writer: PostgreSQLConnection, _ controller: FetchedResultsController<StandingsItem>,
             readFails: Bool = false
         ) throws {
             try writer.execute(sql)
@@ -273,11 +273,11 @@ extension PostgreSQLServerTests {
 
         @Test func requestsItCannotFollowAreRefusedWithAReason() throws {
             let (conninfo, connection) = try standingsDatabase()
-            let unsorted = PostgreSQLResultsController<PostgreSQLRow>(
+            let unsorted = FetchedResultsController<PostgreSQLRow>(
                 fetchRequest: pgRequest(table: "item", sortDescriptors: []), conninfo: conninfo)
             #expect(throws: FetchedResultsError.missingSortDescriptors(table: "item")) { try unsorted.performFetch() }
 
-            let mismatched = PostgreSQLResultsController<PostgreSQLRow>(
+            let mismatched = FetchedResultsController<PostgreSQLRow>(
                 fetchRequest: Self.byName, conninfo: conninfo, sectionNameKeyPath: "grp")
             #expect(throws: FetchedResultsError.sectionKeyPathMismatch(sectionNameKeyPath: "grp", firstSortKey: "name"))
             {
@@ -285,7 +285,7 @@ extension PostgreSQLServerTests {
             }
 
             try connection.execute("CREATE TABLE plain (id bigint PRIMARY KEY, name text)")
-            let untracked = PostgreSQLResultsController<PostgreSQLRow>(
+            let untracked = FetchedResultsController<PostgreSQLRow>(
                 fetchRequest: pgRequest(table: "plain", sortDescriptors: Self.byName.sortDescriptors),
                 conninfo: conninfo)
             try untracked.performFetch()
@@ -297,7 +297,7 @@ extension PostgreSQLServerTests {
                     installation: "PostgreSQLChangeFeed.install(on: \"plain\", keyColumn: …, in: connection)")
             ) { try untracked.performFetch() }
 
-            let nowhere = PostgreSQLResultsController<PostgreSQLRow>(
+            let nowhere = FetchedResultsController<PostgreSQLRow>(
                 fetchRequest: Self.byName, conninfo: conninfo + "_missing")
             let error = try #require(throws: PostgreSQLError.self) { try nowhere.performFetch() }
             #expect("\(error)".contains("does not exist"), "libpq's reason: \(error)")
@@ -317,7 +317,7 @@ extension PostgreSQLServerTests {
                     ColumnSortDescriptor(key: "name"),
                 ],
                 fetchBatchSize: 5)
-            let controller = PostgreSQLResultsController<StandingsItem>(
+            let controller = FetchedResultsController<StandingsItem>(
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")
             let recorder = PostgreSQLRecorder()
             controller.delegate = recorder
@@ -333,7 +333,7 @@ extension PostgreSQLServerTests {
             try controller.processPendingChanges()
             #expect(controller.sectionName(at: 1) == "odd")
             #expect(recorder.batches.first?.sections == [SectionChange(type: .update, index: 1, name: "odd")])
-            let fresh = PostgreSQLResultsController<StandingsItem>(
+            let fresh = FetchedResultsController<StandingsItem>(
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")
             try fresh.performFetch()
             #expect((0..<fresh.numberOfSections).map(fresh.sectionName(at:)) == ["even", "odd"])
@@ -351,7 +351,7 @@ extension PostgreSQLServerTests {
             let request = pgRequest(
                 table: "item", sortDescriptors: PostgreSQLControllerOracleTests.standings,
                 predicate: "visible = $1", arguments: [1])
-            let controller = PostgreSQLResultsController<StandingsItem>(
+            let controller = FetchedResultsController<StandingsItem>(
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")
             try controller.performFetch()
             let expected = try serverState(

@@ -61,7 +61,7 @@ extension PostgreSQLServerTests {
                                     data bytea, flag boolean)
                 """)
             try PostgreSQLChangeFeed.install(on: "thing", keyColumn: "id", in: connection)
-            let controller = PostgreSQLResultsController<PostgreSQLRow>(
+            let controller = FetchedResultsController<PostgreSQLRow>(
                 fetchRequest: TableFetchRequest(table: "thing", sortDescriptors: descriptors), conninfo: conninfo)
             let recorder = CallbackLog<PostgreSQLRow>()
             controller.delegate = recorder
@@ -103,7 +103,7 @@ extension PostgreSQLServerTests {
         @Test func aSortKeyOfAnUnsupportedTypeIsRefused() throws {
             let conninfo = try freshDatabase()
             try PostgreSQLConnection(conninfo).execute("CREATE TABLE event (id bigint PRIMARY KEY, at timestamptz)")
-            let controller = PostgreSQLResultsController<PostgreSQLRow>(
+            let controller = FetchedResultsController<PostgreSQLRow>(
                 fetchRequest: TableFetchRequest(table: "event", sortDescriptors: [.ascending("at")]), conninfo: conninfo
             )
             #expect(throws: FetchedResultsError.unsupportedSortType(key: "at", type: "timestamptz")) {

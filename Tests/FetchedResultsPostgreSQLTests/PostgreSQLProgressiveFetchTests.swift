@@ -51,9 +51,9 @@ extension PostgreSQLServerTests {
                 fileURLWithPath: NSTemporaryDirectory() + "pg-progressive-cache-" + UUID().uuidString)
             defer { try? FileManager.default.removeItem(at: cacheDirectory) }
             func makeController() -> (
-                PostgreSQLResultsController<StandingsItem>, CallbackLogWithoutDifference<StandingsItem>
+                FetchedResultsController<StandingsItem>, CallbackLogWithoutDifference<StandingsItem>
             ) {
-                let controller = PostgreSQLResultsController<StandingsItem>(
+                let controller = FetchedResultsController<StandingsItem>(
                     fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp", cacheName: "items",
                     cacheDirectory: cacheDirectory)
                 let recorder = CallbackLogWithoutDifference<StandingsItem>()
@@ -114,7 +114,7 @@ extension PostgreSQLServerTests {
                 arguments: [1],
                 fetchLimit: configuration.limit, fetchOffset: configuration.offset,
                 fetchBatchSize: configuration.batchSize)
-            let controller = PostgreSQLResultsController<StandingsItem>(
+            let controller = FetchedResultsController<StandingsItem>(
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: configuration.sectioned ? "grp" : nil)
             let recorder = PostgreSQLRecorder()
             controller.delegate = recorder

@@ -15,7 +15,7 @@ extension PostgreSQLServerTests {
         /// A batched, sectioned controller on `count` made-up items, its first 4 rows fetched.
         static func loadingController(
             items count: Int, random: inout SplitMix64
-        ) throws -> (PostgreSQLResultsController<StandingsItem>, PostgreSQLRecorder, PostgreSQLConnection) {
+        ) throws -> (FetchedResultsController<StandingsItem>, PostgreSQLRecorder, PostgreSQLConnection) {
             let (conninfo, helper) = try standingsDatabase()
             var fill = ItemWorkload(itemIDs: [])
             for _ in 0..<count { _ = fill.commonStep(0, on: nil, random: &random) }
@@ -23,7 +23,7 @@ extension PostgreSQLServerTests {
             let request = pgRequest(
                 table: "item", sortDescriptors: Oracle.standings, predicate: "visible = $1", arguments: [1],
                 fetchBatchSize: 5)
-            let controller = PostgreSQLResultsController<StandingsItem>(
+            let controller = FetchedResultsController<StandingsItem>(
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")
             let recorder = PostgreSQLRecorder()
             controller.delegate = recorder
@@ -59,7 +59,7 @@ extension PostgreSQLServerTests {
             #expect(try controllerState(controller) == (try Self.oracle(held: nil, helper)), "the full result")
             // The first step reads the store itself and sends the next one's read; every later one
             // takes its rows from there.
-            #expect(steps > 10 && controller.store.stepsReadAhead == steps - 1)
+            #expect(steps > 10 && (controller.store as! PostgreSQLStore).stepsReadAhead == steps - 1)
             #expect(recorder.errors.isEmpty)
         }
 
@@ -68,7 +68,7 @@ extension PostgreSQLServerTests {
         @Test func rowsOutOfTheRequestsOrderAreNoticed() throws {
             var random = SplitMix64(seed: 5)
             let (controller, _, helper) = try Self.loadingController(items: 40, random: &random)
-            let query = try #require(controller.store.query)
+            let query = try #require((controller.store as! PostgreSQLStore).query)
             func inOrder(orderedBy orderBy: String) throws -> (Bool, Int) {
                 var taker = OrderedRowTaker(query: query, limit: nil, after: nil, sectioned: true)
                 taker.checkingOrder = true
@@ -117,7 +117,7 @@ extension PostgreSQLServerTests {
             try controller.processPendingChanges()
             #expect(try controllerState(controller) == (try Self.oracle(held: nil, helper)), "the full result")
             #expect(commits > 10 && recorder.errors.isEmpty)
-            let readAhead = controller.store.stepsReadAhead
+            let readAhead = (controller.store as! PostgreSQLStore).stepsReadAhead
             #expect(readAhead > 0 && readAhead < steps, "\(readAhead) of \(steps) steps read ahead")
             let unclosed = recorder.batches.filter { !$0.closed }.count
             #expect(unclosed == 0, "every change set ends")

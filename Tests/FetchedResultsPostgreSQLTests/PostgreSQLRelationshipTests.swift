@@ -111,7 +111,7 @@ extension PostgreSQLServerTests {
 
             var request = Self.request
             request.fetchBatchSize = batchSize
-            let controller = PostgreSQLResultsController<ZonedItem>(
+            let controller = FetchedResultsController<ZonedItem>(
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "zone.name")
             let recorder = CallbackLog<ZonedItem>()
             controller.delegate = recorder
@@ -155,7 +155,7 @@ extension PostgreSQLServerTests {
         @Test func aKeyPathThroughNoDeclaredRelationshipIsRefused() throws {
             let (conninfo, _) = try standingsDatabase()
             let request = pgRequest(table: "item", sortDescriptors: [ColumnSortDescriptor(key: "team.name")])
-            let controller = PostgreSQLResultsController<PostgreSQLRow>(fetchRequest: request, conninfo: conninfo)
+            let controller = FetchedResultsController<PostgreSQLRow>(fetchRequest: request, conninfo: conninfo)
             #expect(throws: FetchedResultsError.unknownRelationship(keyPath: "team.name", table: "item")) {
                 try controller.performFetch()
             }
@@ -169,7 +169,7 @@ extension PostgreSQLServerTests {
                 "CREATE TABLE item (id bigint PRIMARY KEY, zone_id bigint, score bigint, "
                     + "name text NOT NULL, visible integer)")
             try PostgreSQLChangeFeed.install(on: "item", keyColumn: "id", in: writer)
-            let controller = PostgreSQLResultsController<PostgreSQLRow>(fetchRequest: Self.request, conninfo: conninfo)
+            let controller = FetchedResultsController<PostgreSQLRow>(fetchRequest: Self.request, conninfo: conninfo)
             let recorder = CallbackLog<PostgreSQLRow>()
             controller.delegate = recorder
             #expect(
@@ -194,8 +194,8 @@ extension PostgreSQLServerTests {
             try PostgreSQLChangeFeed.install(on: "item", keyColumn: "id", in: writer)
             try PostgreSQLChangeFeed.install(on: "zone", keyColumn: "id", in: writer)
             let folder = TemporaryDirectory()
-            func launch() throws -> PostgreSQLResultsController<ZonedItem> {
-                let controller = PostgreSQLResultsController<ZonedItem>(
+            func launch() throws -> FetchedResultsController<ZonedItem> {
+                let controller = FetchedResultsController<ZonedItem>(
                     fetchRequest: Self.request, conninfo: conninfo, sectionNameKeyPath: "zone.name", cacheName: "zoned",
                     cacheDirectory: URL(fileURLWithPath: folder.path))
                 let recorder = CallbackLog<ZonedItem>()

@@ -73,7 +73,7 @@ extension PostgreSQLServerTests {
                 "INSERT INTO item (id, grp, score, name) "
                     + "SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[])",
                 columns.map(PostgreSQLConnection.arrayLiteral))
-            let controller = PostgreSQLResultsController<StandingsItem>(
+            let controller = FetchedResultsController<StandingsItem>(
                 fetchRequest: pgRequest(table: "item", sortDescriptors: configuration.sortDescriptors),
                 conninfo: conninfo)
             let recorder = PostgreSQLRecorder()

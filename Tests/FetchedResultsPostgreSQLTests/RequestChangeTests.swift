@@ -19,7 +19,7 @@ extension PostgreSQLServerTests {
         ]
 
         /// The controller's results in the oracle's shape.
-        static func state(of controller: any FetchedResultsControlling<Todo>) throws -> SectionedState<Todo> {
+        static func state(of controller: FetchedResultsController<Todo>) throws -> SectionedState<Todo> {
             state(try (controller.sections ?? []).map(\.objects))
         }
 

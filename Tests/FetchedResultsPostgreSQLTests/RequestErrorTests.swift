@@ -9,8 +9,8 @@ extension PostgreSQLServerTests {
     @Suite struct RequestErrorTests {
         private static func controller(
             _ conninfo: String, table: String, sortBy keys: [String], rowIDColumn: String? = nil
-        ) -> PostgreSQLResultsController<PostgreSQLRow> {
-            PostgreSQLResultsController<PostgreSQLRow>(
+        ) -> FetchedResultsController<PostgreSQLRow> {
+            FetchedResultsController<PostgreSQLRow>(
                 fetchRequest: TableFetchRequest(
                     table: table, rowIDColumn: rowIDColumn, sortDescriptors: keys.map { ColumnSortDescriptor(key: $0) }),
                 conninfo: conninfo)

@@ -21,7 +21,7 @@ import Testing
                     ])
             }
         }
-        func controller(batchSize: Int) throws -> SQLiteResultsController<Item> {
+        func controller(batchSize: Int) throws -> FetchedResultsController<Item> {
             let request = TableFetchRequest(
                 table: "item",
                 sortDescriptors: [
@@ -29,7 +29,7 @@ import Testing
                     ColumnSortDescriptor(key: "score", ascending: false),
                     ColumnSortDescriptor(key: "name"),
                 ], fetchBatchSize: batchSize)
-            let controller = SQLiteResultsController<Item>(
+            let controller = FetchedResultsController<Item>(
                 fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
             try controller.performFetch()
             return controller
@@ -128,7 +128,8 @@ import Testing
         let request = TableFetchRequest(
             table: "item", sortDescriptors: [ColumnSortDescriptor(key: "grp"), ColumnSortDescriptor(key: "score")],
             fetchBatchSize: 25)
-        let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
+        let controller = FetchedResultsController<Item>(
+            fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
         try controller.performFetch()
         _ = try controller.object(at: IndexPath(row: 0, section: 0))
         let held = controller.loadedRowCount
@@ -165,7 +166,7 @@ import Testing
 /// 10, none held yet: what the tests of a look's rows and the screen's batches start from.
 private struct ItemsInBatches {
     let pool: DatabasePool
-    let controller: SQLiteResultsController<Item>
+    let controller: FetchedResultsController<Item>
     /// The controller's delegate (a weak reference), held as long as the controller.
     let log = CallbackLog<Item>()
 
@@ -180,7 +181,7 @@ private struct ItemsInBatches {
         }
         let request = TableFetchRequest(
             table: "item", sortDescriptors: [ColumnSortDescriptor(key: "score")], fetchBatchSize: 10)
-        controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool)
+        controller = FetchedResultsController<Item>(fetchRequest: request, database: pool)
         controller.delegate = log
         try controller.performFetch()
     }

@@ -20,7 +20,7 @@ import Testing
         let (pool, path) = try makeItemDatabase(history: true)
         let store = SQLiteStore(database: pool)
         store.safetyLookInterval = .seconds(60)
-        let controller = FetchedResultsController<Item, SQLiteStore>(
+        let controller = FetchedResultsController<Item>(
             fetchRequest: TableFetchRequest(table: "item", sortDescriptors: [ColumnSortDescriptor(key: "name")]),
             store: store, decode: { try Item(row: $0) })
         let log = CallbackLog<Item>()

@@ -13,7 +13,7 @@ import Testing
     /// A controller over a few rows in three groups, with a recording delegate.
     func makeController(
         predicate: String? = nil, limit: Int = 0, offset: Int = 0, delegate: Recorder? = Recorder()
-    ) throws -> (SQLiteResultsController<Item>, DatabasePool, Recorder?) {
+    ) throws -> (FetchedResultsController<Item>, DatabasePool, Recorder?) {
         let (pool, _) = try makeItemDatabase()
         try pool.write { db in
             for (grp, score, name) in [
@@ -24,7 +24,7 @@ import Testing
                 try item.insert(db)
             }
         }
-        let controller = SQLiteResultsController<Item>(
+        let controller = FetchedResultsController<Item>(
             fetchRequest: TableFetchRequest(
                 table: "item", predicate: predicate.map { SQLitePredicate(sql: $0) }, sortDescriptors: Self.standings,
                 fetchLimit: limit, fetchOffset: offset),
@@ -34,20 +34,20 @@ import Testing
         return (controller, pool, delegate)
     }
 
-    func names(_ controller: SQLiteResultsController<Item>) throws -> [[String]] {
+    func names(_ controller: FetchedResultsController<Item>) throws -> [[String]] {
         try controller.sections!.map { $0.objects.map(\.name) }
     }
 
     @Test func requestWithoutSortDescriptorsThrowsADescriptiveError() throws {
         let (pool, _) = try makeItemDatabase()
-        let controller = SQLiteResultsController<Item>(fetchRequest: TableFetchRequest(table: "item"), database: pool)
+        let controller = FetchedResultsController<Item>(fetchRequest: TableFetchRequest(table: "item"), database: pool)
         #expect(throws: FetchedResultsError.missingSortDescriptors(table: "item")) { try controller.performFetch() }
         #expect("\(FetchedResultsError.missingSortDescriptors(table: "item"))".contains("at least one sort descriptor"))
     }
 
     @Test func sectionKeyPathMustBeTheFirstSortKey() throws {
         let (pool, _) = try makeItemDatabase()
-        let controller = SQLiteResultsController<Item>(
+        let controller = FetchedResultsController<Item>(
             fetchRequest: TableFetchRequest(table: "item", sortDescriptors: [ColumnSortDescriptor(key: "name")]),
             database: pool, sectionNameKeyPath: "grp")
         #expect(throws: FetchedResultsError.sectionKeyPathMismatch(sectionNameKeyPath: "grp", firstSortKey: "name")) {
@@ -157,8 +157,8 @@ import Testing
     }
 
     /// The controller's sections, names and rows equal a new controller's over the same request.
-    func expectSameAsAFreshFetch(_ controller: SQLiteResultsController<Item>, pool: DatabasePool) throws {
-        let fresh = SQLiteResultsController<Item>(
+    func expectSameAsAFreshFetch(_ controller: FetchedResultsController<Item>, pool: DatabasePool) throws {
+        let fresh = FetchedResultsController<Item>(
             fetchRequest: controller.fetchRequest, database: pool, sectionNameKeyPath: controller.sectionNameKeyPath)
         try fresh.performFetch()
         #expect(try controller.sections!.map(\.name) == fresh.sections!.map(\.name))
@@ -228,7 +228,7 @@ import Testing
         #expect(try controller.sections!.map(\.indexTitle) == ["A", "A", "E", "S"])
         #expect(controller.section(forSectionIndexTitle: "E", at: 1) == 2)
 
-        final class ZoneInitials: SQLiteResultsController<Item> {
+        final class ZoneInitials: FetchedResultsController<Item> {
             override func sectionIndexTitle(forSectionName sectionName: String) -> String? {
                 String(sectionName.split(separator: " ").compactMap(\.first))
             }

@@ -12,7 +12,7 @@ import Testing
     struct Fixture {
         let pool: DatabasePool
         let path: String
-        let controller: SQLiteResultsController<Item>
+        let controller: FetchedResultsController<Item>
         let recorder = Recorder()
 
         init(batchSize: Int = 0) throws {
@@ -24,7 +24,7 @@ import Testing
                     ).insert(db)
                 }
             }
-            controller = SQLiteResultsController<Item>(
+            controller = FetchedResultsController<Item>(
                 fetchRequest: TableFetchRequest(
                     table: "item", sortDescriptors: RandomisedOracleTests.standings, fetchBatchSize: batchSize),
                 database: pool, sectionNameKeyPath: "grp")
@@ -113,7 +113,7 @@ import Testing
         try await pool.write { db in
             try Item(id: nil, grp: "Asia", score: 0, name: "one", note: "", visible: 1).insert(db)
         }
-        let controller = SQLiteResultsController<Item>(
+        let controller = FetchedResultsController<Item>(
             fetchRequest: TableFetchRequest(table: "item", sortDescriptors: [.ascending(Column("name"))]),
             database: pool)
         try controller.performFetch()
@@ -131,7 +131,7 @@ import Testing
         // The controller lives in the task that iterates it: the compiler refuses to send it
         // (or its sequence) to another.
         let task = Task {
-            let controller = SQLiteResultsController<Item>(
+            let controller = FetchedResultsController<Item>(
                 fetchRequest: TableFetchRequest(table: "item", sortDescriptors: [.ascending(Column("name"))]),
                 database: pool)
             try controller.performFetch()
@@ -144,7 +144,7 @@ import Testing
         #expect(count <= 1, "cancellation ends the sequence")
         #expect(!tracking, "and stops tracking, as nobody else listens")
 
-        let controller = SQLiteResultsController<Item>(
+        let controller = FetchedResultsController<Item>(
             fetchRequest: TableFetchRequest(table: "item", sortDescriptors: [.ascending(Column("name"))]),
             database: pool)
         try controller.performFetch()

@@ -9,7 +9,7 @@ import Testing
 /// from `oracle`, and checks the controller and its callbacks with ``checkStep``. Returns how
 /// many steps changed the results.
 func runCheckedSteps<Record: FetchableRecord & Sendable & Equatable>(
-    _ steps: Int, controller: SQLiteResultsController<Record>, recorder: CallbackRecords, writer: TransactionWriter,
+    _ steps: Int, controller: FetchedResultsController<Record>, recorder: CallbackRecords, writer: TransactionWriter,
     pruneEvery: Int, seed: UInt64, random: inout SplitMix64, id: (Record) -> Int64,
     transaction: (inout SplitMix64) throws -> RandomTransaction, oracle: () throws -> SectionedState<Record>
 ) throws -> Int {

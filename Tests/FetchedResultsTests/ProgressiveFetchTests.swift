@@ -75,7 +75,7 @@ import Testing
         try Self.fill(pool, rows: Self.initialRows, random: &random)
         let writer = try TransactionWriter(configuration.writer, pool: pool, path: path)
         let request = configuration.request
-        let controller = SQLiteResultsController<Item>(
+        let controller = FetchedResultsController<Item>(
             fetchRequest: request, database: pool, sectionNameKeyPath: configuration.sectioned ? "grp" : nil,
             changeSource: history ? .everyConnection : .thisWriterOnly)
         let recorder: any CallbackRecords & FetchedResultsControllerDelegate<Item> =
@@ -155,8 +155,8 @@ import Testing
             table: "item", predicate: "visible = 1", sortDescriptors: Self.standings, fetchBatchSize: 5)
         let cacheDirectory = URL(fileURLWithPath: NSTemporaryDirectory() + "progressive-cache-" + UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: cacheDirectory) }
-        func makeController() -> (SQLiteResultsController<Item>, CallbackLogWithoutDifference<Item>) {
-            let controller = SQLiteResultsController<Item>(
+        func makeController() -> (FetchedResultsController<Item>, CallbackLogWithoutDifference<Item>) {
+            let controller = FetchedResultsController<Item>(
                 fetchRequest: request, database: pool, sectionNameKeyPath: "grp", cacheName: "items",
                 cacheDirectory: cacheDirectory)
             let recorder = CallbackLogWithoutDifference<Item>()
@@ -228,8 +228,9 @@ import Testing
         let (pool, _) = try makeItemDatabase()
         try Self.fill(pool, rows: 60, random: &random)
         let request = TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: Self.standings)
-        let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
-        let full = SQLiteResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
+        let controller = FetchedResultsController<Item>(
+            fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
+        let full = FetchedResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
         try full.performFetch()
         try controller.performFetch(firstRows: 5)
         #expect(try controller.fetchedObjects?.map(\.id) == full.fetchedObjects?.prefix(5).map(\.id))
@@ -244,7 +245,7 @@ import Testing
         var random = SplitMix64(seed: 8)
         let (pool, _) = try makeItemDatabase()
         try Self.fill(pool, rows: 10, random: &random)
-        let controller = SQLiteResultsController<Item>(
+        let controller = FetchedResultsController<Item>(
             fetchRequest: TableFetchRequest(table: "item", sortDescriptors: Self.standings), database: pool)
         try controller.performFetch(firstRows: 10)
         #expect(controller.hasRowsToLoad, "exactly as many as asked: the next step finds none")

@@ -116,7 +116,7 @@ import Testing
         let (pool, path) = try makeItemDatabase(history: history)
         let writer = try TransactionWriter(configuration.writer.kind, pool: pool, path: path)
         let request = configuration.request
-        let controller = SQLiteResultsController<Item>(
+        let controller = FetchedResultsController<Item>(
             fetchRequest: request, database: pool, sectionNameKeyPath: configuration.sectioned ? "grp" : nil,
             changeSource: history ? .everyConnection : .thisWriterOnly)
         let recorder = Recorder()

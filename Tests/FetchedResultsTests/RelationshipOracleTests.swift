@@ -47,7 +47,7 @@ import Testing
             fetchBatchSize: configuration.batchSize,
             relationships: [ToOneRelationship("bucket", foreignKey: "bucketId", destinationTable: "bucket")],
             relationshipKeyPathsForRefreshing: ["bucket.color"])
-        let controller = SQLiteResultsController<Content>(
+        let controller = FetchedResultsController<Content>(
             fetchRequest: request, database: pool, sectionNameKeyPath: "bucket.name")
         let recorder = CallbackLog<Content>()
         controller.delegate = recorder

@@ -12,7 +12,7 @@ import Testing
     /// controller cannot see it commit, polls like an idle app.
     final class Fixture {
         let pool: DatabasePool
-        let controller: SQLiteResultsController<Content>
+        let controller: FetchedResultsController<Content>
         let recorder = CallbackLog<Content>()
         private let writer: TransactionWriter
 
@@ -33,7 +33,7 @@ import Testing
                             (4, 'd', 4, 3), (5, 'e', 5, 2), (6, 'f', 6, NULL);
                         """)
             }
-            let controller = SQLiteResultsController<Content>(
+            let controller = FetchedResultsController<Content>(
                 fetchRequest: request, database: pool, sectionNameKeyPath: sectionNameKeyPath)
             self.controller = controller
             self.writer.controllerWrite = { body in try controller.write(body) }
@@ -141,7 +141,7 @@ import Testing
             let request = TableFetchRequest(
                 table: "content", sortDescriptors: [ColumnSortDescriptor(key: "created")],
                 relationshipKeyPathsForRefreshing: [keyPath])
-            try SQLiteResultsController<Content>(fetchRequest: request, database: pool).performFetch()
+            try FetchedResultsController<Content>(fetchRequest: request, database: pool).performFetch()
         }
         #expect(throws: FetchedResultsError.unknownRelationship(keyPath: "owner.name", table: "content")) {
             try fetch("owner.name")
@@ -174,8 +174,8 @@ import Testing
             sortDescriptors: [ColumnSortDescriptor(key: "bucket.name"), ColumnSortDescriptor(key: "created")],
             relationships: [ToOneRelationship("bucket", foreignKey: "bucketId", destinationTable: "bucket")])
         let recorder = CallbackLog<Content>()
-        func launch() throws -> SQLiteResultsController<Content> {
-            let controller = SQLiteResultsController<Content>(
+        func launch() throws -> FetchedResultsController<Content> {
+            let controller = FetchedResultsController<Content>(
                 fetchRequest: request, database: pool, sectionNameKeyPath: "bucket.name",
                 cacheName: "buckets", cacheDirectory: URL(fileURLWithPath: directory.path))
             controller.delegate = recorder

@@ -10,10 +10,10 @@ import Testing
     private static func controller(
         _ pool: DatabasePool, table: String = "item", rowIDColumn: String? = nil, sortBy keys: [String],
         tracking: Bool = false
-    ) -> (SQLiteResultsController<AnyRow>, CallbackLog<AnyRow>) {
+    ) -> (FetchedResultsController<AnyRow>, CallbackLog<AnyRow>) {
         let request = TableFetchRequest(
             table: table, rowIDColumn: rowIDColumn, sortDescriptors: keys.map { ColumnSortDescriptor(key: $0) })
-        let controller = SQLiteResultsController<AnyRow>(fetchRequest: request, database: pool)
+        let controller = FetchedResultsController<AnyRow>(fetchRequest: request, database: pool)
         let recorder = CallbackLog<AnyRow>()
         if tracking { controller.delegate = recorder }
         return (controller, recorder)

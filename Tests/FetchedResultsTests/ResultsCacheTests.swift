@@ -49,8 +49,8 @@ import Testing
         func controller(
             _ request: TableFetchRequest = ResultsCacheTests.request, sections: String? = "grp",
             name: String = "items"
-        ) -> SQLiteResultsController<Item> {
-            let controller = SQLiteResultsController<Item>(
+        ) -> FetchedResultsController<Item> {
+            let controller = FetchedResultsController<Item>(
                 fetchRequest: request, database: pool, sectionNameKeyPath: sections, cacheName: name,
                 cacheDirectory: cacheDirectory)
             controller.delegate = delegate
@@ -73,7 +73,7 @@ import Testing
         }
 
         func check(
-            _ controller: SQLiteResultsController<Item>, sections: Bool = true,
+            _ controller: FetchedResultsController<Item>, sections: Bool = true,
             sql: String = ResultsCacheTests.oracleSQL
         ) throws {
             let expected = try pool.read { db in try ItemState.query(db, sql: sql, sectioned: sections) }
@@ -193,9 +193,9 @@ import Testing
         }
         let files = { Set((try? FileManager.default.contentsOfDirectory(atPath: fixture.cacheDirectory.path)) ?? []) }
         #expect(files() == ["one.frcache", "two.frcache"])
-        SQLiteResultsController<Item>.deleteCache(withName: "one", in: fixture.cacheDirectory)
+        FetchedResultsController<Item>.deleteCache(withName: "one", in: fixture.cacheDirectory)
         #expect(files() == ["two.frcache"])
-        SQLiteResultsController<Item>.deleteCache(withName: nil, in: fixture.cacheDirectory)
+        FetchedResultsController<Item>.deleteCache(withName: nil, in: fixture.cacheDirectory)
         #expect(files().isEmpty)
     }
 
@@ -224,7 +224,7 @@ import Testing
                 sources[live.lastFetchSource!, default: 0] += 1
             default: break
             }
-            let uncached = SQLiteResultsController<Item>(
+            let uncached = FetchedResultsController<Item>(
                 fetchRequest: ResultsCacheTests.request, database: fixture.pool, sectionNameKeyPath: "grp")
             try uncached.performFetch()
             #expect(

@@ -18,13 +18,14 @@ import Testing
     /// history, its first 4 rows fetched; and another connection to the same file.
     static func loadingController(
         items count: Int, random: inout SplitMix64, configuration: Configuration = Configuration()
-    ) throws -> (SQLiteResultsController<Item>, Recorder, DatabasePool, DatabaseQueue) {
+    ) throws -> (FetchedResultsController<Item>, Recorder, DatabasePool, DatabaseQueue) {
         let (pool, path) = try makeItemDatabase(history: true, configuration: configuration)
         try ProgressiveFetchTests.fill(pool, rows: count, random: &random)
         let request = TableFetchRequest(
             table: "item", predicate: "visible = 1", sortDescriptors: RandomisedOracleTests.standings,
             fetchBatchSize: 5)
-        let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
+        let controller = FetchedResultsController<Item>(
+            fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
         let recorder = Recorder()
         controller.delegate = recorder
         try controller.performFetch(firstRows: 4)
@@ -55,7 +56,7 @@ import Testing
         }
     }
 
-    static func state(of controller: SQLiteResultsController<Item>) throws -> ItemState {
+    static func state(of controller: FetchedResultsController<Item>) throws -> ItemState {
         SectionedState(
             sections: try controller.sections!.map { ($0.name, $0.objects.map { $0.id! }) },
             content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id!, $0) }))
@@ -80,7 +81,7 @@ import Testing
         #expect(try Self.state(of: controller) == (try Self.oracle(held: nil, pool)), "the full result")
         // The first step reads the store itself and starts the next one's read; every later one
         // takes its rows from there.
-        #expect(steps > 10 && controller.store.stepsReadAhead == steps - 1)
+        #expect(steps > 10 && (controller.store as! SQLiteStore).stepsReadAhead == steps - 1)
         #expect(recorder.errors.isEmpty)
     }
 
@@ -118,7 +119,7 @@ import Testing
         try controller.processPendingChanges()
         #expect(try Self.state(of: controller) == (try Self.oracle(held: nil, pool)), "the full result")
         #expect(commits > 10 && recorder.errors.isEmpty)
-        let readAhead = controller.store.stepsReadAhead
+        let readAhead = (controller.store as! SQLiteStore).stepsReadAhead
         #expect(readAhead > 0 && readAhead < steps, "\(readAhead) of \(steps) steps read ahead")
         let unclosed = recorder.batches.filter { !$0.closed }.count
         #expect(unclosed == 0, "every change set ends")
@@ -138,16 +139,17 @@ import Testing
         }
         let request = TableFetchRequest(
             table: "item", sortDescriptors: RandomisedOracleTests.standings, fetchBatchSize: 50)
-        let controller = SQLiteResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
+        let controller = FetchedResultsController<Item>(
+            fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
         let recorder = Recorder()
         controller.delegate = recorder
         try controller.performFetch(firstRows: 4)
         let asked = SQLiteStore.readAheadRowLimit + 8_000
         try controller.loadMoreRows(asked)
-        #expect(controller.heldRowCount == 4 + asked && controller.store.stepsReadAhead == 0)
+        #expect(controller.heldRowCount == 4 + asked && (controller.store as! SQLiteStore).stepsReadAhead == 0)
         try controller.loadMoreRows(asked)
         #expect(controller.heldRowCount == 4 + asked + SQLiteStore.readAheadRowLimit)
-        #expect(controller.store.stepsReadAhead == 1)
+        #expect((controller.store as! SQLiteStore).stepsReadAhead == 1)
         let ids = try controller.sections!.flatMap { $0.objects.map { $0.id! } }
         let expected = try pool.read { db in
             try Int64.fetchAll(
@@ -161,10 +163,10 @@ import Testing
     /// A controller owned by the thread that runs its load, for a test that must not wait on it
     /// forever.
     final class LoadingThread: @unchecked Sendable {
-        let controller: SQLiteResultsController<Item>
+        let controller: FetchedResultsController<Item>
         private let finished = DispatchSemaphore(value: 0)
 
-        init(_ controller: SQLiteResultsController<Item>) {
+        init(_ controller: FetchedResultsController<Item>) {
             self.controller = controller
         }
 
@@ -188,7 +190,7 @@ import Testing
             items: 200, random: &random, configuration: configuration)
         try #require(LoadingThread(controller).loadAll(within: 60), "the load ended")
         #expect(try Self.state(of: controller) == (try Self.oracle(held: nil, pool)))
-        #expect(controller.store.stepsReadAhead > 10 && recorder.errors.isEmpty)
+        #expect((controller.store as! SQLiteStore).stepsReadAhead > 10 && recorder.errors.isEmpty)
     }
 
     /// A fetch started again, or the delegate let go, while a read ahead is pending: the load
@@ -197,22 +199,24 @@ import Testing
         var random = SplitMix64(seed: 8)
         let (controller, recorder, pool, other) = try Self.loadingController(items: 150, random: &random)
         for _ in 0..<3 { try controller.loadMoreRows(7) }
-        #expect(controller.store.stepsReadAhead == 2)
+        #expect((controller.store as! SQLiteStore).stepsReadAhead == 2)
         try other.write { db in try db.execute(sql: "UPDATE item SET score = score + 1 WHERE id % 3 = 0") }
         try controller.performFetch(firstRows: 4)
         while try controller.loadMoreRows(7) {}
         #expect(try Self.state(of: controller) == (try Self.oracle(held: nil, pool)), "after a fetch again")
-        #expect(controller.store.stepsReadAhead > 4 && recorder.errors.isEmpty)
+        #expect((controller.store as! SQLiteStore).stepsReadAhead > 4 && recorder.errors.isEmpty)
 
         try controller.performFetch(firstRows: 4)
         for _ in 0..<2 { try controller.loadMoreRows(7) }
         controller.delegate = nil
         try other.write { db in try db.execute(sql: "UPDATE item SET score = score + 1 WHERE id % 5 = 0") }
-        let readAheadBefore = controller.store.stepsReadAhead
+        let readAheadBefore = (controller.store as! SQLiteStore).stepsReadAhead
         try controller.performFetch(firstRows: 4)
         while try controller.loadMoreRows(7) {}
         #expect(try Self.state(of: controller) == (try Self.oracle(held: nil, pool)), "untracked")
-        #expect(controller.store.stepsReadAhead == readAheadBefore, "untracked steps read the store themselves")
+        #expect(
+            (controller.store as! SQLiteStore).stepsReadAhead == readAheadBefore,
+            "untracked steps read the store themselves")
     }
 
     /// The boundary worked out from a copy before its keys, and the read made from it, are those

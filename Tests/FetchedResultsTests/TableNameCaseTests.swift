@@ -18,7 +18,7 @@ import Testing
     /// by score, with its callbacks recorded.
     private static func controller(
         on table: String, history: Bool
-    ) throws -> (SQLiteResultsController<Entry>, CallbackLog<Entry>, DatabasePool, String) {
+    ) throws -> (FetchedResultsController<Entry>, CallbackLog<Entry>, DatabasePool, String) {
         let path = NSTemporaryDirectory() + "fetched-results-" + UUID().uuidString + ".sqlite"
         let pool = try DatabasePool(path: path)
         let quoted = table.quotedDatabaseIdentifier
@@ -28,7 +28,7 @@ import Testing
             try db.execute(sql: "INSERT INTO \(quoted) VALUES (1, 'a', 0), (2, 'b', 1)")
             if history { try ChangeHistory.install(on: table, in: db) }
         }
-        let controller = SQLiteResultsController<Entry>(
+        let controller = FetchedResultsController<Entry>(
             fetchRequest: TableFetchRequest(table: table, sortDescriptors: [.ascending("score")]), database: pool,
             changeSource: history ? .everyConnection : .thisWriterOnly)
         let recorder = CallbackLog<Entry>()

@@ -75,7 +75,7 @@ import Testing
         return pool
     }
 
-    static func oracle(for controller: SQLiteResultsController<Item>, searched: Int) -> TextSearchOracle {
+    static func oracle(for controller: FetchedResultsController<Item>, searched: Int) -> TextSearchOracle {
         TextSearchOracle(
             search: { controller.search(sortDescriptorAt: searched, containing: $0, narrowing: $1) },
             find: { controller.indexPath(matching: $0, from: $1, forward: $2, includingStart: $3) },
@@ -98,7 +98,7 @@ import Testing
         print("TextSearchOracleTests[\(configuration.label)] seed \(seed)")
         var random = SplitMix64(seed: seed)
         let pool = try Self.makeDatabase(count: 2_000, sharedStart: configuration.sharedStart, &random)
-        let controller = SQLiteResultsController<Item>(
+        let controller = FetchedResultsController<Item>(
             fetchRequest: TableFetchRequest(
                 table: "item", sortDescriptors: configuration.sortDescriptors,
                 fetchLimit: configuration.limit, fetchOffset: configuration.offset),
@@ -162,7 +162,7 @@ import Testing
     @Test func whileAProgressiveFetchLoadsTheCountCoversTheRowsLoadedAndGoesOn() throws {
         var random = SplitMix64(seed: 7)
         let pool = try Self.makeDatabase(count: 5_000, &random)
-        let controller = SQLiteResultsController<Item>(
+        let controller = FetchedResultsController<Item>(
             fetchRequest: TableFetchRequest(table: "item", sortDescriptors: Self.standings), database: pool)
         let recorder = Recorder()
         controller.delegate = recorder

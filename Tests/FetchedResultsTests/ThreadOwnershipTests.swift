@@ -26,8 +26,8 @@ import Testing
             // As Swift 5 mode lets anyone write: the controller reached from another thread while
             // this one is inside it, delivering a write's changes.
             final class Delegate: FetchedResultsControllerDelegate {
-                var controller: SQLiteResultsController<Name>?
-                func controllerDidChangeContent(_ controller: any FetchedResultsControlling<Name>) {
+                var controller: FetchedResultsController<Name>?
+                func controllerDidChangeContent(_ controller: FetchedResultsController<Name>) {
                     nonisolated(unsafe) let shared = self.controller!
                     let done = DispatchSemaphore(value: 0)
                     Thread.detachNewThread {
@@ -36,7 +36,7 @@ import Testing
                     }
                     done.wait()
                 }
-                func controller(_ controller: any FetchedResultsControlling<Name>, didFailWith error: any Error) {}
+                func controller(_ controller: FetchedResultsController<Name>, didFailWith error: any Error) {}
             }
             let delegate = Delegate()
             delegate.controller = controller

@@ -13,7 +13,7 @@ import Testing
     struct Fixture {
         let pool: DatabasePool
         let path: String
-        let controller: SQLiteResultsController<AnyRow>
+        let controller: FetchedResultsController<AnyRow>
         let recorder = CallbackLog<AnyRow>()
         let table: String
         let sortKey: String
@@ -31,7 +31,7 @@ import Testing
             }
             self.table = table
             self.sortKey = sortKey
-            controller = SQLiteResultsController<AnyRow>(
+            controller = FetchedResultsController<AnyRow>(
                 fetchRequest: TableFetchRequest(
                     table: table, sortDescriptors: [ColumnSortDescriptor(key: sortKey, collation: collation)],
                     fetchBatchSize: batchSize),
@@ -224,7 +224,7 @@ import Testing
     @Test func withoutRowIDTablesAreRefusedAtPerformFetch() throws {
         let (pool, _) = try makeItemDatabase()
         try pool.write { db in try db.execute(sql: "CREATE TABLE pair (a TEXT PRIMARY KEY, b TEXT) WITHOUT ROWID") }
-        let controller = SQLiteResultsController<AnyRow>(
+        let controller = FetchedResultsController<AnyRow>(
             fetchRequest: TableFetchRequest(table: "pair", sortDescriptors: [ColumnSortDescriptor(key: "a")]),
             database: pool)
         #expect(throws: FetchedResultsError.tableWithoutRowID(table: "pair")) { try controller.performFetch() }

@@ -12,8 +12,8 @@ import Testing
 @Suite struct BigStoreTests {
     final class CountingDelegate: FetchedResultsControllerDelegate {
         var batches = 0
-        func controllerDidChangeContent(_ controller: any FetchedResultsControlling<Team>) { batches += 1 }
-        func controller(_ controller: any FetchedResultsControlling<Team>, didFailWith error: any Error) {
+        func controllerDidChangeContent(_ controller: FetchedResultsController<Team>) { batches += 1 }
+        func controller(_ controller: FetchedResultsController<Team>, didFailWith error: any Error) {
             Issue.record(error)
         }
     }

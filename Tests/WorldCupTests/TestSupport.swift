@@ -37,7 +37,7 @@ enum Fixtures {
     }
 
     /// Every row id a controller holds, section by section, in its order.
-    static func rowIDsInOrder(of results: any AnyFetchedResultsController) -> [Int64] {
+    static func rowIDsInOrder(of results: FetchedResultsController<Team>) -> [Int64] {
         (0..<results.numberOfSections).flatMap { section in
             (0..<results.numberOfObjects(inSection: section)).map {
                 results.rowID(at: IndexPath(row: $0, section: section))

@@ -1,4 +1,4 @@
-extension FetchedResultsController {
+extension ControllerCore {
     // MARK: - Access
 
     /// All fetched objects in order, or nil before the first fetch. With a batch size, this
@@ -6,7 +6,7 @@ extension FetchedResultsController {
     ///
     /// - Throws: the store's error when a batch cannot be read, the record's decoding error, or
     ///   ``FetchedResultsError/objectDeleted(rowID:)`` for a row deleted before it was read.
-    public var fetchedObjects: [Record]? {
+    var fetchedObjects: [Record]? {
         get throws {
             try exclusive("fetchedObjects") {
                 guard let state else { return nil }
@@ -17,13 +17,13 @@ extension FetchedResultsController {
 
     /// The sections, or nil before the first fetch. Each section's objects are read as
     /// ``fetchedObjects`` reads them.
-    public var sections: [SectionInfo<Record>]? {
+    var sections: [SectionInfo<Record>]? {
         get throws {
             try exclusive("sections") {
                 guard let layout = state?.layout else { return nil }
                 return try layout.sections.map { section in
                     SectionInfo(
-                        name: section.name, indexTitle: sectionIndexTitle(forSectionName: section.name),
+                        name: section.name, indexTitle: indexTitle(forSectionName: section.name),
                         objects: try section.range.map { try object(atVisible: $0) })
                 }
             }
@@ -31,10 +31,10 @@ extension FetchedResultsController {
     }
 
     /// The number of sections (0 before the first fetch).
-    public var numberOfSections: Int { exclusive("numberOfSections") { state?.layout.sections.count ?? 0 } }
+    var numberOfSections: Int { exclusive("numberOfSections") { state?.layout.sections.count ?? 0 } }
 
     /// The number of objects in a section.
-    public func numberOfObjects(inSection section: Int) -> Int {
+    func numberOfObjects(inSection section: Int) -> Int {
         exclusive("numberOfObjects(inSection:)") { state?.layout.sections[section].range.count ?? 0 }
     }
 
@@ -42,7 +42,7 @@ extension FetchedResultsController {
     /// Under a case-insensitive collation, rows spelled "kappa" and "Kappa" share a section,
     /// named after whichever comes first in the order; a fresh fetch and the tracked results
     /// always agree on it.
-    public func sectionName(at section: Int) -> String {
+    func sectionName(at section: Int) -> String {
         exclusive("sectionName(at:)") { state?.layout.sections[section].name ?? "" }
     }
 
@@ -50,7 +50,7 @@ extension FetchedResultsController {
     /// the results stops the program: it is a mistake in the caller, not a state of the store).
     ///
     /// - Throws: as ``fetchedObjects``.
-    public func object(at indexPath: IndexPath) throws -> Record {
+    func object(at indexPath: IndexPath) throws -> Record {
         try exclusive("object(at:)") {
             let rowID = self.rowID(at: indexPath)
             guard let record = try objectIfPresent(at: indexPath) else {
@@ -65,7 +65,7 @@ extension FetchedResultsController {
     ///
     /// - Throws: the store's error when the row's batch cannot be read, or the record's
     ///   decoding error.
-    public func objectIfPresent(at indexPath: IndexPath) throws -> Record? {
+    func objectIfPresent(at indexPath: IndexPath) throws -> Record? {
         try exclusive("objectIfPresent(at:)") {
             guard let position = state?.layout.visiblePosition(of: indexPath) else {
                 preconditionFailure("index path \(indexPath) is outside the fetched results")
@@ -81,7 +81,7 @@ extension FetchedResultsController {
     /// push out the batches a view is showing.
     ///
     /// - Throws: the store's error when the rows cannot be read, or a record's decoding error.
-    public func objectsIfPresent(inSection section: Int, rows: Range<Int>) throws -> [Record] {
+    func objectsIfPresent(inSection section: Int, rows: Range<Int>) throws -> [Record] {
         try exclusive("objectsIfPresent(inSection:rows:)") { try objects(inSection: section, rows: rows) }
     }
 
@@ -102,7 +102,7 @@ extension FetchedResultsController {
     }
 
     /// The row id of the object at a valid index path.
-    public func rowID(at indexPath: IndexPath) -> Int64 {
+    func rowID(at indexPath: IndexPath) -> Int64 {
         exclusive("rowID(at:)") {
             guard let rowID = state?.rowID(at: indexPath) else {
                 preconditionFailure("index path \(indexPath) is outside the fetched results")
@@ -112,7 +112,7 @@ extension FetchedResultsController {
     }
 
     /// The index path of the object with this row id, or nil when it is not in the results.
-    public func indexPath(forRowID rowID: Int64) -> IndexPath? {
+    func indexPath(forRowID rowID: Int64) -> IndexPath? {
         exclusive("indexPath(forRowID:)") { state?.indexPath(forRowID: rowID) }
     }
 

@@ -1,10 +1,10 @@
 import struct Foundation.URL
 
-extension FetchedResultsController {
+extension ControllerCore {
     // MARK: - The persistent cache
 
     /// The file of this controller's cache, or nil without a cache name.
-    public var cacheFile: URL? {
+    var cacheFile: URL? {
         cacheName.map { ResultsCacheFile.url(name: $0, in: cacheDirectory) }
     }
 
@@ -14,7 +14,7 @@ extension FetchedResultsController {
     /// The file need not be rewritten after every change: at the next launch, the changes
     /// committed since it was written are read from the store's change feed and applied on top
     /// of it. Apps call this when idle and when they quit.
-    public func saveCache() throws {
+    func saveCache() throws {
         try exclusive("saveCache()") {
             // A progressive fetch's rows up to its boundary are not the results a cache describes.
             guard cacheIsStale, loadBoundary == nil, let url = cacheFile, let state, let position else { return }
@@ -29,7 +29,7 @@ extension FetchedResultsController {
 
     /// Deletes the cache file with this name, or every cache file when `name` is nil (Core
     /// Data's `deleteCache(withName:)`).
-    public static func deleteCache(withName name: String?, in directory: URL? = nil) {
+    static func deleteCache(withName name: String?, in directory: URL? = nil) {
         ResultsCacheFile.delete(name: name, in: directory ?? ResultsCacheFile.defaultDirectory)
     }
 

@@ -1,4 +1,4 @@
-extension FetchedResultsController {
+extension ControllerCore {
     // MARK: - Following the store
 
     /// Applies what was committed since the last look — by this program through another
@@ -13,7 +13,7 @@ extension FetchedResultsController {
     /// - Throws: any other error (a dropped table, a refused query), which the delegate has
     ///   heard too; the results stay the last good ones, and the next look refetches.
     @discardableResult
-    public func processPendingChanges() throws -> Bool {
+    func processPendingChanges() throws -> Bool {
         try exclusive("processPendingChanges()") {
             try refuseInsideCallback("processPendingChanges()")
             // What woke the loop is read away before the feed is, so that a commit after this
@@ -56,7 +56,7 @@ extension FetchedResultsController {
     ///   An error met while delivering the committed changes is not thrown, since the write is
     ///   done: the delegate hears it, and the next look refetches.
     @discardableResult
-    public func write<T>(_ body: (Store.WriteContext) throws -> T) throws -> T {
+    func write<T>(_ body: (Store.WriteContext) throws -> T) throws -> T {
         try exclusive("write(_:)") {
             try refuseInsideCallback("write(_:)")
             try startTrackingIfAsked()
@@ -84,6 +84,17 @@ extension FetchedResultsController {
             noteConnectionState(error: nil)
             return value
         }
+    }
+
+    /// ``write(_:)`` for a caller that knows the write context only as a type it names (the
+    /// public controller, which does not know the store's type).
+    func write<Context, T>(context: Context.Type, _ body: (Context) throws -> T) throws -> T {
+        guard Context.self == Store.WriteContext.self else {
+            throw FetchedResultsError.writeContextMismatch(
+                given: "\(Context.self)", expected: "\(Store.WriteContext.self)")
+        }
+        // The same type, checked above: no cast at run time.
+        return try write { try body(unsafeBitCast($0, to: Context.self)) }
     }
 
     /// Starts tracking at a look when a delegate or a sequence listens but the fetch did not
@@ -219,24 +230,24 @@ extension FetchedResultsController {
         undelivered = nil
         isDelivering = true
         defer { isDelivering = false }
-        let delegate = self.delegate
+        let delegate = owner == nil ? nil : self.delegate
         let wantsSnapshot =
             (delegate != nil && delegateStyles.snapshot != false) || streams.contains { $0.wantsSnapshots }
         let snapshot = wantsSnapshot ? state.snapshot(reloaded: changes.reloadedRowIDs) : nil
-        if let delegate {
-            delegate.controllerWillChangeContent(self)
-            for change in changes.sectionChanges { delegate.controller(self, didChange: change) }
-            for change in changes.objectChanges { delegate.controller(self, didChange: change) }
-            delegate.controllerDidChangeContent(self)
+        if let delegate, let owner {
+            delegate.controllerWillChangeContent(owner)
+            for change in changes.sectionChanges { delegate.controller(owner, didChange: change) }
+            for change in changes.objectChanges { delegate.controller(owner, didChange: change) }
+            delegate.controllerDidChangeContent(owner)
             // A style's default implementation tells the controller it is not implemented
             // (see `noteDefaultCallback(_:)`): it is then no longer computed.
             if delegateStyles.snapshot != false, let snapshot {
                 delegateStyles.snapshot = true
-                delegate.controller(self, didChangeContentWith: snapshot)
+                delegate.controller(owner, didChangeContentWith: snapshot)
             }
             if delegateStyles.difference != false, let difference = CollectionDifference(changes.flatDifference) {
                 delegateStyles.difference = true
-                delegate.controller(self, didChangeContentWith: difference)
+                delegate.controller(owner, didChangeContentWith: difference)
             }
         }
         yieldToStreams(
@@ -245,7 +256,7 @@ extension FetchedResultsController {
 
     /// Tells the delegate and the change sequences of an error.
     func report(_ error: any Error) {
-        delegate?.controller(self, didFailWith: error)
+        if let owner { delegate?.controller(owner, didFailWith: error) }
         failStreams(error)
     }
 
@@ -256,7 +267,8 @@ extension FetchedResultsController {
         guard current != deliveredConnectionState else { return }
         let wasConnected = deliveredConnectionState == .connected
         deliveredConnectionState = current
-        if wasConnected, let error { delegate?.controller(self, didFailWith: error) }
-        delegate?.controller(self, didChangeConnectionState: current)
+        guard let owner else { return }
+        if wasConnected, let error { delegate?.controller(owner, didFailWith: error) }
+        delegate?.controller(owner, didChangeConnectionState: current)
     }
 }

@@ -1,9 +1,9 @@
-extension FetchedResultsController {
+extension ControllerCore {
     // MARK: - Fetching
 
     /// How many rows ``loadMoreRows(_:)`` reads by default: a few milliseconds of work, so an
     /// app that loads between key presses stays responsive.
-    public static var defaultLoadStep: Int { 20_000 }
+    static var defaultLoadStep: Int { 20_000 }
 
     /// Fetches only the first `count` rows of the results — what a screen shows first — and
     /// starts tracking as ``performFetch()`` does; ``loadMoreRows(_:)`` loads the rest.
@@ -23,26 +23,26 @@ extension FetchedResultsController {
     ///
     /// - Parameter count: how many rows to fetch first, at least one.
     /// - Throws: as ``performFetch()``.
-    public func performFetch(firstRows count: Int) throws {
+    func performFetch(firstRows count: Int) throws {
         precondition(count > 0, "a progressive fetch starts with at least one row")
         try exclusive("performFetch(firstRows:)") { try fetch(firstRows: count) }
     }
 
     /// Whether a progressive fetch still has rows to load (see ``performFetch(firstRows:)``).
-    public var hasRowsToLoad: Bool { exclusive("hasRowsToLoad") { loadBoundary != nil } }
+    var hasRowsToLoad: Bool { exclusive("hasRowsToLoad") { loadBoundary != nil } }
 
     /// The number of rows held now, loaded or not: every matching row once a load is done.
-    public var heldRowCount: Int { exclusive("heldRowCount") { state?.keys.count ?? 0 } }
+    var heldRowCount: Int { exclusive("heldRowCount") { state?.keys.count ?? 0 } }
 
     /// The change feed's position the results are exact at, in the store's text form (the one a
     /// cache file keeps): the same commits give the same text in every process following the
     /// store, so a server can name its events by it and a client resume from it. Nil before a
     /// fetch, or when the store has no feed position to give.
-    public var feedPosition: String? { exclusive("feedPosition") { position.flatMap { store.generation(of: $0) } } }
+    var feedPosition: String? { exclusive("feedPosition") { position.flatMap { store.generation(of: $0) } } }
 
     /// The number of full rows held in memory: every row without a batch size, at most a few
     /// batches with one.
-    public var loadedRowCount: Int { exclusive("loadedRowCount") { records.rows.count } }
+    var loadedRowCount: Int { exclusive("loadedRowCount") { records.rows.count } }
 
     /// ``performFetch()``, or with `firstRows` the start of a progressive fetch.
     func fetch(firstRows: Int?) throws {
@@ -131,7 +131,7 @@ extension FetchedResultsController {
     /// - Throws: the error that stopped it, which the delegate has heard too; the results stay
     ///   as they were, and the next call tries again.
     @discardableResult
-    public func loadMoreRows(_ count: Int = defaultLoadStep) throws -> Bool {
+    func loadMoreRows(_ count: Int = defaultLoadStep) throws -> Bool {
         precondition(count > 0, "a step of a progressive fetch loads at least one row")
         return try exclusive("loadMoreRows(_:)") {
             try refuseInsideCallback("loadMoreRows(_:)")

@@ -8,7 +8,7 @@ import class Foundation.Thread
     import Darwin
 #endif
 
-extension FetchedResultsController {
+extension ControllerCore {
     // MARK: - One thread at a time
 
     /// Runs the body of a public method as the one thread inside the controller. A controller

@@ -1,4 +1,4 @@
-extension FetchedResultsController {
+extension ControllerCore {
     // MARK: - Changing the request
 
     /// Replaces the request of a live controller — a new predicate as a search box narrows the
@@ -12,7 +12,7 @@ extension FetchedResultsController {
     /// - Throws: ``FetchedResultsError`` for a request the controller or the store cannot follow,
     ///   ``FetchedResultsError/calledInsideCallback(method:)`` from inside a change callback, or
     ///   the store's error; the controller then keeps its request and results.
-    public func setFetchRequest(_ request: TableFetchRequest) throws {
+    func setFetchRequest(_ request: TableFetchRequest) throws {
         try exclusive("setFetchRequest(_:)") {
             try refuseInsideCallback("setFetchRequest(_:)")
             let previous = fetchRequest

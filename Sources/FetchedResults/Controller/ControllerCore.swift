@@ -2,93 +2,36 @@ import Synchronization
 
 import struct Foundation.URL
 
-/// Keeps the results of a fetch request in sections and in order, and tells its delegate how they
-/// change with every committed transaction — Core Data's `NSFetchedResultsController`, for any
-/// store: SQLite (`SQLiteStore`) or PostgreSQL (`PostgreSQLStore`).
-///
-/// ```swift
-/// let controller = FetchedResultsController(
-///     fetchRequest: request, store: SQLiteStore(database: pool), recordType: Team.self,
-///     sectionNameKeyPath: "qualifyingZone")
-/// controller.delegate = self
-/// try controller.performFetch()
-/// ```
-///
-/// Three tracking modes, as in Core Data: without a delegate the controller only holds what
-/// ``performFetch()`` fetched; with a delegate it follows every commit; with a delegate and a
-/// `cacheName` it also keeps its ordering in a file, so that the next launch skips the full
-/// fetch (see ``saveCache()``).
-///
-/// Changes are incremental: a transaction that touches k rows re-reads those k rows (predicate
-/// re-checked) and places them by binary search — O(k log n) — instead of refetching the whole
-/// result. The store's change feed names the rows every writer touched (another connection,
-/// process or machine); when it cannot (pruned history, a schema change), the controller
-/// refetches and reports the difference.
-///
-/// ## Threading
-///
-/// A controller is not `Sendable`: the compiler keeps it in the isolation domain that made it
-/// (the main actor, say), and nothing else ever calls it — the stores' observers only note what
-/// committed, behind a lock, for the controller to read. Code in Swift 5 language mode can
-/// share a controller between threads all the same; a second thread that calls it while
-/// another is inside it stops the program with a message naming both.
-///
-/// Callbacks are delivered by the controller's own methods, on the caller's thread, once the
-/// method's database access is over (so a callback may read the controller, load batches, and
-/// read the database itself):
-/// - ``write(_:)``: a write through the controller's connection; its changes (and anyone
-///   else's before it) are delivered before it returns;
-/// - ``processPendingChanges()``: what others committed since the last look (Core Data's
-///   `processPendingChanges()`): call it when ``wakeDescriptor`` turns readable, or at
-///   ``nextLookDeadline``, or after writing through another connection;
-/// - ``loadMoreRows(_:)`` and ``setFetchRequest(_:)``, for what they load;
-/// - ``changeSets(bufferingPolicy:)`` and ``snapshots(bufferingPolicy:)``, which wait for the
-///   store themselves and deliver in the iterating task's isolation.
-///
-/// Inside a callback, the accessors show the results after the change set (see
-/// <doc:ChangeCallbacks>); a method that would change them — a write, a look, a fetch — throws
-/// ``FetchedResultsError/calledInsideCallback(method:)``.
-///
-/// ## Tracking
-///
-/// ``performFetch()`` starts following changes when a delegate is set or a change sequence is
-/// being iterated, and stops following them otherwise; ``stopTracking()`` stops at once.
-/// Setting the delegate does no database work: a delegate set after the fetch starts tracking
-/// at the next look, which reports everything committed since the fetch. Following a table
-/// needs its change feed (`ChangeHistory` on SQLite, `PostgreSQLChangeFeed` on PostgreSQL):
-/// without it the fetch throws ``FetchedResultsError/changeFeedMissing(table:installation:)``.
-///
-/// ## Errors
-///
-/// After every look the controller equals a fresh fetch, or it says why not: an error met while
-/// following changes goes to the delegate's ``FetchedResultsControllerDelegate/controller(_:didFailWith:)``,
-/// the controller keeps its last good results, and the next look refetches and reports the
-/// difference. A lost connection is not an error to throw: the delegate hears of it, and later
-/// looks reconnect and catch up in one change set. Reading objects from the store never stops
-/// the program: ``object(at:)`` and ``fetchedObjects`` throw what the store threw.
-open class FetchedResultsController<Record, Store: ResultsStore>: AnyFetchedResultsController {
+/// The controller's implementation for one store type: everything ``FetchedResultsController``
+/// does, generic over the store so that its rows and snapshots keep their own types. The public
+/// controller holds one, behind ``AnyControllerCore``, so that apps and delegates name one type
+/// whatever the store.
+final class ControllerCore<Record, Store: ResultsStore> {
     /// What is fetched and in which order; ``setFetchRequest(_:)`` changes it.
-    public internal(set) var fetchRequest: TableFetchRequest
+    var fetchRequest: TableFetchRequest
     /// The key whose values cut the results into sections (the first sort descriptor's key), or
     /// nil for one section.
-    public let sectionNameKeyPath: String?
+    let sectionNameKeyPath: String?
     /// The name of the persistent cache file, or nil for none (see ``saveCache()``).
-    public let cacheName: String?
+    let cacheName: String?
     /// Where cache files live.
-    public let cacheDirectory: URL
+    let cacheDirectory: URL
     /// The database the results come from.
-    public let store: Store
+    let store: Store
     /// Receives the changes (see Tracking). The callbacks it gets are those it implements: the
     /// per-object ones, the snapshot, the `CollectionDifference`, or several.
-    public weak var delegate: (any FetchedResultsControllerDelegate<Record>)? {
+    weak var delegate: (any FetchedResultsControllerDelegate<Record>)? {
         didSet { delegateStyles = DelegateStyles() }
     }
+    /// The public controller that holds this core: what callbacks hand to the delegate, and
+    /// whose section index titles (which a subclass may override) the sections carry.
+    weak var owner: FetchedResultsController<Record>?
     /// Which optional callback styles the delegate implements, learnt at its first change set.
     var delegateStyles = DelegateStyles()
     /// How the last fetch got its ordering (from the store, the cache file, or a progressive load).
-    public internal(set) var lastFetchSource: FetchSource?
+    var lastFetchSource: FetchSource?
     /// Whether the store reaches its database now.
-    public var connectionState: ConnectionState { store.connectionState }
+    var connectionState: ConnectionState { store.connectionState }
     /// The connection state last told to the delegate.
     var deliveredConnectionState = ConnectionState.connected
 
@@ -115,7 +58,7 @@ open class FetchedResultsController<Record, Store: ResultsStore>: AnyFetchedResu
     /// Whether the results changed since the cache file was last written or read.
     var cacheIsStale = false
     /// Whether changes are followed (see Tracking).
-    public internal(set) var isTracking = false
+    var isTracking = false
     /// The change sequences being iterated.
     var streams: [ChangeStream] = []
     /// The change set a store access made, delivered once the access is over (see
@@ -136,7 +79,7 @@ open class FetchedResultsController<Record, Store: ResultsStore>: AnyFetchedResu
     ///   - cacheDirectory: where cache files live; by default `$XDG_CACHE_HOME/FetchedResults`.
     ///   - decode: makes an object of a full row (the store modules' initialisers pass the
     ///     record type's own decoding).
-    public init(
+    init(
         fetchRequest: TableFetchRequest, store: Store, sectionNameKeyPath: String? = nil, cacheName: String? = nil,
         cacheDirectory: URL? = nil, decode: @escaping (Store.Row) throws -> Record
     ) {
@@ -160,13 +103,13 @@ open class FetchedResultsController<Record, Store: ResultsStore>: AnyFetchedResu
     /// A descriptor that turns readable when changes may be pending: a `poll` loop waits on it,
     /// then calls ``processPendingChanges()``, which reads away what woke it. Nil: none now
     /// (look at ``nextLookDeadline``).
-    public var wakeDescriptor: Int32? { store.wakeDescriptor }
+    var wakeDescriptor: Int32? { store.wakeDescriptor }
 
     /// When a loop should look again even if ``wakeDescriptor`` stays quiet, or nil.
-    public var nextLookDeadline: ContinuousClock.Instant? { store.nextLookDeadline }
+    var nextLookDeadline: ContinuousClock.Instant? { store.nextLookDeadline }
 
     /// Stops following changes (see Tracking); the results stay as they are.
-    public func stopTracking() {
+    func stopTracking() {
         exclusive("stopTracking()") {
             guard isTracking else { return }
             isTracking = false
@@ -182,28 +125,30 @@ open class FetchedResultsController<Record, Store: ResultsStore>: AnyFetchedResu
     /// - Throws: ``FetchedResultsError`` for a request without sort descriptors, whose first
     ///   sort descriptor does not group like the section key path, or that the store cannot
     ///   follow; the store's errors (the results then stay as they were).
-    open func performFetch() throws {
+    func performFetch() throws {
         try exclusive("performFetch()") { try fetch(firstRows: nil) }
     }
 
     // MARK: - Section index
 
-    /// The index title for a section name: by default its first letter, capitalised. Override
-    /// to customise the section index.
-    open func sectionIndexTitle(forSectionName sectionName: String) -> String? {
-        sectionName.first.map { String($0).uppercased() }
+    /// The index title of a section name, as the public controller (or its subclass) gives it.
+    func indexTitle(forSectionName name: String) -> String? {
+        owner?.sectionIndexTitle(forSectionName: name) ?? FetchedResultsController<Record>.defaultIndexTitle(name)
     }
 
     /// The distinct index titles of the sections, in section order.
-    open var sectionIndexTitles: [String] {
-        exclusive("sectionIndexTitles") { state?.sectionIndexTitles(sectionIndexTitle(forSectionName:)) ?? [] }
+    var sectionIndexTitles: [String] {
+        exclusive("sectionIndexTitles") { state?.sectionIndexTitles(indexTitle(forSectionName:)) ?? [] }
     }
 
     /// The section for an index title: the first section whose title it is (or, failing that,
     /// the section at `index`).
-    open func section(forSectionIndexTitle title: String, at index: Int) -> Int {
+    func section(forSectionIndexTitle title: String, at index: Int) -> Int {
         exclusive("section(forSectionIndexTitle:at:)") {
-            state?.section(forSectionIndexTitle: title, at: index, sectionIndexTitle(forSectionName:)) ?? 0
+            state?.section(forSectionIndexTitle: title, at: index, indexTitle(forSectionName:)) ?? 0
         }
     }
+
+    /// The store, for code that knows its type.
+    var anyStore: any ResultsStore { store }
 }

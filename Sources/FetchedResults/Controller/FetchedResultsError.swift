@@ -36,6 +36,8 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
     /// change callback, while the controller delivers a change set: the results the callbacks
     /// describe must not change under them.
     case calledInsideCallback(method: String)
+    /// A write's closure takes another store's connection than the controller's store gives.
+    case writeContextMismatch(given: String, expected: String)
 
     public var description: String {
         switch self {
@@ -88,6 +90,9 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
             return "\(method) was called from inside a change callback, while the controller was delivering a change "
                 + "set; the results must not change under the callbacks: call it once the callback has returned "
                 + "(after controllerDidChangeContent, say, or from the app's next turn of its loop)"
+        case let .writeContextMismatch(given, expected):
+            return "write(_:) was given a closure that takes a \(given), but this controller's store writes with a "
+                + "\(expected): take a \(expected) (a store module's own write, such as GRDB's Database on SQLite)"
         case let .objectDeleted(rowID):
             return
                 "the row with id \(rowID) was deleted from the store before it could be read; the controller reports "

@@ -403,7 +403,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
     public func standings() throws -> [ZoneStanding] {
         var request = PostgreSQLSchema.standingsRequest
         request.fetchBatchSize = 0
-        let controller = PostgreSQLResultsController<Team>(
+        let controller = FetchedResultsController<Team>(
             fetchRequest: request, conninfo: conninfo, connectionDefaults: Self.connectionDefaults,
             sectionNameKeyPath: PostgreSQLSchema.column(Team.sectionAttribute))
         do {
@@ -416,8 +416,8 @@ public final class PostgreSQLTeamStore: ScoreStore {
 
     /// A results controller over the standings that follows every machine's commits through
     /// the change feed, and keeps the last standings while the server is away.
-    public func standingsController(cacheDirectory: String?) -> any FetchedResultsControlling<Team> {
-        PostgreSQLResultsController<Team>(
+    public func standingsController(cacheDirectory: String?) -> FetchedResultsController<Team> {
+        FetchedResultsController<Team>(
             fetchRequest: PostgreSQLSchema.standingsRequest, conninfo: conninfo,
             connectionDefaults: Self.connectionDefaults,
             sectionNameKeyPath: PostgreSQLSchema.column(Team.sectionAttribute),

@@ -9,7 +9,7 @@ extension TeamStore {
     ///
     /// - Parameter cacheDirectory: where to keep the standings' cache between launches (one
     ///   file per store), or nil for none.
-    public func standingsController(cacheDirectory: String?) -> any FetchedResultsControlling<Team> {
+    public func standingsController(cacheDirectory: String?) -> FetchedResultsController<Team> {
         FetchedResultsController(
             fetchRequest: Team.standingsRequest, store: SQLiteStore(database: pool),
             sectionNameKeyPath: Team.sectionAttribute,

@@ -397,7 +397,7 @@ public final class TeamStore: ScoreStore, Sendable {
     /// them: the sections of a results controller that does not track changes.
     public func standings() throws -> [ZoneStanding] {
         try StoreErrors.translating(path: path) {
-            let controller = SQLiteResultsController<Team>(
+            let controller = FetchedResultsController<Team>(
                 fetchRequest: TableFetchRequest(Team.self, sortDescriptors: Team.standingsOrder),
                 database: pool, sectionNameKeyPath: Team.sectionAttribute)
             try controller.performFetch()

@@ -12,23 +12,23 @@ struct Player: FetchableRecord, PostgreSQLRecord {
 }
 
 final class Printer: FetchedResultsControllerDelegate {
-    func controller(_ controller: any FetchedResultsControlling<Player>, didChange section: SectionChange) {
+    func controller(_ controller: FetchedResultsController<Player>, didChange section: SectionChange) {
         print("section \(section.type) \(section.index) \(section.name)")
     }
-    func controller(_ controller: any FetchedResultsControlling<Player>, didChange object: ObjectChange) {
+    func controller(_ controller: FetchedResultsController<Player>, didChange object: ObjectChange) {
         let from = object.indexPath.map { "\($0)" } ?? "-", to = object.newIndexPath.map { "\($0)" } ?? "-"
         print("object \(object.type) \(from) \(to) \(object.changedColumns.sorted())")
     }
-    func controllerDidChangeContent(_ controller: any FetchedResultsControlling<Player>) { print("--") }
-    func controller(_ controller: any FetchedResultsControlling<Player>, didFailWith error: any Error) {
+    func controllerDidChangeContent(_ controller: FetchedResultsController<Player>) { print("--") }
+    func controller(_ controller: FetchedResultsController<Player>, didFailWith error: any Error) {
         print("error \(error)")
     }
 }
 
 /// The same code for every store: fetch and print, then after each statement another
 /// connection commits, look and print the change set.
-func follow<Store: ResultsStore>(
-    _ controller: FetchedResultsController<Player, Store>, run: (String) throws -> Void
+func follow(
+    _ controller: FetchedResultsController<Player>, run: (String) throws -> Void
 ) throws {
     let printer = Printer()
     controller.delegate = printer

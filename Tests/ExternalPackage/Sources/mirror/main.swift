@@ -44,7 +44,7 @@ final class TableViewMirror: FetchedResultsControllerDelegate {
     var problems: [String] = []
 
     /// `reloadData()`: every cell from the controller.
-    func reloadData(_ controller: any FetchedResultsControlling<Todo>) throws {
+    func reloadData(_ controller: FetchedResultsController<Todo>) throws {
         sections = try (0..<controller.numberOfSections).map { section in
             (
                 controller.sectionName(at: section),
@@ -55,21 +55,21 @@ final class TableViewMirror: FetchedResultsControllerDelegate {
         }
     }
 
-    func controllerWillChangeContent(_ controller: any FetchedResultsControlling<Todo>) {
+    func controllerWillChangeContent(_ controller: FetchedResultsController<Todo>) {
         sectionChanges = []
         objectChanges = []
     }
 
-    func controller(_ controller: any FetchedResultsControlling<Todo>, didChange section: SectionChange) {
+    func controller(_ controller: FetchedResultsController<Todo>, didChange section: SectionChange) {
         sectionChanges.append(section)
     }
 
-    func controller(_ controller: any FetchedResultsControlling<Todo>, didChange object: ObjectChange) {
+    func controller(_ controller: FetchedResultsController<Todo>, didChange object: ObjectChange) {
         objectChanges.append(object)
     }
 
     /// `endUpdates()`.
-    func controllerDidChangeContent(_ controller: any FetchedResultsControlling<Todo>) {
+    func controllerDidChangeContent(_ controller: FetchedResultsController<Todo>) {
         do {
             try applyBatch(controller)
         } catch {
@@ -77,15 +77,15 @@ final class TableViewMirror: FetchedResultsControllerDelegate {
         }
     }
 
-    func controller(_ controller: any FetchedResultsControlling<Todo>, didFailWith error: any Error) {
+    func controller(_ controller: FetchedResultsController<Todo>, didFailWith error: any Error) {
         problems.append("the controller failed: \(error)")
     }
 
-    private func cell(_ controller: any FetchedResultsControlling<Todo>, _ path: IndexPath) throws -> String {
+    private func cell(_ controller: FetchedResultsController<Todo>, _ path: IndexPath) throws -> String {
         try controller.object(at: path).cell
     }
 
-    private func applyBatch(_ controller: any FetchedResultsControlling<Todo>) throws {
+    private func applyBatch(_ controller: FetchedResultsController<Todo>) throws {
         // Removals against the old rows, from the end.
         let removed = objectChanges.filter { $0.type == .delete || $0.type == .move }.compactMap(\.indexPath)
         for path in removed.sorted(by: >) { sections[path.section].cells.remove(at: path.row) }
@@ -162,8 +162,8 @@ func randomTransaction(_ random: inout SplitMix64, nextID: inout Int) -> [String
 
 /// The same code for every store: random transactions, through the controller or another
 /// connection, and a mirror that must end as a fresh fetch shows the tasks.
-func run<Store: ResultsStore>(
-    _ controller: FetchedResultsController<Todo, Store>, fresh: () -> FetchedResultsController<Todo, Store>,
+func run(
+    _ controller: FetchedResultsController<Todo>, fresh: () -> FetchedResultsController<Todo>,
     seed: UInt64, writeThroughController: ([String]) throws -> Void, writeElsewhere: ([String]) throws -> Void
 ) throws -> Bool {
     var random = SplitMix64(state: seed)

@@ -15,7 +15,8 @@ extension PostgreSQLServerTests {
         /// SwiftPM names a package it reaches by path after its folder.
         static let identity = URL(fileURLWithPath: repository).lastPathComponent
 
-        /// The programs written as files, and the articles with code.
+        /// The programs written as files (the mirror uses the package's own store), and the
+        /// articles with code.
         static let programs = ["follower", "mirror"]
         static let articles = repository + "/Sources/FetchedResults/FetchedResults.docc"
 
@@ -23,6 +24,7 @@ extension PostgreSQLServerTests {
             let executables = targets.map { name in
                 """
                         .executableTarget(name: "\(name)", dependencies: [
+                            "MemoryStore",
                             .product(name: "FetchedResultsSQLite", package: "\(identity)"),
                             .product(name: "FetchedResultsPostgreSQL", package: "\(identity)"),
                             .product(name: "GRDB", package: "GRDB.swift"),
@@ -41,6 +43,10 @@ extension PostgreSQLServerTests {
                         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
                     ],
                     targets: [
+                        // A third store, on the library's public API alone.
+                        .target(name: "MemoryStore", dependencies: [
+                            .product(name: "FetchedResults", package: "\(identity)"),
+                        ]),
                 \(executables.joined(separator: "\n"))
                     ],
                     swiftLanguageModes: [.v6]
@@ -103,6 +109,11 @@ extension PostgreSQLServerTests {
                 let folder = TemporaryDirectory()
                 let package = folder.path + "/outsider"
                 var targets: [String] = []
+                try FileManager.default.createDirectory(
+                    atPath: package + "/Sources/MemoryStore", withIntermediateDirectories: true)
+                try FileManager.default.copyItem(
+                    atPath: repository + "/Tests/ExternalPackage/Sources/MemoryStore/MemoryStore.swift",
+                    toPath: package + "/Sources/MemoryStore/MemoryStore.swift")
                 for program in programs {
                     try FileManager.default.createDirectory(
                         atPath: package + "/Sources/" + program, withIntermediateDirectories: true)
@@ -211,6 +222,15 @@ extension PostgreSQLServerTests {
             #expect(sqlite.status == 0, "SQLite, seed \(seed):\n\(sqlite.output.suffix(4000))")
             let postgresql = try Self.run(bin + "/mirror", ["postgresql", try freshDatabase(), seed])
             #expect(postgresql.status == 0, "PostgreSQL, seed \(seed):\n\(postgresql.output.suffix(4000))")
+        }
+
+        /// A store written outside the package, on its public API alone (a table in memory with
+        /// a log as its change feed), passes the same mirror and oracle as SQLite and PostgreSQL.
+        @Test func aThirdStoreWrittenOutsideFollowsTheSameOracle() throws {
+            let (_, bin, _) = try Self.built.get()
+            let seed = ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "20261127"
+            let memory = try Self.run(bin + "/mirror", ["memory", "-", seed])
+            #expect(memory.status == 0, "the memory store, seed \(seed):\n\(memory.output.suffix(4000))")
         }
 
         @Test func everyArticlesCodeCompilesAndTheGettingStartedLoopsFollow() throws {

@@ -36,6 +36,8 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
     /// change callback, while the controller delivers a change set: the results the callbacks
     /// describe must not change under them.
     case calledInsideCallback(method: String)
+    /// The controller has a cache name, but its store keeps no cache file.
+    case cacheUnsupported(store: String)
     /// A write's closure takes another store's connection than the controller's store gives.
     case writeContextMismatch(given: String, expected: String)
 
@@ -90,6 +92,9 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
             return "\(method) was called from inside a change callback, while the controller was delivering a change "
                 + "set; the results must not change under the callbacks: call it once the callback has returned "
                 + "(after controllerDidChangeContent, say, or from the app's next turn of its loop)"
+        case let .cacheUnsupported(store):
+            return "the store \(store) keeps no cache file, which a cacheName asks for: leave cacheName nil, or give "
+                + "the store a cacheValidity(in:)"
         case let .writeContextMismatch(given, expected):
             return "write(_:) was given a closure that takes a \(given), but this controller's store writes with a "
                 + "\(expected): take a \(expected) (a store module's own write, such as GRDB's Database on SQLite)"

@@ -203,6 +203,9 @@ package struct OrderedKeys {
             OrderedKeys(sortedChunks: finishedChunks())
         }
 
+        /// The row ids collected, in order.
+        package var rowIDs: [Int64] { chunks.flatMap(\.rowIDs) + current.rowIDs }
+
         /// The chunks collected, the last one closed.
         func finishedChunks() -> [Chunk] {
             var last = current

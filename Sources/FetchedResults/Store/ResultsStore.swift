@@ -1,28 +1,37 @@
 /// A database as a results controller reads and follows it: the part of the controller that
-/// speaks SQL.
+/// speaks the database's language.
 ///
-/// ``FetchedResultsController`` does everything that is not SQL — the ordered results and their
-/// sections, the loads (full, progressive, from the cache file), following changes, refetch and
-/// diff, batches of rows, delivery of change sets, failure handling. A store does the rest, for
-/// one request and one controller:
-/// - reads inside one snapshot: row ids and sort keys in the request's order from a keyset
-///   position, full rows by id, section names;
-/// - the change feed since a position: the touched row ids and those rows as they are now, or
-///   "refetch" when the feed cannot say;
-/// - what a cache file must match to describe the request on this database;
-/// - what wakes an event loop (a descriptor and a deadline) and the connection's state;
-/// - writes on the controller's own connection, after which the controller delivers the changes
-///   before the write returns.
+/// ``FetchedResultsController`` does everything else — the ordered results and their sections,
+/// the loads (full, progressive, from the cache file), following changes, refetch and diff,
+/// batches of rows, delivery of change sets, failure handling. A store serves one controller
+/// and its request, with eleven requirements:
+///
+/// - **The request**: ``prepare(_:sectionNameKeyPath:)``.
+/// - **Reads inside one snapshot**: ``read(consistent:_:)``; row ids and sort keys in the
+///   request's order from a keyset position (``readOrdered(limit:after:skipping:in:)``); full rows
+///   by id (``rows(_:matching:in:)``); the feed position a snapshot is exact at
+///   (``position(in:)``).
+/// - **What a row says**: its sort key (``key(of:rowID:)``, which
+///   ``TableFetchRequest/sortKey(of:rowID:)`` makes from values), its section's name
+///   (``sectionName(of:)``), the columns that changed between two versions
+///   (``changedColumns(from:to:)``) and every column (``allColumns(in:)``).
+/// - **The change feed**: what was committed since a position (``changes(since:in:)``).
+/// - **Writes** on the controller's own connection (``write(_:then:)``), after which the
+///   controller delivers the changes before the write returns.
+///
+/// The rest has defaults, for stores that have more to give: following (observers, `LISTEN`:
+/// ``startTracking()``), what wakes an event loop (``wakeDescriptor``, ``nextLookDeadline``;
+/// by default a look every ``defaultLookInterval``), the connection's state, the cache file's
+/// validity (by default, no cache), and reads sent ahead of a progressive fetch's steps.
 ///
 /// This package's stores are `SQLiteStore` (module `FetchedResultsSQLite`, through GRDB) and
-/// `PostgreSQLStore` (module `FetchedResultsPostgreSQL`, through libpq). A store serves one
-/// controller. Its reads hand back the package's own ordered-key types, so stores are written
-/// inside this package.
+/// `PostgreSQLStore` (module `FetchedResultsPostgreSQL`, through libpq); a store may live in
+/// any package (see <doc:Stores>).
 public protocol ResultsStore: AnyObject {
     /// A full row, as the store reads it (GRDB's `Row`, `PostgreSQLRow`).
     associatedtype Row
     /// A row's sort values as a keyset read needs them to continue after that row.
-    associatedtype SortValues
+    associatedtype SortValues = [SortValue]
     /// A place in the store's change feed: the results are exact at one.
     associatedtype Position
     /// A handle on one snapshot of the database, valid only inside ``read(consistent:_:)`` and
@@ -32,31 +41,21 @@ public protocol ResultsStore: AnyObject {
     /// `PostgreSQLConnection`).
     associatedtype WriteContext
 
+    // MARK: The request
+
     /// Checks `request` against the database (tables, columns, relationships, the predicate's
-    /// kind) and prepares its reads; called by every `performFetch()`.
+    /// kind) and prepares its reads; called by every `performFetch()` and `setFetchRequest(_:)`.
     ///
     /// - Throws: ``FetchedResultsError`` for a request the store cannot follow, or the
     ///   database's error.
     func prepare(_ request: TableFetchRequest, sectionNameKeyPath: String?) throws
-    /// Starts noting changes for ``changes(since:in:)`` (observers, `LISTEN`); idempotent.
-    ///
-    /// - Throws: ``FetchedResultsError/changeFeedMissing(table:installation:)`` when a table the
-    ///   request reads has no change feed.
-    func startTracking() throws
-    /// Stops noting changes.
-    func stopTracking()
+
+    // MARK: Reads
 
     /// Runs `body` with a snapshot. `consistent`: every read in `body` sees one state of the
     /// database; otherwise each statement may see its own (cheaper where a store must open a
     /// transaction for it).
     func read<T>(consistent: Bool, _ body: (Snapshot) throws -> T) throws -> T
-    /// Runs `body` in one transaction on the store's connection for this controller, then, once
-    /// it committed, `follow` with a snapshot that sees the commit.
-    ///
-    /// - Throws: the error of `body` or of the commit (then nothing was committed, unless the
-    ///   connection broke while the commit was on its way: see the store's documentation).
-    func write<T>(_ body: (WriteContext) throws -> T, then follow: (Snapshot) throws -> Void) throws -> T
-
     /// The change feed's position that `snapshot` is exact at.
     func position(in snapshot: Snapshot) throws -> Position
     /// Rows in the request's order: all, or the first `limit` after `boundary` (from the start
@@ -65,11 +64,90 @@ public protocol ResultsStore: AnyObject {
     func readOrdered(
         limit: Int?, after boundary: LoadBoundary<SortValues>?, skipping held: (Int64) -> Bool, in snapshot: Snapshot
     ) throws -> OrderedRead<Row, SortValues>
+    /// Full rows by id; with `matching`, only those that still match the request's predicate.
+    func rows(_ rowIDs: [Int64], matching: Bool, in snapshot: Snapshot) throws -> [Int64: Row]
+
+    // MARK: What a row says
+
+    /// The sort key of a full row whose id is `rowID` (see ``TableFetchRequest/sortKey(of:rowID:)``).
+    func key(of row: Row, rowID: Int64) -> [UInt8]
+    /// The first sort value of a full row, as text ("" for NULL): its section's name.
+    func sectionName(of row: Row) -> String
+    /// The columns whose values differ; every column when `old` is nil (not loaded).
+    func changedColumns(from old: Row?, to new: Row) -> Set<String>
+    /// Every column a full row holds, reported as changed when a row's old values are unknown.
+    func allColumns(in snapshot: Snapshot) throws -> Set<String>
+
+    // MARK: The change feed
+
+    /// What was committed since `position`, by anyone: the touched row ids with those rows.
+    func changes(since position: Position, in snapshot: Snapshot) throws -> FeedRead<Row, Position>
+
+    // MARK: Writes
+
+    /// Runs `body` in one transaction on the store's connection for this controller, then, once
+    /// it committed, `follow` with a snapshot that sees the commit.
+    ///
+    /// - Throws: the error of `body` or of the commit (then nothing was committed, unless the
+    ///   connection broke while the commit was on its way: see the store's documentation).
+    func write<T>(_ body: (WriteContext) throws -> T, then follow: (Snapshot) throws -> Void) throws -> T
+
+    // MARK: Optional: following, waking, the connection
+
+    /// Starts noting changes for ``changes(since:in:)`` (observers, `LISTEN`); idempotent. By
+    /// default nothing: the feed alone says what changed.
+    ///
+    /// - Throws: ``FetchedResultsError/changeFeedMissing(table:installation:)`` when a table the
+    ///   request reads has no change feed.
+    func startTracking() throws
+    /// Stops noting changes.
+    func stopTracking()
+    /// A descriptor that turns readable when changes may be pending (a `poll` loop waits on it
+    /// and then calls the controller's `processPendingChanges()`), or nil: none now. None by
+    /// default.
+    var wakeDescriptor: Int32? { get }
+    /// When a loop should look again even if ``wakeDescriptor`` stays quiet (a safety look, a
+    /// reconnection attempt), or nil: only when it turns readable. By default, in
+    /// ``defaultLookInterval``.
+    var nextLookDeadline: ContinuousClock.Instant? { get }
+    /// Reads away what made ``wakeDescriptor`` readable; called at the start of every look.
+    func didWake()
+    /// Whether the store reaches its database; always by default.
+    var connectionState: ConnectionState { get }
+    /// Whether `error` means the connection broke (the results then stay, and the store
+    /// reconnects), not that the database refused something; never by default.
+    func isConnectionLoss(_ error: any Error) -> Bool
+
+    // MARK: Optional: more reads
+
+    /// Every full row that matches the request, by id; by default read in the request's order.
+    func allRows(in snapshot: Snapshot) throws -> [Int64: Row]
+    /// The first sort value of a row, as text ("" for NULL), read from the database; by default
+    /// from the full row.
+    func sectionName(ofRow rowID: Int64, in snapshot: Snapshot) throws -> String
+
+    // MARK: Optional: the cache file
+
+    /// What a cache file must match to describe this request on this database (the controller
+    /// adds the request's own description). By default the store keeps no cache.
+    ///
+    /// - Throws: ``FetchedResultsError/changeFeedMissing(table:installation:)`` when a fetched
+    ///   table has no change feed: a cache could then not be brought up to date;
+    ///   ``FetchedResultsError/cacheUnsupported(store:)`` by default.
+    func cacheValidity(in snapshot: Snapshot) throws -> CacheValidity
+    /// A position as text, for a cache file and ``FetchedResultsController/feedPosition``; nil
+    /// when it cannot be kept. By default its `description`, for a `LosslessStringConvertible`
+    /// position.
+    func generation(of position: Position) -> String?
+    /// A position from a cache file's text; nil when the text is not one of this store's.
+    func position(fromGeneration text: String) -> Position?
+
+    // MARK: Optional: reading ahead
+
     /// Sends the read of the `limit` rows after `boundary` without waiting for it, so that the
     /// database runs it while the program goes on; the next step takes it with
     /// ``takeReadAhead(readingAhead:in:_:)``. Its rows count only if nothing was committed since
-    /// `position`. Returns whether it was sent; a store whose reads cost no round trip sends
-    /// nothing.
+    /// `position`. Returns whether it was sent; by default nothing is sent.
     func readAhead(
         limit: Int, after boundary: LoadBoundary<SortValues>, unchangedSince position: Position
     ) throws -> Bool
@@ -88,51 +166,51 @@ public protocol ResultsStore: AnyObject {
     func takeReadAhead(
         readingAhead nextLimit: Int, in snapshot: Snapshot, _ body: (OrderedRead<Row, SortValues>) throws -> Void
     ) throws -> Bool
-    /// Full rows by id; with `matching`, only those that still match the request's predicate.
-    func rows(_ rowIDs: [Int64], matching: Bool, in snapshot: Snapshot) throws -> [Int64: Row]
-    /// Every full row that matches the request, by id.
-    func allRows(in snapshot: Snapshot) throws -> [Int64: Row]
-    /// The first sort value of a row, as text ("" for NULL), read from the database.
-    func sectionName(ofRow rowID: Int64, in snapshot: Snapshot) throws -> String
-    /// The first sort value of a full row, as text ("" for NULL).
-    func sectionName(of row: Row) -> String
-    /// What was committed since `position`, by anyone: the touched row ids with those rows.
-    func changes(since position: Position, in snapshot: Snapshot) throws -> FeedRead<Row, Position>
-    /// What a cache file must match to describe this request on this database (the controller
-    /// adds the request's own description).
-    ///
-    /// - Throws: ``FetchedResultsError/changeFeedMissing(table:installation:)`` when a fetched
-    ///   table has no change feed: a cache could then not be brought up to date.
-    func cacheValidity(in snapshot: Snapshot) throws -> CacheValidity
-    /// Every column a full row holds, reported as changed when a row's old values are unknown.
-    func allColumns(in snapshot: Snapshot) throws -> Set<String>
-
-    /// A position as text, for a cache file; nil when it cannot be kept.
-    func generation(of position: Position) -> String?
-    /// A position from a cache file's text; nil when the text is not one of this store's.
-    func position(fromGeneration text: String) -> Position?
-
-    /// The sort key of a full row whose id is `rowID`.
-    func key(of row: Row, rowID: Int64) -> [UInt8]
-    /// The columns whose values differ; every column when `old` is nil (not loaded).
-    func changedColumns(from old: Row?, to new: Row) -> Set<String>
-
-    /// A descriptor that turns readable when changes may be pending (a `poll` loop waits on it
-    /// and then calls the controller's `processPendingChanges()`), or nil: none now.
-    var wakeDescriptor: Int32? { get }
-    /// When a loop should look again even if ``wakeDescriptor`` stays quiet (a safety look, a
-    /// reconnection attempt), or nil: only when it turns readable.
-    var nextLookDeadline: ContinuousClock.Instant? { get }
-    /// Reads away what made ``wakeDescriptor`` readable; called at the start of every look.
-    func didWake()
-    /// Whether the store reaches its database.
-    var connectionState: ConnectionState { get }
-    /// Whether `error` means the connection broke (the results then stay, and the store
-    /// reconnects), not that the database refused something.
-    func isConnectionLoss(_ error: any Error) -> Bool
 }
 
+/// How often a loop looks by default when a store gives no wake descriptor of its own.
+public let defaultLookInterval = Duration.milliseconds(100)
+
 extension ResultsStore {
+    /// Nothing to start: the feed alone says what changed.
+    public func startTracking() throws {}
+
+    /// Nothing to stop.
+    public func stopTracking() {}
+
+    /// No descriptor: the loop looks at ``nextLookDeadline``.
+    public var wakeDescriptor: Int32? { nil }
+
+    /// A look every ``defaultLookInterval``.
+    public var nextLookDeadline: ContinuousClock.Instant? { .now + defaultLookInterval }
+
+    /// Nothing to read away.
+    public func didWake() {}
+
+    /// Always reached.
+    public var connectionState: ConnectionState { .connected }
+
+    /// No connection to lose.
+    public func isConnectionLoss(_ error: any Error) -> Bool { false }
+
+    /// Every row in the request's order, then the full rows of those the read did not load.
+    public func allRows(in snapshot: Snapshot) throws -> [Int64: Row] {
+        let ordered = try readOrdered(limit: nil, after: nil, skipping: { _ in false }, in: snapshot)
+        let missing = ordered.keys.rowIDs.filter { ordered.loaded[$0] == nil }
+        guard !missing.isEmpty else { return ordered.loaded }
+        return ordered.loaded.merging(try rows(missing, matching: true, in: snapshot)) { $1 }
+    }
+
+    /// The row's section name, from the full row.
+    public func sectionName(ofRow rowID: Int64, in snapshot: Snapshot) throws -> String {
+        try rows([rowID], matching: false, in: snapshot)[rowID].map(sectionName(of:)) ?? ""
+    }
+
+    /// No cache.
+    public func cacheValidity(in snapshot: Snapshot) throws -> CacheValidity {
+        throw FetchedResultsError.cacheUnsupported(store: "\(Self.self)")
+    }
+
     /// Sends nothing: the store's reads cost no round trip.
     public func readAhead(
         limit: Int, after boundary: LoadBoundary<SortValues>, unchangedSince position: Position
@@ -148,6 +226,14 @@ extension ResultsStore {
     public func takeReadAhead(
         readingAhead nextLimit: Int, in snapshot: Snapshot, _ body: (OrderedRead<Row, SortValues>) throws -> Void
     ) throws -> Bool { false }
+}
+
+extension ResultsStore where Position: LosslessStringConvertible {
+    /// The position's text.
+    public func generation(of position: Position) -> String? { position.description }
+
+    /// The position the text spells.
+    public func position(fromGeneration text: String) -> Position? { Position(text) }
 }
 
 /// The last row a keyset read returned, as it was read: its key, and its sort values and row id
@@ -187,8 +273,8 @@ public struct OrderedRead<Row, SortValues> {
     /// An empty read.
     public init() {}
 
-    /// Adds the next row of the order.
-    package mutating func append(rowID: Int64, key: [UInt8]) {
+    /// Adds the next row of the order, with its sort key (``ResultsStore/key(of:rowID:)``).
+    public mutating func append(rowID: Int64, key: [UInt8]) {
         keys.append(rowID: rowID, key: key)
     }
 }

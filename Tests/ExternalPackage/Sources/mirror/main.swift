@@ -2,16 +2,19 @@
 // a table view's mirror applies each change set as `beginUpdates()`/`endUpdates()` would,
 // configuring every cell it inserts, moves or reloads from the controller inside the callbacks
 // (rows read in batches of 20, most not loaded yet), while random transactions commit through
-// the controller and through another connection. It ends equal to a fresh fetch, or says why not.
+// the controller and through another connection. After every transaction the mirror must equal
+// the table as the database itself orders it, or the program says why not.
 //
-// Usage: mirror sqlite PATH SEED | mirror postgresql CONNINFO SEED
+// Usage: mirror sqlite PATH SEED | mirror postgresql CONNINFO SEED | mirror memory - SEED
+// (the last on this package's own store, MemoryStore, written with the library's public API).
 
 import FetchedResultsPostgreSQL
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import MemoryStore
 
-struct Todo: FetchableRecord, PostgreSQLRecord {
+struct Todo: FetchableRecord, PostgreSQLRecord, Equatable {
     var id: Int64
     var project: String
     var title: String
@@ -20,6 +23,13 @@ struct Todo: FetchableRecord, PostgreSQLRecord {
 
     init(row: GRDB.Row) {
         (id, project, title, rank, done) = (row["id"], row["project"], row["title"], row["rank"], row["done"])
+    }
+
+    init(row: MemoryRow) {
+        guard case let .text(project) = row["project"], case let .text(title) = row["title"],
+            case let .integer(rank) = row["rank"], case let .integer(done) = row["done"]
+        else { fatalError("a task row of other types: \(row)") }
+        (id, self.project, self.title, self.rank, self.done) = (row.id, project, title, rank, done)
     }
 
     init(row: PostgreSQLRow) throws {
@@ -129,42 +139,94 @@ struct SplitMix64: RandomNumberGenerator {
     }
 }
 
-/// One random transaction's statements, in SQL both stores run.
-func randomTransaction(_ random: inout SplitMix64, nextID: inout Int) -> [String] {
+/// One change a transaction makes, said in SQL for the SQL stores and applied as such to a
+/// memory table.
+enum Step {
+    case insert(id: Int, project: String, rank: Int)
+    case shiftRanks(by: Int, ofIDsDivisibleBy: Int)
+    case move(id: Int, to: String)
+    case retitle(id: Int)
+    case toggleDone(idsWithRemainder: Int)
+    case delete(id: Int)
+    case deleteRanksAbove30(in: String)
+
+    var sql: String {
+        switch self {
+        case let .insert(id, project, rank):
+            "INSERT INTO task (id, project, title, rank, done) VALUES (\(id), '\(project)', 'task \(id)', \(rank), 0)"
+        case let .shiftRanks(delta, divisor): "UPDATE task SET rank = rank + \(delta) WHERE id % \(divisor) = 0"
+        case let .move(id, project): "UPDATE task SET project = '\(project)' WHERE id = \(id)"
+        case let .retitle(id): "UPDATE task SET title = title || '!' WHERE id = \(id)"
+        case let .toggleDone(remainder): "UPDATE task SET done = 1 - done WHERE id % 7 = \(remainder)"
+        case let .delete(id): "DELETE FROM task WHERE id = \(id)"
+        case let .deleteRanksAbove30(project): "DELETE FROM task WHERE project = '\(project)' AND rank > 30"
+        }
+    }
+
+    func apply(to table: MemoryTable) {
+        func integer(_ value: SortValue) -> Int64 {
+            if case let .integer(number) = value { return number }
+            return 0
+        }
+        switch self {
+        case let .insert(id, project, rank):
+            table.insert(Self.row(id: Int64(id), project: project, title: "task \(id)", rank: Int64(rank), done: 0))
+        case let .shiftRanks(delta, divisor):
+            table.update(where: { $0.id % Int64(divisor) == 0 }) {
+                $0.values["rank"] = .integer(integer($0["rank"]) + Int64(delta))
+            }
+        case let .move(id, project):
+            table.update(where: { $0.id == id }) { $0.values["project"] = .text(project) }
+        case let .retitle(id):
+            table.update(where: { $0.id == id }) { $0.values["title"] = .text($0["title"].sectionName + "!") }
+        case let .toggleDone(remainder):
+            table.update(where: { $0.id % 7 == remainder }) { $0.values["done"] = .integer(1 - integer($0["done"])) }
+        case let .delete(id):
+            table.delete { $0.id == id }
+        case let .deleteRanksAbove30(project):
+            table.delete { $0["project"] == .text(project) && integer($0["rank"]) > 30 }
+        }
+    }
+
+    static func row(id: Int64, project: String, title: String, rank: Int64, done: Int64) -> MemoryRow {
+        MemoryRow(
+            id: id,
+            values: [
+                "id": .integer(id), "project": .text(project), "title": .text(title), "rank": .integer(rank),
+                "done": .integer(done),
+            ])
+    }
+}
+
+/// One random transaction's steps.
+func randomTransaction(_ random: inout SplitMix64, nextID: inout Int) -> [Step] {
     let projects = ["home", "work", "garden", "music", "travel"]
     return (0..<Int.random(in: 1...3, using: &random)).map { _ in
         let project = projects.randomElement(using: &random)!
         switch Int.random(in: 0..<9, using: &random) {
         case 0, 1:
             nextID += 1
-            return "INSERT INTO task (id, project, title, rank, done) VALUES "
-                + "(\(nextID), '\(project)', 'task \(nextID)', \(Int.random(in: 0..<50, using: &random)), 0)"
+            return .insert(id: nextID, project: project, rank: Int.random(in: 0..<50, using: &random))
         case 2:
-            return "UPDATE task SET rank = rank + \(Int.random(in: -20...20, using: &random)) "
-                + "WHERE id % \(Int.random(in: 2...5, using: &random)) = 0"
-        case 3:
-            return "UPDATE task SET project = '\(project)' WHERE id = \(Int.random(in: 1...nextID, using: &random))"
-        case 4:
-            return "UPDATE task SET title = title || '!' WHERE id = \(Int.random(in: 1...nextID, using: &random))"
-        case 5:
-            return "UPDATE task SET done = 1 - done WHERE id % 7 = \(Int.random(in: 0..<7, using: &random))"
-        case 6:
-            return "DELETE FROM task WHERE id = \(Int.random(in: 1...nextID, using: &random))"
-        case 7:
-            return "DELETE FROM task WHERE project = '\(project)' AND rank > 30"
+            return .shiftRanks(
+                by: Int.random(in: -20...20, using: &random), ofIDsDivisibleBy: Int.random(in: 2...5, using: &random))
+        case 3: return .move(id: Int.random(in: 1...nextID, using: &random), to: project)
+        case 4: return .retitle(id: Int.random(in: 1...nextID, using: &random))
+        case 5: return .toggleDone(idsWithRemainder: Int.random(in: 0..<7, using: &random))
+        case 6: return .delete(id: Int.random(in: 1...nextID, using: &random))
+        case 7: return .deleteRanksAbove30(in: project)
         default:
             nextID += 1
-            return "INSERT INTO task (id, project, title, rank, done) VALUES "
-                + "(\(nextID), 'new \(nextID % 3)', 'task \(nextID)', 1, 0)"
+            return .insert(id: nextID, project: "new \(nextID % 3)", rank: 1)
         }
     }
 }
 
 /// The same code for every store: random transactions, through the controller or another
-/// connection, and a mirror that must end as a fresh fetch shows the tasks.
+/// connection, and a mirror that must show, after each, the tasks as `fresh` orders them.
 func run(
-    _ controller: FetchedResultsController<Todo>, fresh: () -> FetchedResultsController<Todo>,
-    seed: UInt64, writeThroughController: ([String]) throws -> Void, writeElsewhere: ([String]) throws -> Void
+    _ controller: FetchedResultsController<Todo>, fresh: () throws -> [(String, [String])], seed: UInt64,
+    writeThroughController: ([Step]) throws -> Void, writeElsewhere: ([Step]) throws -> Void
 ) throws -> Bool {
     var random = SplitMix64(state: seed)
     let mirror = TableViewMirror()
@@ -172,24 +234,41 @@ func run(
     try controller.performFetch()
     try mirror.reloadData(controller)
     var nextID = 60
-    for _ in 0..<150 {
-        let statements = randomTransaction(&random, nextID: &nextID)
+    for step in 0..<150 {
+        let steps = randomTransaction(&random, nextID: &nextID)
         if Bool.random(using: &random) {
-            try writeThroughController(statements)
+            try writeThroughController(steps)
         } else {
-            try writeElsewhere(statements)
+            try writeElsewhere(steps)
             try controller.processPendingChanges()
         }
+        let expected = try fresh()
+        guard expected.map(\.0) == mirror.sections.map(\.name), expected.map(\.1) == mirror.sections.map(\.cells),
+            mirror.problems.isEmpty
+        else {
+            print("after transaction \(step) (\(steps.map(\.sql)))")
+            print("mirror:   \(mirror.sections)\nexpected: \(expected)")
+            for problem in mirror.problems.prefix(10) { print("problem: \(problem)") }
+            return false
+        }
     }
-    let check = fresh()
-    try check.performFetch()
-    let expected = try (check.sections ?? []).map { ($0.name, $0.objects.map(\.cell)) }
-    let same = expected.map(\.0) == mirror.sections.map(\.name) && expected.map(\.1) == mirror.sections.map(\.cells)
-    if !same { print("mirror:   \(mirror.sections)\nexpected: \(expected)") }
-    for problem in mirror.problems.prefix(10) { print("problem: \(problem)") }
-    return same && mirror.problems.isEmpty
+    return true
 }
 
+/// Tasks in sections by project, as the rows come from an `ORDER BY project, rank, title, id`.
+func sections(_ todos: [Todo]) -> [(String, [String])] {
+    var sections: [(String, [String])] = []
+    for todo in todos {
+        if sections.last?.0 == todo.project {
+            sections[sections.count - 1].1.append(todo.cell)
+        } else {
+            sections.append((todo.project, [todo.cell]))
+        }
+    }
+    return sections
+}
+
+let orderBy = "ORDER BY project, rank, title, id"
 let request = TableFetchRequest(
     table: "task", sortDescriptors: [.ascending("project"), .ascending("rank"), .ascending("title")],
     fetchBatchSize: 20)
@@ -200,9 +279,8 @@ let firstTasks =
     "INSERT INTO task (id, project, title, rank, done) VALUES "
     + (1...60).map { "(\($0), '\(["home", "work", "garden"][$0 % 3])', 'task \($0)', \($0 % 17), 0)" }
     .joined(separator: ", ")
-guard CommandLine.arguments.count == 4, let seed = UInt64(CommandLine.arguments[3]) else {
-    fatalError("usage: mirror sqlite PATH SEED | mirror postgresql CONNINFO SEED")
-}
+let usage = "usage: mirror sqlite PATH SEED | mirror postgresql CONNINFO SEED | mirror memory - SEED"
+guard CommandLine.arguments.count == 4, let seed = UInt64(CommandLine.arguments[3]) else { fatalError(usage) }
 let matched: Bool
 switch CommandLine.arguments[1] {
 case "sqlite":
@@ -217,14 +295,12 @@ case "sqlite":
         fetchRequest: request, database: pool, recordType: Todo.self, sectionNameKeyPath: "project")
     matched = try run(
         controller,
-        fresh: {
-            FetchedResultsController(
-                fetchRequest: request, database: pool, recordType: Todo.self, sectionNameKeyPath: "project")
-        }, seed: seed,
-        writeThroughController: { statements in
-            try controller.write { db in for sql in statements { try db.execute(sql: sql) } }
+        fresh: { sections(try other.read { try Todo.fetchAll($0, sql: "SELECT * FROM task " + orderBy) }) },
+        seed: seed,
+        writeThroughController: { steps in
+            try controller.write { db in for step in steps { try db.execute(sql: step.sql) } }
         },
-        writeElsewhere: { statements in try other.write { db in for sql in statements { try db.execute(sql: sql) } } })
+        writeElsewhere: { steps in try other.write { db in for step in steps { try db.execute(sql: step.sql) } } })
 case "postgresql":
     let conninfo = CommandLine.arguments[2]
     let other = try PostgreSQLConnection(conninfo)
@@ -236,17 +312,44 @@ case "postgresql":
     matched = try run(
         controller,
         fresh: {
-            FetchedResultsController(
-                fetchRequest: request, conninfo: conninfo, recordType: Todo.self, sectionNameKeyPath: "project")
+            let result = try other.execute(
+                "SELECT * FROM task " + orderBy.replacingOccurrences(of: "title", with: "title COLLATE \"C\""))
+            return sections(try result.rows.map { try Todo(row: PostgreSQLRow(columns: result.columns, values: $0)) })
         }, seed: seed,
-        writeThroughController: { statements in
-            try controller.write { connection in for sql in statements { try connection.execute(sql) } }
+        writeThroughController: { steps in
+            try controller.write { connection in for step in steps { try connection.execute(step.sql) } }
         },
-        writeElsewhere: { statements in
-            try other.transaction { for sql in statements { try other.execute(sql) } }
+        writeElsewhere: { steps in
+            try other.transaction { for step in steps { try other.execute(step.sql) } }
         })
+case "memory":
+    let table = MemoryTable(columns: ["id", "project", "title", "rank", "done"])
+    try table.transaction { table in
+        for id in 1...60 {
+            table.insert(
+                Step.row(
+                    id: Int64(id), project: ["home", "work", "garden"][id % 3], title: "task \(id)",
+                    rank: Int64(id % 17), done: 0))
+        }
+    }
+    let controller = FetchedResultsController(
+        fetchRequest: request, store: MemoryStore(table: table), sectionNameKeyPath: "project",
+        decode: { Todo(row: $0) })
+    matched = try run(
+        controller,
+        fresh: {
+            // The oracle: the same order, by Swift's own comparisons.
+            let todos = table.allRows.map(Todo.init(row:)).sorted {
+                ($0.project, $0.rank, $0.title, $0.id) < ($1.project, $1.rank, $1.title, $1.id)
+            }
+            return sections(todos)
+        }, seed: seed,
+        writeThroughController: { steps in
+            try controller.write { (table: MemoryTable) in for step in steps { step.apply(to: table) } }
+        },
+        writeElsewhere: { steps in try table.transaction { table in for step in steps { step.apply(to: table) } } })
 default:
-    fatalError("usage: mirror sqlite PATH SEED | mirror postgresql CONNINFO SEED")
+    fatalError(usage)
 }
-print(matched ? "the mirror equals a fresh fetch" : "the mirror differs from a fresh fetch")
+print(matched ? "the mirror equals the table after every transaction" : "the mirror differs from the table")
 exit(matched ? 0 : 1)

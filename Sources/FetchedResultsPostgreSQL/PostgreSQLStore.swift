@@ -246,8 +246,6 @@ public final class PostgreSQLStore: ResultsStore {
         return attempt != nil ? ContinuousClock.now + .milliseconds(20) : reconnection.nextAttempt ?? .now
     }
 
-    public func didWake() {}
-
     public func isConnectionLoss(_ error: any Error) -> Bool {
         (error as? PostgreSQLError)?.isConnectionLost ?? false
     }
@@ -365,7 +363,8 @@ extension FetchedResultsController where Record: PostgreSQLRecord {
     ///   - cacheDirectory: where cache files live; by default `$XDG_CACHE_HOME/FetchedResults`.
     public convenience init(
         fetchRequest: TableFetchRequest, conninfo: String, connectionDefaults: [String: String] = [:],
-        recordType: Record.Type = Record.self, sectionNameKeyPath: String? = nil, cacheName: String? = nil,
+        recordType: Record.Type = Record.self, sectionNameKeyPath: (any ColumnNameRepresentable)? = nil,
+        cacheName: String? = nil,
         cacheDirectory: URL? = nil
     ) {
         self.init(

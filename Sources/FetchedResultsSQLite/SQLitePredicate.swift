@@ -32,22 +32,12 @@ public struct SQLitePredicate: FetchPredicate {
     }
 }
 
+/// GRDB's columns name columns: `.descending(Column("wins"))`, `Team.Columns.wins`.
+extension Column: ColumnNameRepresentable {
+    public var columnName: String { name }
+}
+
 extension ColumnSortDescriptor {
-    /// A sort key on a column as GRDB names it (`Column("wins")`, or a record's `Columns`).
-    public init(_ column: some ColumnExpression, ascending: Bool = true, collation: Collation = .binary) {
-        self.init(key: column.name, ascending: ascending, collation: collation)
-    }
-
-    /// Smallest first, on a column as GRDB names it.
-    public static func ascending(_ column: some ColumnExpression, collation: Collation = .binary) -> Self {
-        Self(column, ascending: true, collation: collation)
-    }
-
-    /// Largest first, on a column as GRDB names it.
-    public static func descending(_ column: some ColumnExpression, collation: Collation = .binary) -> Self {
-        Self(column, ascending: false, collation: collation)
-    }
-
     /// This key as an `ORDER BY` (or index) term in SQLite's SQL: `"wins" COLLATE BINARY DESC`.
     /// A key path across a relationship names the column the store's select list gives it.
     public var sqliteOrderingSQL: String {

@@ -221,11 +221,6 @@ public final class SQLiteStore: ResultsStore {
         signal?.drain()
     }
 
-    public var connectionState: ConnectionState { .connected }
-
-    /// A file store has no connection to lose.
-    public func isConnectionLoss(_ error: any Error) -> Bool { false }
-
     /// Notes that a look was made now, for the next safety look's deadline.
     func noteLook() { lastLook = .now }
 
@@ -324,7 +319,7 @@ extension FetchedResultsController where Record: FetchableRecord {
     ///     ``ChangeHistory``), or only `database`'s writer's.
     public convenience init(
         fetchRequest: TableFetchRequest, database: any DatabaseWriter, recordType: Record.Type = Record.self,
-        sectionNameKeyPath: String? = nil, cacheName: String? = nil, cacheDirectory: URL? = nil,
+        sectionNameKeyPath: (any ColumnNameRepresentable)? = nil, cacheName: String? = nil, cacheDirectory: URL? = nil,
         changeSource: SQLiteStore.ChangeSource = .everyConnection
     ) {
         self.init(

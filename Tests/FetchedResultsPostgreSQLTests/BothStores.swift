@@ -15,6 +15,11 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
 /// A task of a to-do list, as a newcomer's app has them: in sections by project.
 struct Todo: FetchableRecord, PostgreSQLRecord, Equatable, Sendable {
+    /// The columns, by name: typed names for requests.
+    enum Columns: String, CodingKey, ColumnNameRepresentable {
+        case id, project, title, rank
+    }
+
     var id: Int64
     var project: String
     var title: String
@@ -97,10 +102,14 @@ final class TodoTable {
             table: "todo", predicate: filter, sortDescriptors: sortDescriptors, fetchBatchSize: batchSize)
     }
 
-    /// A controller on the table, sectioned by project unless `sectioned` is false.
-    func controller(batchSize: Int = 0, sectioned: Bool = true) -> TodoController {
-        let request = request(batchSize: batchSize)
-        let section = sectioned ? "project" : nil
+    /// A controller on the table, sectioned by project unless `sectioned` is false; by
+    /// `request` when given.
+    func controller(
+        batchSize: Int = 0, sectioned: Bool = true, request given: TableFetchRequest? = nil,
+        sectionNameKeyPath: (any ColumnNameRepresentable)? = "project"
+    ) -> TodoController {
+        let request = given ?? request(batchSize: batchSize)
+        let section = sectioned ? sectionNameKeyPath : nil
         switch kind {
         case .sqlite:
             return .sqlite(

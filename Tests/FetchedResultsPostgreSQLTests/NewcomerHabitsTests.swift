@@ -1,6 +1,8 @@
 import ControllerOracles
 import FetchedResults
+import FetchedResultsSQLite
 import Foundation
+import GRDB
 import TestSupport
 import Testing
 
@@ -180,6 +182,34 @@ extension PostgreSQLServerTests {
             let controller = table.cachedController(name: "todos")
             try controller.performFetch()
             #expect(throws: FetchedResultsError.self) { try controller.saveCache() }
+        }
+    }
+}
+
+extension PostgreSQLServerTests.NewcomerHabitsTests {
+    /// Sort keys and the section key by typed names (a record's `CodingKeys`, GRDB's `Column`)
+    /// give exactly what the same names as strings give.
+    @Test(arguments: StoreKind.allCases)
+    func typedColumnNamesFetchWhatStringsFetch(_ kind: StoreKind) throws {
+        let table = try TodoTable(kind)
+        try table.insertTasks(12, projects: 3)
+        typealias Columns = Todo.Columns
+        var typed = table.request()
+        typed.sortDescriptors = [.ascending(Columns.project), .descending(Columns.rank), .ascending(Columns.title)]
+        let byName = table.controller(request: typed, sectionNameKeyPath: Columns.project)
+        try byName.controller.performFetch()
+        let expected = try table.fresh(sortDescriptors: [
+            .ascending("project"), .descending("rank"), .ascending("title"),
+        ])
+        #expect(try byName.sections() == expected)
+        #expect(byName.controller.sectionNameKeyPath == "project")
+        if kind == .sqlite {
+            typed.sortDescriptors = [
+                .ascending(Column("project")), .descending(Column("rank")), .ascending(Columns.title),
+            ]
+            let grdb = table.controller(request: typed, sectionNameKeyPath: Column("project"))
+            try grdb.controller.performFetch()
+            #expect(try grdb.sections() == expected)
         }
     }
 }

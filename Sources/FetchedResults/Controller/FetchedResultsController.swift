@@ -83,21 +83,23 @@ open class FetchedResultsController<Record> {
     ///   - fetchRequest: what to fetch and in which order.
     ///   - store: the database to read and follow; it serves this controller alone.
     ///   - sectionNameKeyPath: the key whose values cut the results into sections (it must be
-    ///     the first sort descriptor's key), or nil for one section.
+    ///     the first sort descriptor's key: a string or a typed name), or nil for one section.
     ///   - cacheName: the name of a persistent cache (Core Data's `cacheName`); used when
     ///     tracking, on a store with a change feed.
     ///   - cacheDirectory: where cache files live; by default `$XDG_CACHE_HOME/FetchedResults`.
     ///   - decode: makes an object of a full row (the store modules' initialisers pass the
     ///     record type's own decoding).
     public init<Store: ResultsStore>(
-        fetchRequest: TableFetchRequest, store: Store, sectionNameKeyPath: String? = nil, cacheName: String? = nil,
+        fetchRequest: TableFetchRequest, store: Store, sectionNameKeyPath: (any ColumnNameRepresentable)? = nil,
+        cacheName: String? = nil,
         cacheDirectory: URL? = nil, decode: @escaping (Store.Row) throws -> Record
     ) {
+        let sectionKey = sectionNameKeyPath?.columnName
         let core = ControllerCore(
-            fetchRequest: fetchRequest, store: store, sectionNameKeyPath: sectionNameKeyPath, cacheName: cacheName,
+            fetchRequest: fetchRequest, store: store, sectionNameKeyPath: sectionKey, cacheName: cacheName,
             cacheDirectory: cacheDirectory, decode: decode)
         self.core = core
-        self.sectionNameKeyPath = sectionNameKeyPath
+        self.sectionNameKeyPath = sectionKey
         self.cacheName = cacheName
         self.cacheDirectory = core.cacheDirectory
         core.owner = self

@@ -16,6 +16,9 @@
 ///     .ascending("teamName", collation: .caseInsensitive),
 /// ]
 /// ```
+///
+/// Columns may be named by typed names too (GRDB's `Column`, a record's `CodingKeys`): see
+/// ``ColumnNameRepresentable``.
 public struct ColumnSortDescriptor: Sendable, Hashable {
     /// How text values compare.
     public enum Collation: Sendable, Hashable {
@@ -41,14 +44,19 @@ public struct ColumnSortDescriptor: Sendable, Hashable {
         self.collation = collation
     }
 
+    /// A sort key on a column named by a string or a typed name (see ``ColumnNameRepresentable``).
+    public init(_ key: some ColumnNameRepresentable, ascending: Bool = true, collation: Collation = .binary) {
+        self.init(key: key.columnName, ascending: ascending, collation: collation)
+    }
+
     /// Smallest first.
-    public static func ascending(_ key: String, collation: Collation = .binary) -> Self {
-        Self(key: key, ascending: true, collation: collation)
+    public static func ascending(_ key: some ColumnNameRepresentable, collation: Collation = .binary) -> Self {
+        Self(key: key.columnName, ascending: true, collation: collation)
     }
 
     /// Largest first.
-    public static func descending(_ key: String, collation: Collation = .binary) -> Self {
-        Self(key: key, ascending: false, collation: collation)
+    public static func descending(_ key: some ColumnNameRepresentable, collation: Collation = .binary) -> Self {
+        Self(key: key.columnName, ascending: false, collation: collation)
     }
 
     /// Whether text compares with ASCII letters folded.

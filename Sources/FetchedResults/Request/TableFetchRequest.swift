@@ -109,9 +109,12 @@ public struct ToOneRelationship: Sendable, Hashable {
     ///   - foreignKey: the fetched table's column holding the related row's id.
     ///   - destinationTable: the related table.
     ///   - destinationKey: the related table's id column (nil: the store's default).
-    public init(_ name: String, foreignKey: String, destinationTable: String, destinationKey: String? = nil) {
+    public init(
+        _ name: String, foreignKey: some ColumnNameRepresentable, destinationTable: String,
+        destinationKey: String? = nil
+    ) {
         self.name = name
-        self.foreignKey = foreignKey
+        self.foreignKey = foreignKey.columnName
         self.destinationTable = destinationTable
         self.destinationKey = destinationKey
     }

@@ -213,3 +213,48 @@ extension PostgreSQLServerTests.NewcomerHabitsTests {
         }
     }
 }
+
+extension PostgreSQLServerTests.NewcomerHabitsTests {
+    /// The library's wait: a loop that waits on the controller beside its own descriptor sees
+    /// another connection's commit, its own descriptor, and its own deadline, each for what it
+    /// is, and sleeps in between.
+    @Test(arguments: StoreKind.allCases)
+    func aLoopWaitsOnTheControllerBesideItsOwnDescriptors(_ kind: StoreKind) throws {
+        let table = try TodoTable(kind)
+        try table.insertTasks(3)
+        let controller = table.controller().controller
+        let delegate = RowDelegate()
+        controller.delegate = delegate
+        try controller.performFetch()
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+
+        // Another connection commits: the wait says the store may have changed.
+        try table.execute("UPDATE todo SET rank = 0 WHERE id = 3")
+        var wakes = 0, changed = false
+        let end = ContinuousClock.now + .seconds(5)
+        while !changed, ContinuousClock.now < end {
+            let woke = controller.wait(alongside: [ends[0]], until: end)
+            wakes += 1
+            #expect(woke.readable.isEmpty)
+            if woke.storeMayHaveChanged { changed = try controller.processPendingChanges() }
+        }
+        #expect(changed && delegate.objects.count == 1)
+        #expect(wakes < 50, "woke \(wakes) times before the change")
+
+        // The caller's own descriptor.
+        var byte: UInt8 = 1
+        #expect(write(ends[1], &byte, 1) == 1)
+        let readable = controller.wait(alongside: [ends[0]], until: ContinuousClock.now + .seconds(5))
+        #expect(readable.readable == [ends[0]])
+        #expect(read(ends[0], &byte, 1) == 1)
+
+        // The caller's deadline, on a clock of its own: a deadline already passed returns at once.
+        let clock = SuspendingClock()
+        let started = ContinuousClock.now
+        let timedOut = controller.wait(alongside: [ends[0]], until: clock.now - .seconds(1), clock: clock)
+        #expect(timedOut.readable.isEmpty)
+        #expect(ContinuousClock.now - started < .seconds(1))
+    }
+}

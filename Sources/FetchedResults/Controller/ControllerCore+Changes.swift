@@ -145,6 +145,14 @@ extension ControllerCore {
     /// - Parameter notify: false while a fetch catches up, when there is nothing to tell yet.
     func apply(touched: Set<Int64>, fresh allFresh: [Int64: Store.Row], _ snapshot: Store.Snapshot, notify: Bool) throws
     {
+        if touched.count == 1, loadBoundary == nil, let rowID = touched.first, let row = allFresh[rowID],
+            let changes = try applyOneRow(rowID, row, snapshot)
+        {
+            records.apply(rowID: rowID, fresh: row)
+            cacheIsStale = true
+            if notify { enqueue(changes) }
+            return
+        }
         let fresh = keepingLoaded(allFresh)
         let store = self.store
         guard
@@ -165,6 +173,19 @@ extension ControllerCore {
         records.apply(touched: touched, fresh: fresh)
         cacheIsStale = true
         if notify { enqueue(changes) }
+    }
+
+    /// The change set of a transaction that touched one row, held before and after, when the
+    /// one-row path can place it (see `ResultsState.applyOneRow`); nil, changing nothing, else.
+    private func applyOneRow(_ rowID: Int64, _ row: Store.Row, _ snapshot: Store.Snapshot) throws
+        -> ChangeSetBuilder.Result?
+    {
+        guard state?.keys.contains(rowID) == true else { return nil }
+        let changedColumns = store.changedColumns(from: records[rowID], to: row)
+        return try state?.applyOneRow(
+            rowID, newKey: store.key(of: row, rowID: rowID), changedColumns: changedColumns,
+            flatDifference: wantsFlatDifference,
+            sectionName: { id in try sectionName(ofRow: id, loaded: id == rowID ? row : records[id], snapshot) })
     }
 
     /// Refetches everything and reports the difference: after pruned history, an unknown

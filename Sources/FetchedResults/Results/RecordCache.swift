@@ -71,6 +71,16 @@ package struct RecordCache<Row> {
         if unheld.count <= batchSize { lastLookRows = unheld }
     }
 
+    /// ``apply(touched:fresh:)`` for one row that still matches, without building sets.
+    package mutating func apply(rowID: Int64, fresh row: Row) {
+        if !lastLookRows.isEmpty { lastLookRows = [:] }
+        if !isBatching || rows[rowID] != nil {
+            rows[rowID] = row
+        } else {
+            lastLookRows = [rowID: row]
+        }
+    }
+
     package mutating func remove(_ rowID: Int64) {
         rows[rowID] = nil
         batchOfRow[rowID] = nil

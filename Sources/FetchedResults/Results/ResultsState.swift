@@ -53,7 +53,7 @@ package struct KnownSectionName: Sendable {
 /// - every section of `layout` has its name in `sectionNames`, under its identity, with the
 ///   row it was read from: the section's first row (the name is that row's first sort value).
 package struct ResultsState {
-    package private(set) var keys: OrderedKeys
+    package internal(set) var keys: OrderedKeys
     package private(set) var layout: ResultsLayout
     package private(set) var sectionNames: [[UInt8]: KnownSectionName]
     package let shape: ResultsShape
@@ -252,7 +252,7 @@ package struct ResultsState {
 
     /// Names the sections at `renamed` again, keeping every range; returns whether each kept
     /// its name. When naming throws, nothing changes.
-    private mutating func rename(
+    mutating func rename(
         _ renamed: Set<Int>, recheck: Set<Int64>, sectionName: (Int64) throws -> String
     ) throws -> Bool {
         var names = sectionNames

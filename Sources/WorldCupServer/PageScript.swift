@@ -73,8 +73,11 @@ enum PageScript {
             }
 
             // Brings the DOM to the model's first `windowRows` rows, moving, adding and removing only
-            // the rows that differ, and changing only the texts that differ.
+            // the rows that differ, and changing only the texts that differ. A row that moves is taken
+            // out and put back, which takes the focus from it: the focus goes back to it.
             function render(moved, flashed) {
+                const focused = main.contains(document.activeElement) ? document.activeElement : null;
+                const keyboard = focused !== null && focused.matches(':focus-visible');
                 let left = windowRows;
                 const wanted = [];
                 for (const section of model) {
@@ -133,6 +136,14 @@ enum PageScript {
                 for (const section of model) total += section.rows.length;
                 setText(summary, `${teams(total)} in ${model.length} zone${model.length === 1 ? '' : 's'}`);
                 setText(more, total > windowRows ? `${total - windowRows} more teams below` : '');
+                if (focused && focused.isConnected && document.activeElement !== focused) keepInSight(focused, keyboard);
+            }
+
+            // Focuses a row; one the keyboard is on is kept in sight, wherever it went (a finger's
+            // focus is not followed: the page stays where the user scrolled it).
+            function keepInSight(li, keyboard) {
+                li.focus({ preventScroll: true });
+                if (keyboard) li.scrollIntoView({ block: 'nearest' });
             }
 
             function flash(li) {
@@ -370,6 +381,9 @@ enum PageScript {
             async function undo() {
                 const last = scorer.last;
                 if (!last) return;
+                // The button goes; the focus goes to the row whose win it takes back, not to the page.
+                const row = document.activeElement === undoButton ? rowNodes.get(last.id) : null;
+                if (row) keepInSight(row, undoButton.matches(':focus-visible'));
                 undoButton.hidden = true;
                 ownChanges.set(last.id, (ownChanges.get(last.id) || 0) + 1);
                 const response = await send('DELETE', `/teams/${last.id}/wins/${last.key}`, null);

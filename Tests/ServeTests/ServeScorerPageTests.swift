@@ -1,0 +1,97 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The scorer's page on a phone (390×844) in a real headless Chromium: scoring from the
+/// keyboard, the Undo button within reach, feedback on the tapped row, and a server that goes
+/// away and comes back.
+@Suite(.serialized) struct ServeScorerPageTests {
+    /// A scorer's page, open and ready to score.
+    struct ScorerPage {
+        let serve: ServeProcess
+        let browser: WebDriver
+
+        init(_ serve: ServeProcess, width: Int = 390, height: Int = 844) throws {
+            self.serve = serve
+            browser = try WebDriver(width: width, height: height)
+            try browser.open(try #require(serve.scorerLink))
+            try #require(try browser.wait { try PageRows.read(browser).ready })
+            try #require(
+                try browser.wait {
+                    try browser.run("return document.body.classList.contains('scoring');") as? Bool == true
+                })
+        }
+
+        /// What has the focus: `team NAME` for a row, else the element's tag and id.
+        func focused() throws -> String {
+            try browser.run(
+                """
+                const active = document.activeElement;
+                if (!active) return 'nothing';
+                if (active.matches('li.team')) return 'team ' + active.querySelector('.name').textContent;
+                return active.tagName.toLowerCase() + (active.id ? '#' + active.id : '');
+                """) as? String ?? "?"
+        }
+
+        func row(_ name: String) throws -> String {
+            let id = try #require(try PageRows.read(browser).row(named: name)).id
+            return try browser.element("li.team[data-id='\(id)']")
+        }
+
+        func wins(_ name: String) throws -> Int? { try PageRows.read(browser).row(named: name)?.wins }
+
+        func text(_ id: String) throws -> String {
+            try browser.run("return document.getElementById(arguments[0]).textContent;", [id]) as? String ?? ""
+        }
+
+        /// The Undo button as the user sees it: shown, inside the viewport, and what a tap at
+        /// its centre reaches (not a header drawn over it); else what is wrong.
+        func undoProblem() throws -> String? {
+            try browser.run(
+                """
+                const undo = document.getElementById('undo');
+                if (undo.hidden || undo.closest('[hidden]')) return 'hidden';
+                const box = undo.getBoundingClientRect();
+                if (box.width === 0 || box.top < 0 || box.left < 0 || box.bottom > innerHeight || box.right > innerWidth)
+                    return `outside the viewport: ${box.left},${box.top}–${box.right},${box.bottom} in ${innerWidth}×${innerHeight}`;
+                const hit = document.elementFromPoint((box.left + box.right) / 2, (box.top + box.bottom) / 2);
+                if (hit !== undo && !undo.contains(hit)) return 'covered by <' + (hit ? hit.tagName.toLowerCase() : 'nothing') + '>';
+                return null;
+                """) as? String
+        }
+    }
+
+    /// Scorer link, Tab to Uruguay, Enter, Enter, Enter: each counts, and the focus stays on
+    /// Uruguay's row as it moves up; Enter on Undo takes the last back and leaves the focus on
+    /// the row it took the win from.
+    @Test func theFocusStaysOnTheTeamWhereverItMoves() throws {
+        let folder = TemporaryDirectory()
+        #expect(try worldcup(["win", "Argentina"], db: folder.store).status == 0)
+        let serve = try ServeProcess(db: folder.store, home: folder.path + "/home")
+        let page = try ScorerPage(serve)
+        var presses = 0
+        while try page.focused() != "team Uruguay" && presses < 80 {
+            try page.browser.press([WebDriver.Key.tab])
+            presses += 1
+        }
+        try #require(try page.focused() == "team Uruguay", "Tab reaches Uruguay")
+        for wins in 1...3 {
+            try page.browser.press([WebDriver.Key.enter])
+            #expect(try page.browser.wait { try serve.wins()["Uruguay"] == wins }, "Enter number \(wins) counts")
+            #expect(try page.browser.wait { try page.wins("Uruguay") == wins })
+            let focused = try page.focused()
+            #expect(focused == "team Uruguay", "after Enter number \(wins)")
+        }
+        #expect(
+            try page.browser.wait {
+                try page.browser.run("return !document.getElementById('undo').hidden;") as? Bool == true
+            })
+        try page.browser.run("document.getElementById('undo').focus();")
+        try page.browser.press([WebDriver.Key.enter])
+        #expect(try page.browser.wait { try serve.wins()["Uruguay"] == 2 })
+        #expect(try page.browser.wait { try page.wins("Uruguay") == 2 })
+        let focused = try page.focused()
+        #expect(focused == "team Uruguay", "after Enter on Undo")
+        #expect(serve.stop() == 0)
+    }
+}

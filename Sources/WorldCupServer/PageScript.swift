@@ -345,7 +345,7 @@ enum PageScript {
                     } catch (error) {
                         // The connection broke: nobody knows whether it counted; the key tells.
                     }
-                    setStatus('Not answered yet: sending again…');
+                    setNote('Not answered yet: sending again…');
                     await new Promise((resolve) => setTimeout(resolve, pause));
                     pause = Math.min(pause * 2, 4000);
                 }
@@ -359,6 +359,35 @@ enum PageScript {
                 }
             }
 
+            // What the bar at the bottom says, beside Undo, where the thumb is.
+            function setNote(text) {
+                setText(scoringNote, text);
+            }
+
+            // The tab's last win, which Undo takes back: kept for the tab (as its token is), so that a
+            // reload does not forget it.
+            const lastWinKey = 'worldcup-last-win';
+            function remember(last) {
+                scorer.last = last;
+                if (last) {
+                    sessionStorage.setItem(lastWinKey, JSON.stringify(last));
+                    undoButton.textContent = `Undo +1 for ${visible(last.name)}`;
+                } else {
+                    sessionStorage.removeItem(lastWinKey);
+                }
+                undoButton.hidden = !last;
+            }
+
+            function remembered() {
+                try {
+                    const last = JSON.parse(sessionStorage.getItem(lastWinKey));
+                    const valid = last && Number.isInteger(last.id) && typeof last.key === 'string';
+                    return valid ? { id: last.id, key: last.key, name: String(last.name) } : null;
+                } catch (error) {
+                    return null;
+                }
+            }
+
             async function tap(li) {
                 const id = Number(li.dataset.id);
                 const name = li.firstChild.textContent;
@@ -368,13 +397,11 @@ enum PageScript {
                 const response = await send('POST', `/teams/${id}/wins`, key);
                 if (response.ok) {
                     const answer = await response.json();
-                    scorer.last = { id, key, name };
-                    undoButton.textContent = `Undo +1 for ${name}`;
-                    undoButton.hidden = false;
-                    setStatus(`+1 for ${name}: ${wins(answer.wins)}`);
+                    remember({ id, key, name });
+                    setNote(`+1 for ${name}: ${wins(answer.wins)}`);
                 } else {
                     ownChanges.set(id, Math.max(0, (ownChanges.get(id) || 1) - 1));
-                    setStatus(await problem(response));
+                    setNote(await problem(response));
                 }
             }
 
@@ -384,16 +411,15 @@ enum PageScript {
                 // The button goes; the focus goes to the row whose win it takes back, not to the page.
                 const row = document.activeElement === undoButton ? rowNodes.get(last.id) : null;
                 if (row) keepInSight(row, undoButton.matches(':focus-visible'));
-                undoButton.hidden = true;
+                remember(null);
                 ownChanges.set(last.id, (ownChanges.get(last.id) || 0) + 1);
                 const response = await send('DELETE', `/teams/${last.id}/wins/${last.key}`, null);
-                scorer.last = null;
                 if (response.ok) {
                     const answer = await response.json();
-                    setStatus(`Took back the win for ${last.name}: ${wins(answer.wins)}`);
+                    setNote(`Took back the win for ${last.name}: ${wins(answer.wins)}`);
                 } else {
                     ownChanges.set(last.id, Math.max(0, (ownChanges.get(last.id) || 1) - 1));
-                    setStatus(await problem(response));
+                    setNote(await problem(response));
                 }
             }
 
@@ -403,12 +429,13 @@ enum PageScript {
                 const headers = { Authorization: `Bearer ${scorer.token}` };
                 const response = await fetch('/scorer', { headers, cache: 'no-store' }).catch(() => null);
                 if (!response || !response.ok) {
-                    setText(scoringNote, response ? await problem(response) : 'The server cannot be reached.');
+                    setNote(response ? await problem(response) : 'The server cannot be reached.');
                     return;
                 }
                 scorer.enabled = true;
                 document.body.classList.add('scoring');
-                setText(scoringNote, 'Tap a team to add a win.');
+                setNote('Tap a team to add a win.');
+                remember(remembered());
                 for (const li of rowNodes.values()) li.tabIndex = 0;
                 main.addEventListener('click', (event) => {
                     const li = event.target.closest('li.team');

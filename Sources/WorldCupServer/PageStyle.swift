@@ -28,7 +28,7 @@ enum PageStyle {
         body {
             margin: 0 auto;
             max-width: 40rem;
-            padding: 0 0.75rem 2rem;
+            padding: 0 0.75rem;
             background: var(--background);
             color: var(--text);
             font-size: 1rem;
@@ -49,7 +49,7 @@ enum PageStyle {
             font-size: 1.3rem;
         }
 
-        #summary, #status, #scoring-note, #more {
+        #summary, #status, #more {
             margin: 0.15rem 0 0;
             color: var(--muted);
             font-size: 0.9rem;
@@ -59,14 +59,41 @@ enum PageStyle {
             display: none;
         }
 
+        main {
+            padding-bottom: 1.5rem;
+        }
+
+        /* Scoring: a bar at the bottom of the screen, where the thumb is, wherever the page is
+           scrolled: what the last tap did, and Undo. */
         #scoring {
-            margin: 0.5rem 0;
+            position: sticky;
+            bottom: 0;
+            display: flex;
+            align-items: center;
+            gap: 0.75rem;
+            margin: 0 -0.75rem;
+            padding: 0.5rem 0.75rem;
+            background: var(--background);
+            border-top: 1px solid var(--line);
+            z-index: 1;
+        }
+
+        #scoring[hidden], #undo[hidden] {
+            display: none;
+        }
+
+        #scoring-note {
+            flex: 1;
+            margin: 0;
         }
 
         #undo {
-            margin-top: 0.4rem;
-            padding: 0.5rem 0.8rem;
+            flex: none;
+            max-width: 60%;
+            min-height: 2.75rem;
+            padding: 0.4rem 0.8rem;
             font: inherit;
+            font-weight: 600;
             border: 1px solid var(--line);
             border-radius: 0.4rem;
             background: var(--tap);

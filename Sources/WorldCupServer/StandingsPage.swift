@@ -31,9 +31,6 @@ enum StandingsPage {
         html +=
             "<header><h1>World Cup</h1><p id=\"summary\">\(teams(rows.teamCount)) in \(zones) zone"
             + (zones == 1 ? "" : "s") + "</p><p id=\"status\" role=\"status\"></p></header>\n"
-        html +=
-            "<div id=\"scoring\" hidden><p id=\"scoring-note\"></p>"
-            + "<button id=\"undo\" type=\"button\" hidden></button></div>\n"
         html += "<main id=\"standings\" data-version=\"\(rows.version)\">\n"
         for section in rows.sections {
             html +=
@@ -46,7 +43,10 @@ enum StandingsPage {
             }
             html += "</ol></section>\n"
         }
-        html += "</main>\n<p id=\"more\"></p>\n</body>\n</html>\n"
+        // Scoring's bar comes last: it sticks to the bottom of the screen.
+        html +=
+            "</main>\n<p id=\"more\"></p>\n<div id=\"scoring\" hidden><p id=\"scoring-note\" role=\"status\"></p>"
+            + "<button id=\"undo\" type=\"button\" hidden></button></div>\n</body>\n</html>\n"
         return html
     }
 

@@ -94,4 +94,35 @@ import Testing
         #expect(focused == "team Uruguay", "after Enter on Undo")
         #expect(serve.stop() == 0)
     }
+
+    /// A tap low on the page: Undo is on the screen where the thumb is, not scrolled away or
+    /// under the header; after a reload the tab still has it, and it takes that win back.
+    @Test func undoIsInReachAfterATapLowOnThePageAndAfterAReload() throws {
+        let folder = TemporaryDirectory()
+        let serve = try ServeProcess(db: folder.store, home: folder.path + "/home")
+        let page = try ScorerPage(serve)
+        let last = try #require(try PageRows.read(page.browser).sections.last?.rows.last)
+        try page.browser.run(
+            "document.querySelector(`li.team[data-id='${arguments[0]}']`).scrollIntoView({block: 'center'});",
+            [last.id])
+        try page.browser.click(try page.row(last.name))
+        #expect(try page.browser.wait { try serve.wins()[last.name] == 1 })
+        #expect(try page.browser.wait { try page.wins(last.name) == 1 })
+        let scrolled = try page.browser.run("return window.scrollY;") as? Double ?? 0
+        #expect(scrolled > 400, "the tap was low on a long page (scrolled \(scrolled) px)")
+        _ = try page.browser.wait(timeout: 5) { try page.undoProblem() == nil }
+        let afterTap = try page.undoProblem()
+        #expect(afterTap == nil, "Undo after the tap: \(afterTap ?? "")")
+
+        try page.browser.reload()
+        try #require(try page.browser.wait { try PageRows.read(page.browser).ready })
+        _ = try page.browser.wait { try page.undoProblem() == nil }
+        let afterReload = try page.undoProblem()
+        #expect(afterReload == nil, "Undo after a reload: \(afterReload ?? "")")
+        #expect(try page.text("undo").contains(last.name))
+        try page.browser.click(page.browser.element("#undo"))
+        #expect(try page.browser.wait { try serve.wins()[last.name] == 0 })
+        #expect(try page.browser.wait { try page.undoProblem() == "hidden" })
+        #expect(serve.stop() == 0)
+    }
 }

@@ -133,6 +133,11 @@ public final class WebDriver: @unchecked Sendable {
         _ = try Self.call(session + "/actions", "POST", body)
     }
 
+    /// Loads the page again, as the reload button does.
+    public func reload() throws {
+        _ = try Self.call(session + "/refresh", "POST", [String: Any]())
+    }
+
     /// The page as a PNG.
     public func screenshot() throws -> Data {
         guard let text = try Self.call(session + "/screenshot", "GET", nil) as? String,

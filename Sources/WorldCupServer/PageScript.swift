@@ -55,6 +55,7 @@ enum PageScript {
                 wins.textContent = String(row.wins);
                 li.append(name, wins);
                 if (scorer.enabled) li.tabIndex = 0;
+                if (scorer.last && scorer.last.id === row.id) li.classList.add('last-win');
                 return li;
             }
 
@@ -147,9 +148,13 @@ enum PageScript {
             }
 
             function flash(li) {
-                li.classList.remove('flash');
+                restartAnimation(li, 'flash');
+            }
+
+            function restartAnimation(li, name) {
+                li.classList.remove(name);
                 void li.offsetWidth;
-                li.classList.add('flash');
+                li.classList.add(name);
             }
 
             // A snapshot comes in parts: the first starts the standings afresh.
@@ -368,6 +373,8 @@ enum PageScript {
             // reload does not forget it.
             const lastWinKey = 'worldcup-last-win';
             function remember(last) {
+                for (const li of main.querySelectorAll('li.team.last-win')) li.classList.remove('last-win');
+                if (last && rowNodes.has(last.id)) rowNodes.get(last.id).classList.add('last-win');
                 scorer.last = last;
                 if (last) {
                     sessionStorage.setItem(lastWinKey, JSON.stringify(last));
@@ -394,8 +401,12 @@ enum PageScript {
                 const key = newKey();
                 report.taps.push({ id, key, at: now() });
                 ownChanges.set(id, (ownChanges.get(id) || 0) + 1);
+                // The row shows the tap at once, then that it counted.
+                li.classList.add('sending');
                 const response = await send('POST', `/teams/${id}/wins`, key);
+                li.classList.remove('sending');
                 if (response.ok) {
+                    restartAnimation(li, 'counted');
                     const answer = await response.json();
                     remember({ id, key, name });
                     setNote(`+1 for ${name}: ${wins(answer.wins)}`);
@@ -458,7 +469,7 @@ enum PageScript {
                 render(new Set(), new Set());
             }).observe(more);
 
-            main.addEventListener('animationend', (event) => event.target.classList.remove('flash'));
+            main.addEventListener('animationend', (event) => event.target.classList.remove('flash', 'counted'));
             startScoring();
             connect();
         })();

@@ -10,6 +10,7 @@ enum PageStyle {
             --zone: #0b5d3b;
             --flash: #ffe58a;
             --tap: #e8f3ee;
+            --counted: #b5e0c8;
             font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
         }
 
@@ -22,6 +23,7 @@ enum PageStyle {
                 --zone: #6fd3a2;
                 --flash: #6b5a12;
                 --tap: #1f3229;
+                --counted: #2e6b4c;
             }
         }
 
@@ -154,16 +156,36 @@ enum PageStyle {
             min-height: 2.2rem;
         }
 
-        body.scoring li.team:active {
+        body.scoring li.team:active, li.team.sending {
             background: var(--tap);
+        }
+
+        li.team:focus-visible {
+            outline: 0.15rem solid var(--zone);
+            outline-offset: -0.15rem;
+        }
+
+        /* The tab's last win, which Undo takes back: marked until it is taken back or another
+           tap is the last. */
+        li.team.last-win {
+            box-shadow: inset 0.3rem 0 0 var(--zone);
         }
 
         li.team.flash {
             animation: flash 1.2s ease-out;
         }
 
+        li.team.counted {
+            animation: counted 1.2s ease-out;
+        }
+
         @keyframes flash {
             from { background: var(--flash); }
+            to { background: transparent; }
+        }
+
+        @keyframes counted {
+            from { background: var(--counted); }
             to { background: transparent; }
         }
 

@@ -125,4 +125,37 @@ import Testing
         #expect(try page.browser.wait { try page.undoProblem() == "hidden" })
         #expect(serve.stop() == 0)
     }
+
+    /// A tap shows on the row it hit, right away, and stays marked as the win Undo takes back.
+    @Test func theTappedRowShowsTheTap() throws {
+        let folder = TemporaryDirectory()
+        let serve = try ServeProcess(db: folder.store, home: folder.path + "/home")
+        let page = try ScorerPage(serve)
+        let looks = """
+            const look = (name) => {
+                const row = Array.from(document.querySelectorAll('li.team'))
+                    .find((li) => li.querySelector('.name').textContent === name);
+                const style = getComputedStyle(row);
+                return [style.backgroundColor, style.boxShadow, style.outlineStyle, style.borderLeftWidth].join(' | ');
+            };
+            return [look(arguments[0]), look(arguments[1])];
+            """
+        let before = try page.browser.run(looks, ["Japan", "Iran"]) as? [String] ?? []
+        try #require(before.count == 2 && before[0] == before[1], "Japan and Iran look alike before: \(before)")
+        try page.browser.click(try page.row("Japan"))
+        #expect(try page.browser.wait { try serve.wins()["Japan"] == 1 })
+        #expect(try page.browser.wait { try page.wins("Japan") == 1 })
+        // Past any flash: the row is still marked as the last win (what Undo takes back).
+        usleep(1_500_000)
+        let after = try page.browser.run(looks, ["Japan", "Iran"]) as? [String] ?? []
+        #expect(after.count == 2 && after[0] != after[1], "Japan looks tapped: \(after)")
+        try page.browser.click(page.browser.element("#undo"))
+        #expect(try page.browser.wait { try serve.wins()["Japan"] == 0 })
+        #expect(
+            try page.browser.wait {
+                let now = try page.browser.run(looks, ["Japan", "Iran"]) as? [String] ?? []
+                return now.count == 2 && now[0] == now[1]
+            }, "after Undo Japan looks like any row")
+        #expect(serve.stop() == 0)
+    }
 }

@@ -312,8 +312,18 @@ enum PageScript {
                 const source = new EventSource('/events');
                 source.addEventListener('snapshot', (event) => onSnapshot(JSON.parse(event.data)));
                 source.addEventListener('change', (event) => onChange(JSON.parse(event.data)));
-                source.addEventListener('open', () => setStatus(''));
-                source.addEventListener('error', () => setStatus('Reconnecting…'));
+                source.addEventListener('open', () => setAway(false));
+                source.addEventListener('error', () => setAway(true));
+            }
+
+            // While the server is away the page says so plainly, at the top, and the scorer's bar says
+            // what becomes of a tap; the standings shown are dimmed, as they may be behind.
+            let away = false;
+            function setAway(value) {
+                away = value;
+                document.body.classList.toggle('away', value);
+                setStatus(value ? 'The server is away: reconnecting… The standings may be behind.' : '');
+                showNote();
             }
 
             // Scoring: the token comes in the link's fragment, which browsers never send; it is kept
@@ -365,8 +375,15 @@ enum PageScript {
             }
 
             // What the bar at the bottom says, beside Undo, where the thumb is.
+            let note = '';
             function setNote(text) {
-                setText(scoringNote, text);
+                note = text;
+                showNote();
+            }
+
+            function showNote() {
+                const awayNote = 'The server is away: a tap now is sent when it is back.';
+                setText(scoringNote, away && scorer.enabled ? awayNote : note);
             }
 
             // The tab's last win, which Undo takes back: kept for the tab (as its token is), so that a

@@ -11,6 +11,8 @@ enum PageStyle {
             --flash: #ffe58a;
             --tap: #e8f3ee;
             --counted: #b5e0c8;
+            --away: #fde3b0;
+            --away-text: #4d3000;
             font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
         }
 
@@ -24,6 +26,8 @@ enum PageStyle {
                 --flash: #6b5a12;
                 --tap: #1f3229;
                 --counted: #2e6b4c;
+                --away: #5c4100;
+                --away-text: #ffe2a8;
             }
         }
 
@@ -51,10 +55,24 @@ enum PageStyle {
             font-size: 1.3rem;
         }
 
-        #summary, #status, #more {
+        #summary, #more {
             margin: 0.15rem 0 0;
             color: var(--muted);
             font-size: 0.9rem;
+        }
+
+        /* The connection's state: said plainly, as large as the rows, when the server is away. */
+        #status {
+            margin: 0.4rem 0 0;
+            padding: 0.3em 0.6em;
+            border-radius: 0.3em;
+            font-weight: 700;
+            color: var(--away-text);
+            background: var(--away);
+        }
+
+        body.away main {
+            opacity: 0.6;
         }
 
         #status:empty, #more:empty {

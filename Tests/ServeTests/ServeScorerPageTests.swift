@@ -158,4 +158,46 @@ import Testing
             }, "after Undo Japan looks like any row")
         #expect(serve.stop() == 0)
     }
+
+    /// While the server is away the page says so where it shows (not "Tap a team" with a
+    /// small grey note), and it says it is back when it is.
+    @Test func aServerThatIsAwayIsSaidPlainly() throws {
+        let folder = TemporaryDirectory()
+        let home = folder.path + "/home"
+        let listen = "127.0.0.1:\(HTTPClient.freePort())"
+        var serve = try ServeProcess(db: folder.store, home: home, listen: listen)
+        let page = try ScorerPage(serve)
+        #expect(try page.text("scoring-note") == "Tap a team to add a win.")
+        #expect(serve.stop() == 0)
+        #expect(try page.browser.wait { try !page.text("status").isEmpty })
+        let away =
+            try page.browser.run(
+                """
+                const status = getComputedStyle(document.getElementById('status'));
+                const row = getComputedStyle(document.querySelector('li.team'));
+                const page = getComputedStyle(document.body);
+                return {
+                    status: document.getElementById('status').textContent,
+                    note: document.getElementById('scoring-note').textContent,
+                    statusSize: parseFloat(status.fontSize), rowSize: parseFloat(row.fontSize),
+                    statusWeight: Number(status.fontWeight),
+                    statusBackground: status.backgroundColor, pageBackground: page.backgroundColor,
+                };
+                """) as? [String: Any] ?? [:]
+        let note = away["note"] as? String ?? ""
+        #expect(note != "Tap a team to add a win.", "the note while away: \(note)")
+        #expect(note.lowercased().contains("server"), "the note says what is wrong: \(note)")
+        let statusSize = away["statusSize"] as? Double ?? 0, rowSize = away["rowSize"] as? Double ?? 0
+        #expect(statusSize >= rowSize, "the status is as big as a row: \(away)")
+        #expect((away["statusWeight"] as? Int ?? 0) >= 600, "the status is bold: \(away)")
+        #expect(
+            away["statusBackground"] as? String != "rgba(0, 0, 0, 0)"
+                && away["statusBackground"] as? String != away["pageBackground"] as? String,
+            "the status stands out: \(away)")
+
+        serve = try ServeProcess(db: folder.store, home: home, listen: listen)
+        #expect(try page.browser.wait(timeout: 30) { try page.text("status").isEmpty })
+        #expect(try page.text("scoring-note") == "Tap a team to add a win.")
+        #expect(serve.stop() == 0)
+    }
 }

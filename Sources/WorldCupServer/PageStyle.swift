@@ -1,4 +1,7 @@
 /// The page's style sheet, served at `/app.css`: phone first, `?tv` large, light and dark.
+///
+/// The body's font size is the rows' size; every other size is in `em` of it, so that the
+/// headings and notes keep their proportion to the rows whatever size the rows are.
 enum PageStyle {
     static let source = #"""
         :root {
@@ -45,20 +48,20 @@ enum PageStyle {
             position: sticky;
             top: 0;
             background: var(--background);
-            padding: 0.5rem 0;
+            padding: 0.5em 0;
             border-bottom: 1px solid var(--line);
             z-index: 1;
         }
 
         h1 {
             margin: 0;
-            font-size: 1.3rem;
+            font-size: 1.3em;
         }
 
         #summary, #more {
-            margin: 0.15rem 0 0;
+            margin: 0.15em 0 0;
             color: var(--muted);
-            font-size: 0.9rem;
+            font-size: 0.9em;
         }
 
         /* The connection's state: said plainly, as large as the rows, when the server is away. */
@@ -121,18 +124,20 @@ enum PageStyle {
         }
 
         h2 {
-            margin: 1rem 0 0.3rem;
-            font-size: 1.05rem;
+            margin: 1em 0 0.3em;
+            font-size: 1.1em;
             color: var(--zone);
             display: flex;
+            align-items: baseline;
             justify-content: space-between;
-            gap: 1rem;
+            gap: 1em;
         }
 
         .zone-count {
+            flex: none;
             color: var(--muted);
             font-weight: normal;
-            font-size: 0.85rem;
+            font-size: 0.8em;
         }
 
         ol.teams {
@@ -146,14 +151,14 @@ enum PageStyle {
             counter-increment: rank;
             display: flex;
             align-items: baseline;
-            gap: 0.6rem;
-            padding: 0.35rem 0.2rem;
+            gap: 0.6em;
+            padding: 0.35em 0.2em;
             border-bottom: 1px solid var(--line);
         }
 
         li.team::before {
             content: counter(rank);
-            min-width: 1.6rem;
+            min-width: 1.6em;
             color: var(--muted);
             font-variant-numeric: tabular-nums;
             text-align: right;
@@ -169,9 +174,11 @@ enum PageStyle {
             font-weight: 600;
         }
 
+        /* A row a finger taps is 2.75 rows' type high (44 px on a phone), its text in the middle. */
         body.scoring li.team {
             cursor: pointer;
-            min-height: 2.2rem;
+            padding-top: 0.675em;
+            padding-bottom: 0.675em;
         }
 
         body.scoring li.team:active, li.team.sending {
@@ -224,7 +231,11 @@ enum PageStyle {
         }
 
         body.tv h1 {
-            font-size: 2.2rem;
+            font-size: 1.4em;
+        }
+
+        body.tv #summary {
+            font-size: 1em;
         }
 
         body.tv #scoring {

@@ -135,6 +135,9 @@ enum PageScript {
                 }
                 let total = 0;
                 for (const section of model) total += section.rows.length;
+                // The rank column is as wide as the longest rank shown.
+                const digits = String(String(Math.max(1, ...wanted.map(([, shown]) => shown))).length);
+                if (main.dataset.rankDigits !== digits) main.dataset.rankDigits = digits;
                 setText(summary, `${teams(total)} in ${model.length} zone${model.length === 1 ? '' : 's'}`);
                 setText(more, total > windowRows ? `${total - windowRows} more teams below` : '');
                 if (focused && focused.isConnected && document.activeElement !== focused) keepInSight(focused, keyboard);

@@ -156,13 +156,24 @@ enum PageStyle {
             border-bottom: 1px solid var(--line);
         }
 
+        /* The rank column is as wide as the page's longest rank (its digits are counted by the
+           server and the script), so that every name starts in line: "10 Portugal" under
+           "9 Netherlands". */
         li.team::before {
             content: counter(rank);
-            min-width: 1.6em;
+            min-width: var(--rank-width, 2ch);
             color: var(--muted);
             font-variant-numeric: tabular-nums;
             text-align: right;
         }
+
+        #standings[data-rank-digits="1"] { --rank-width: 1ch; }
+        #standings[data-rank-digits="3"] { --rank-width: 3ch; }
+        #standings[data-rank-digits="4"] { --rank-width: 4ch; }
+        #standings[data-rank-digits="5"] { --rank-width: 5ch; }
+        #standings[data-rank-digits="6"] { --rank-width: 6ch; }
+        #standings[data-rank-digits="7"] { --rank-width: 7ch; }
+        #standings[data-rank-digits="8"] { --rank-width: 8ch; }
 
         .name {
             flex: 1;

@@ -31,7 +31,8 @@ enum StandingsPage {
         html +=
             "<header><h1>World Cup</h1><p id=\"summary\">\(teams(rows.teamCount)) in \(zones) zone"
             + (zones == 1 ? "" : "s") + "</p><p id=\"status\" role=\"status\"></p></header>\n"
-        html += "<main id=\"standings\" data-version=\"\(rows.version)\">\n"
+        html +=
+            "<main id=\"standings\" data-version=\"\(rows.version)\" data-rank-digits=\"\(rankDigits(rows))\">\n"
         for section in rows.sections {
             html +=
                 "<section class=\"zone\"><h2><span class=\"zone-name\">" + escaped(section.name)
@@ -48,6 +49,11 @@ enum StandingsPage {
             "</main>\n<p id=\"more\"></p>\n<div id=\"scoring\" hidden><p id=\"scoring-note\" role=\"status\"></p>"
             + "<button id=\"undo\" type=\"button\" hidden></button></div>\n</body>\n</html>\n"
         return html
+    }
+
+    /// The digits of the longest rank on the page: the rank column's width.
+    static func rankDigits(_ rows: StandingsFollower.FirstRows) -> Int {
+        String(max(1, rows.sections.map(\.teams.count).max() ?? 1)).count
     }
 
     private static func teams(_ count: Int) -> String {

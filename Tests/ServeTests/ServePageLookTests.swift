@@ -54,8 +54,9 @@ import Testing
         }
     }
 
-    /// A store with the README pictures' evening of wins, served.
-    static func evening() throws -> (TemporaryDirectory, ServeProcess) {
+    /// A store with the README pictures' evening of wins (and `clubs` more teams in Europe),
+    /// served.
+    static func evening(clubs: Int = 0) throws -> (TemporaryDirectory, ServeProcess) {
         let folder = TemporaryDirectory()
         for (team, count) in [
             ("Brazil", 5), ("Germany", 7), ("Netherlands", 5), ("Argentina", 6), ("Colombia", 4),
@@ -63,16 +64,31 @@ import Testing
         ] {
             #expect(try worldcup(["win", team, "--count", "\(count)"], db: folder.store).status == 0)
         }
+        if clubs > 0 {
+            let sql = """
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(clubs))
+                INSERT INTO team (teamName, qualifyingZone, wins) SELECT 'Club ' || i, 'Europe', 0 FROM n;
+                """
+            let run = try ProgramRun("/usr/bin/sqlite3", [folder.store, sql])
+            try #require(run.status == 0, "\(run.stderr)")
+        }
         return (folder, try ServeProcess(db: folder.store, home: folder.path + "/home"))
+    }
+
+    /// Every row's name starts the same distance from its row's left edge, "10 Portugal" as
+    /// "9 Netherlands".
+    static func expectNamesInLine(_ look: Look, _ comment: String) {
+        let offsets = Dictionary(grouping: look.rows) { ($0.nameBox[0] - $0.box[0]).rounded() }
+        #expect(
+            offsets.count == 1,
+            "\(comment): names start at \(offsets.mapValues { $0.map(\.name).prefix(3) }) from their rows' left")
     }
 
     /// The evening on a browser of this size, once its standings are live; and how it looks.
     static func open(
-        _ link: (ServeProcess) -> String?, width: Int, height: Int
-    ) throws -> (
-        ServeProcess, WebDriver, Look, TemporaryDirectory
-    ) {
-        let (folder, serve) = try evening()
+        _ link: (ServeProcess) -> String?, width: Int, height: Int, clubs: Int = 0
+    ) throws -> (ServeProcess, WebDriver, Look, TemporaryDirectory) {
+        let (folder, serve) = try evening(clubs: clubs)
         let browser = try WebDriver(width: width, height: height)
         try browser.open(try #require(link(serve)))
         try #require(try browser.wait { try PageRows.read(browser).ready })
@@ -80,7 +96,7 @@ import Testing
         usleep(500_000)
         let look = try Look(browser)
         try #require(
-            look.rows.count == 32 && look.width == Double(width), "\(look.rows.count) rows, \(look.width) wide")
+            look.rows.count == 32 + clubs && look.width == Double(width), "\(look.rows.count) rows, \(look.width) wide")
         return (serve, browser, look, folder)
     }
 
@@ -102,5 +118,16 @@ import Testing
         #expect(look.headingSize >= look.rowSize, "zone headings \(look.headingSize) px, rows \(look.rowSize) px")
         #expect(look.scrollWidth <= look.width, "no sideways scrolling: \(look.scrollWidth) px")
         #expect(serve.stop() == 0)
+    }
+
+    /// "10 Portugal" in line with "9 Netherlands", and "100 Club 87" with "99 Club 86": the
+    /// rank column is as wide as the longest rank, on the TV and on a phone.
+    @Test func everyNameStartsInLineHoweverManyDigitsItsRankHas() throws {
+        for (name, width, height) in [("TV", 1920, 1080), ("phone", 390, 844)] {
+            let (serve, _, look, _) = try Self.open(
+                { name == "TV" ? $0.viewerLink + "?tv" : $0.scorerLink }, width: width, height: height, clubs: 100)
+            Self.expectNamesInLine(look, name)
+            #expect(serve.stop() == 0)
+        }
     }
 }

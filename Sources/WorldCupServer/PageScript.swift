@@ -141,6 +141,47 @@ enum PageScript {
                 setText(summary, `${teams(total)} in ${model.length} zone${model.length === 1 ? '' : 's'}`);
                 setText(more, total > windowRows ? `${total - windowRows} more teams below` : '');
                 if (focused && focused.isConnected && document.activeElement !== focused) keepInSight(focused, keyboard);
+                if (tv) fitTVIfNeeded();
+            }
+
+            // The TV shows every zone at once, as large as the screen allows: it takes the number of
+            // columns and the rows' size (which every other size follows) at which the standings are
+            // largest and still fit the screen. When even the style sheet's size does not fit (a big
+            // store), it keeps that size and shows the first rows. Fitted again only when the rows
+            // shown per zone or the screen change, or the standings no longer fit.
+            let fitted = null;
+            const page = document.documentElement;
+            const fitsScreen = () => page.scrollHeight <= innerHeight && page.scrollWidth <= innerWidth;
+            function fitTVIfNeeded() {
+                const lists = main.querySelectorAll('ol.teams');
+                const shape = `${innerWidth}×${innerHeight}: ${Array.from(lists, (ol) => ol.children.length).join(' ')}`;
+                if (!fitted || fitted.shape !== shape || (fitted.fits && !fitsScreen())) fitTV(shape);
+            }
+
+            function fitTV(shape) {
+                const style = document.body.style;
+                style.fontSize = '';
+                main.style.columnCount = '';
+                const base = parseFloat(getComputedStyle(document.body).fontSize);
+                let best = null;
+                for (let columns = 1; columns <= Math.max(1, Math.floor(innerWidth / (12 * base))); columns++) {
+                    main.style.columnCount = String(columns);
+                    style.fontSize = '';
+                    if (!fitsScreen()) continue;
+                    let low = base;
+                    let high = base * 4;
+                    for (let step = 0; step < 8; step++) {
+                        const middle = (low + high) / 2;
+                        style.fontSize = `${middle}px`;
+                        if (fitsScreen()) low = middle;
+                        else high = middle;
+                    }
+                    // Fewer columns, wider, unless more make the type larger.
+                    if (!best || low > best.size + 0.5) best = { columns, size: low };
+                }
+                main.style.columnCount = best ? String(best.columns) : '';
+                style.fontSize = best ? `${Math.floor(best.size)}px` : '';
+                fitted = { shape, fits: best !== null };
             }
 
             // Focuses a row; one the keyboard is on is kept in sight, wherever it went (a finger's
@@ -489,6 +530,7 @@ enum PageScript {
                 render(new Set(), new Set());
             }).observe(more);
 
+            if (tv) addEventListener('resize', () => model && fitTVIfNeeded());
             main.addEventListener('animationend', (event) => event.target.classList.remove('flash', 'counted'));
             startScoring();
             connect();

@@ -83,7 +83,13 @@ enum PageStyle {
         }
 
         main {
-            padding-bottom: 1.5rem;
+            padding: 0.6em 0 1.5em;
+        }
+
+        /* Zones are spaced by the margin below them, not above: on the TV a margin above the
+           first zone of the first column would set it lower than the others. */
+        section.zone {
+            margin-bottom: 1em;
         }
 
         /* Scoring: a bar at the bottom of the screen, where the thumb is, wherever the page is
@@ -124,7 +130,7 @@ enum PageStyle {
         }
 
         h2 {
-            margin: 1em 0 0.3em;
+            margin: 0 0 0.3em;
             font-size: 1.1em;
             color: var(--zone);
             display: flex;
@@ -225,16 +231,33 @@ enum PageStyle {
             to { background: transparent; }
         }
 
-        /* TV: large type, several zones side by side, no controls. */
+        /* TV: large type, several zones side by side, no controls. The script sets the number
+           of columns and the rows' size that fill the screen (see fitTV). */
         body.tv {
             max-width: none;
             padding: 0 2rem;
             font-size: 1.6rem;
         }
 
+        body.tv header {
+            display: flex;
+            align-items: baseline;
+            gap: 1em;
+        }
+
+        /* Over the standings, at the bottom, so that it moves nothing when it comes and goes. */
+        body.tv #status {
+            position: fixed;
+            left: 2rem;
+            right: 2rem;
+            bottom: 1rem;
+            margin: 0;
+            text-align: center;
+        }
+
         body.tv main {
-            column-width: 24rem;
-            column-gap: 3rem;
+            column-width: 16em;
+            column-gap: 2em;
         }
 
         body.tv section.zone {
@@ -247,6 +270,7 @@ enum PageStyle {
 
         body.tv #summary {
             font-size: 1em;
+            margin: 0;
         }
 
         body.tv #scoring {

@@ -130,4 +130,21 @@ import Testing
             #expect(serve.stop() == 0)
         }
     }
+
+    /// The TV uses its screen: the zones across its width and down most of its height, none
+    /// off it (a TV does not scroll), each column's first zone at the same height.
+    @Test func theTVFillsItsScreenWithEveryColumnStartingAtOneHeight() throws {
+        let (serve, _, look, _) = try Self.tv()
+        let tops = Dictionary(grouping: look.headings) { $0[0].rounded() }.mapValues { $0.map { $0[1] }.min() ?? 0 }
+        #expect(Set(tops.values.map { $0.rounded() }).count == 1, "each column's first heading's top: \(tops)")
+        let right = look.rows.map { $0.box[2] }.max() ?? 0
+        let bottom = look.rows.map { $0.box[3] }.max() ?? 0
+        #expect(right >= 0.9 * look.width, "the rows reach \(right) of \(look.width) px across")
+        #expect(bottom >= 0.8 * look.height, "the rows reach \(bottom) of \(look.height) px down")
+        #expect(
+            look.scrollHeight <= look.height && look.scrollWidth <= look.width,
+            "all of it on the screen: \(look.scrollWidth)×\(look.scrollHeight)")
+        print("serve TV: \(tops.count) columns, rows of \(look.rowSize) px, reaching \(right)×\(bottom)")
+        #expect(serve.stop() == 0)
+    }
 }

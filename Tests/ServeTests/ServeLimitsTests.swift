@@ -29,4 +29,24 @@ import Testing
         #expect(try serve.wins().values.reduce(0, +) == 1)
         #expect(serve.stop() == 0)
     }
+
+    @Test func aTeamIdThatIsANumberButNoTeamIsSaidToBeNoTeam() throws {
+        let folder = TemporaryDirectory()
+        let serve = try ServeProcess(db: folder.store, home: folder.path + "/home")
+        let token = try #require(serve.token)
+        let headers = ["Authorization": "Bearer \(token)", "Idempotency-Key": UUID().uuidString]
+        for (id, message) in [
+            ("-1", "No team has the id -1."), ("0", "No team has the id 0."),
+            ("99999", "No team has the id 99999."),
+            ("abc", "No team has the id \"abc\": team ids are whole numbers."),
+            ("1.5", "No team has the id \"1.5\": team ids are whole numbers."),
+        ] {
+            let reply = try HTTPClient.request("POST", serve.base + "/teams/\(id)/wins", headers: headers)
+            #expect(reply.status == 404, "\(id): \(reply.status) \(reply.text)")
+            let error = (try? JSONSerialization.jsonObject(with: reply.body) as? [String: String])?["error"]
+            #expect(error == message, "\(id)")
+        }
+        #expect(try serve.wins().values.reduce(0, +) == 0)
+        #expect(serve.stop() == 0)
+    }
 }

@@ -47,6 +47,12 @@ public enum WorldCupServe {
         }
     }
 
+    /// How long a connection may take to send a whole request head, from when it opens or its
+    /// last answer ends (and each part of a body): one that never finishes its headers, at once
+    /// or a byte at a time, is closed then, as is a keep-alive connection left idle (browsers
+    /// open another). An answer being written (an event stream) is not timed.
+    static let requestHeadTimeout = TimeAmount.seconds(10)
+
     /// Serves until SIGINT or SIGTERM; prints the links (and the scorer link's QR code) with
     /// `print` once it listens.
     public static func run(_ options: Options, print: @escaping @Sendable (String) -> Void) throws {
@@ -63,7 +69,7 @@ public enum WorldCupServe {
             token: token)
         let http = HTTP1Channel.Configuration(
             additionalChannelHandlers: [SendBufferLimit()],
-            idleTimeout: .seconds(120),
+            idleTimeout: requestHeadTimeout,
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100))
         var logger = Logger(label: "worldcup serve")

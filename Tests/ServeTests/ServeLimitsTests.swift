@@ -49,4 +49,43 @@ import Testing
         #expect(try serve.wins().values.reduce(0, +) == 0)
         #expect(serve.stop() == 0)
     }
+
+    /// A connection that never finishes its request's headers, at once or a byte a second, is
+    /// closed within seconds, not held for minutes; the server goes on answering.
+    @Test func aRequestThatNeverFinishesItsHeadersIsClosedWithinSeconds() throws {
+        let folder = TemporaryDirectory()
+        let serve = try ServeProcess(db: folder.store, home: folder.path + "/home")
+        let port = try #require(URL(string: serve.viewerLink)?.port)
+        let bound = 30.0
+        for trickle in [false, true] {
+            let socket = try LoopbackSocket.connect(port: port, timeout: trickle ? 1 : bound)
+            defer { close(socket) }
+            let start = Date()
+            var closed = false
+            func send(_ text: String) -> Bool {
+                Array(text.utf8).withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    > 0
+            }
+            func closedByServer() -> Bool {
+                var byte: UInt8 = 0
+                let count = recv(socket, &byte, 1, 0)
+                return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+            }
+            _ = send("GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            while !closed && Date().timeIntervalSince(start) < bound {
+                // Trickling: a byte of the header a second (the receive times out after 1 s).
+                if trickle && !send("a") {
+                    closed = true
+                    break
+                }
+                closed = closedByServer()
+            }
+            let elapsed = Date().timeIntervalSince(start)
+            let state = closed ? "closed" : "still open"
+            print("serve limits: unfinished headers\(trickle ? ", a byte a second," : "") \(state) after \(elapsed) s")
+            #expect(closed, "\(trickle ? "trickling " : "")headers still held after \(Int(elapsed)) s")
+        }
+        #expect(try HTTPClient.request("GET", serve.base + "/standings.json").status == 200)
+        #expect(serve.stop() == 0)
+    }
 }

@@ -84,7 +84,8 @@ public enum WorldCupServe {
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port
                 let base = "\(scheme)://\(LinkAddress.host(forListening: host)):\(port)/"
-                for line in links(base: base, token: token) { print(line) }
+                let local = LinkAddress.isThisMachineOnly(host) ? port : nil
+                for line in links(base: base, token: token, onlyThisMachineAt: local) { print(line) }
             },
             logger: logger)
         let finished = DispatchSemaphore(value: 0)
@@ -104,11 +105,17 @@ public enum WorldCupServe {
     }
 
     /// The lines printed once the server listens: the links, and the scorer link as a QR code.
-    static func links(base: String, token: ScorerToken?) -> [String] {
+    /// Listening on a loopback address (`onlyThisMachineAt` its port), no phone could open
+    /// them: no QR code then, but how to listen on the network.
+    static func links(base: String, token: ScorerToken?, onlyThisMachineAt port: Int? = nil) -> [String] {
         var lines = ["Viewers: \(base)"]
+        let network = port.map {
+            "Only this machine can open these links: to let phones and a TV join, "
+                + "listen on the network with --listen 0.0.0.0:\($0)"
+        }
         guard let token else {
             lines.append("Read-only: no scorer link (--read-only).")
-            return lines
+            return lines + (network.map { [$0] } ?? [])
         }
         guard let secret = token.token else {
             lines.append(
@@ -118,6 +125,7 @@ public enum WorldCupServe {
         }
         let link = base + "#scorer=" + secret
         lines.append("Scorers: \(link)")
+        if let network { return lines + [network] }
         let colors = isatty(STDOUT_FILENO) == 1
         lines += TerminalQRCode.lines(for: link, colors: colors) ?? []
         return lines

@@ -530,6 +530,16 @@ enum PageScript {
                 render(new Set(), new Set());
             }).observe(more);
 
+            // The sticky header and the scorer's bar cover the top and the bottom of the screen: the
+            // browser scrolls a row the keyboard moves to clear of them.
+            const header = document.querySelector('header');
+            const covers = new ResizeObserver(() => {
+                page.style.scrollPaddingTop = `${header.offsetHeight}px`;
+                page.style.scrollPaddingBottom = `${scoring.offsetHeight}px`;
+            });
+            covers.observe(header);
+            covers.observe(scoring);
+
             if (tv) addEventListener('resize', () => model && fitTVIfNeeded());
             main.addEventListener('animationend', (event) => event.target.classList.remove('flash', 'counted'));
             startScoring();

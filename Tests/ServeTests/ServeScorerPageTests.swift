@@ -200,4 +200,28 @@ import Testing
         #expect(try page.text("scoring-note") == "Tap a team to add a win.")
         #expect(serve.stop() == 0)
     }
+
+    /// Tabbing down the page and back up, the row with the focus is never under the sticky
+    /// header or the bar at the bottom: a tap at its middle reaches it.
+    @Test func theRowTheKeyboardIsOnIsNeverUnderTheHeaderOrTheBar() throws {
+        let folder = TemporaryDirectory()
+        let serve = try ServeProcess(db: folder.store, home: folder.path + "/home")
+        let page = try ScorerPage(serve)
+        let hidden = """
+            const row = document.activeElement;
+            if (!row || !row.matches('li.team')) return null;
+            const box = row.getBoundingClientRect();
+            const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+            return row.contains(hit) ? null : row.querySelector('.name').textContent + ' under <'
+                + (hit ? hit.tagName.toLowerCase() + (hit.id ? '#' + hit.id : '') : 'nothing') + '>';
+            """
+        var covered: [String] = []
+        for key in Array(repeating: WebDriver.Key.tab, count: 32) + Array(repeating: WebDriver.Key.shiftTab, count: 31)
+        {
+            try page.browser.press([key])
+            if let problem = try page.browser.run(hidden) as? String { covered.append(problem) }
+        }
+        #expect(covered.isEmpty, "\(covered.count) of 63 focused rows covered, such as \(covered.prefix(3))")
+        #expect(serve.stop() == 0)
+    }
 }

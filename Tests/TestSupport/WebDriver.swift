@@ -124,11 +124,18 @@ public final class WebDriver: @unchecked Sendable {
     public enum Key {
         public static let tab = "\u{E004}"
         public static let enter = "\u{E007}"
+        /// Shift and Tab together.
+        public static let shiftTab = "\u{E008}\u{E004}"
     }
 
-    /// Presses and releases each key in turn, on whatever has the focus, as a keyboard does.
+    /// Presses and releases each key in turn, on whatever has the focus, as a keyboard does; a
+    /// chord (such as ``Key/shiftTab``) presses its keys in order and releases them in reverse.
     public func press(_ keys: [String]) throws {
-        let actions = keys.flatMap { [["type": "keyDown", "value": $0], ["type": "keyUp", "value": $0]] }
+        let actions = keys.flatMap { chord in
+            let keys = chord.unicodeScalars.map { String($0) }
+            return keys.map { ["type": "keyDown", "value": $0] }
+                + keys.reversed().map { ["type": "keyUp", "value": $0] }
+        }
         let body: [String: Any] = ["actions": [["type": "key", "id": "keyboard", "actions": actions]]]
         _ = try Self.call(session + "/actions", "POST", body)
     }

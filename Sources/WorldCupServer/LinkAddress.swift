@@ -13,6 +13,11 @@ enum LinkAddress {
         return firstNetworkAddress() ?? host
     }
 
+    /// Whether only this machine can reach `host` (a loopback address or `localhost`).
+    static func isThisMachineOnly(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
     /// The first IPv4 address of an interface that is up and not the loopback.
     private static func firstNetworkAddress() -> String? {
         var list: UnsafeMutablePointer<ifaddrs>?

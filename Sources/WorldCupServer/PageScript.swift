@@ -55,6 +55,7 @@ enum PageScript {
                 wins.textContent = String(row.wins);
                 li.append(name, wins);
                 if (scorer.enabled) li.tabIndex = 0;
+                if (scorer.last && scorer.last.id === row.id) li.classList.add('last-win');
                 return li;
             }
 
@@ -73,8 +74,11 @@ enum PageScript {
             }
 
             // Brings the DOM to the model's first `windowRows` rows, moving, adding and removing only
-            // the rows that differ, and changing only the texts that differ.
+            // the rows that differ, and changing only the texts that differ. A row that moves is taken
+            // out and put back, which takes the focus from it: the focus goes back to it.
             function render(moved, flashed) {
+                const focused = main.contains(document.activeElement) ? document.activeElement : null;
+                const keyboard = focused !== null && focused.matches(':focus-visible');
                 let left = windowRows;
                 const wanted = [];
                 for (const section of model) {
@@ -131,14 +135,70 @@ enum PageScript {
                 }
                 let total = 0;
                 for (const section of model) total += section.rows.length;
+                // The rank column is as wide as the longest rank shown.
+                const digits = String(String(Math.max(1, ...wanted.map(([, shown]) => shown))).length);
+                if (main.dataset.rankDigits !== digits) main.dataset.rankDigits = digits;
                 setText(summary, `${teams(total)} in ${model.length} zone${model.length === 1 ? '' : 's'}`);
                 setText(more, total > windowRows ? `${total - windowRows} more teams below` : '');
+                if (focused && focused.isConnected && document.activeElement !== focused) keepInSight(focused, keyboard);
+                if (tv) fitTVIfNeeded();
+            }
+
+            // The TV shows every zone at once, as large as the screen allows: it takes the number of
+            // columns and the rows' size (which every other size follows) at which the standings are
+            // largest and still fit the screen. When even the style sheet's size does not fit (a big
+            // store), it keeps that size and shows the first rows. Fitted again only when the rows
+            // shown per zone or the screen change, or the standings no longer fit.
+            let fitted = null;
+            const page = document.documentElement;
+            const fitsScreen = () => page.scrollHeight <= innerHeight && page.scrollWidth <= innerWidth;
+            function fitTVIfNeeded() {
+                const lists = main.querySelectorAll('ol.teams');
+                const shape = `${innerWidth}×${innerHeight}: ${Array.from(lists, (ol) => ol.children.length).join(' ')}`;
+                if (!fitted || fitted.shape !== shape || (fitted.fits && !fitsScreen())) fitTV(shape);
+            }
+
+            function fitTV(shape) {
+                const style = document.body.style;
+                style.fontSize = '';
+                main.style.columnCount = '';
+                const base = parseFloat(getComputedStyle(document.body).fontSize);
+                let best = null;
+                for (let columns = 1; columns <= Math.max(1, Math.floor(innerWidth / (12 * base))); columns++) {
+                    main.style.columnCount = String(columns);
+                    style.fontSize = '';
+                    if (!fitsScreen()) continue;
+                    let low = base;
+                    let high = base * 4;
+                    for (let step = 0; step < 8; step++) {
+                        const middle = (low + high) / 2;
+                        style.fontSize = `${middle}px`;
+                        if (fitsScreen()) low = middle;
+                        else high = middle;
+                    }
+                    // Fewer columns, wider, unless more make the type larger.
+                    if (!best || low > best.size + 0.5) best = { columns, size: low };
+                }
+                main.style.columnCount = best ? String(best.columns) : '';
+                style.fontSize = best ? `${Math.floor(best.size)}px` : '';
+                fitted = { shape, fits: best !== null };
+            }
+
+            // Focuses a row; one the keyboard is on is kept in sight, wherever it went (a finger's
+            // focus is not followed: the page stays where the user scrolled it).
+            function keepInSight(li, keyboard) {
+                li.focus({ preventScroll: true });
+                if (keyboard) li.scrollIntoView({ block: 'nearest' });
             }
 
             function flash(li) {
-                li.classList.remove('flash');
+                restartAnimation(li, 'flash');
+            }
+
+            function restartAnimation(li, name) {
+                li.classList.remove(name);
                 void li.offsetWidth;
-                li.classList.add('flash');
+                li.classList.add(name);
             }
 
             // A snapshot comes in parts: the first starts the standings afresh.
@@ -296,8 +356,18 @@ enum PageScript {
                 const source = new EventSource('/events');
                 source.addEventListener('snapshot', (event) => onSnapshot(JSON.parse(event.data)));
                 source.addEventListener('change', (event) => onChange(JSON.parse(event.data)));
-                source.addEventListener('open', () => setStatus(''));
-                source.addEventListener('error', () => setStatus('Reconnecting…'));
+                source.addEventListener('open', () => setAway(false));
+                source.addEventListener('error', () => setAway(true));
+            }
+
+            // While the server is away the page says so plainly, at the top, and the scorer's bar says
+            // what becomes of a tap; the standings shown are dimmed, as they may be behind.
+            let away = false;
+            function setAway(value) {
+                away = value;
+                document.body.classList.toggle('away', value);
+                setStatus(value ? 'The server is away: reconnecting… The standings may be behind.' : '');
+                showNote();
             }
 
             // Scoring: the token comes in the link's fragment, which browsers never send; it is kept
@@ -334,7 +404,7 @@ enum PageScript {
                     } catch (error) {
                         // The connection broke: nobody knows whether it counted; the key tells.
                     }
-                    setStatus('Not answered yet: sending again…');
+                    setNote('Not answered yet: sending again…');
                     await new Promise((resolve) => setTimeout(resolve, pause));
                     pause = Math.min(pause * 2, 4000);
                 }
@@ -348,38 +418,80 @@ enum PageScript {
                 }
             }
 
+            // What the bar at the bottom says, beside Undo, where the thumb is.
+            let note = '';
+            function setNote(text) {
+                note = text;
+                showNote();
+            }
+
+            function showNote() {
+                const awayNote = 'The server is away: a tap now is sent when it is back.';
+                setText(scoringNote, away && scorer.enabled ? awayNote : note);
+            }
+
+            // The tab's last win, which Undo takes back: kept for the tab (as its token is), so that a
+            // reload does not forget it.
+            const lastWinKey = 'worldcup-last-win';
+            function remember(last) {
+                for (const li of main.querySelectorAll('li.team.last-win')) li.classList.remove('last-win');
+                if (last && rowNodes.has(last.id)) rowNodes.get(last.id).classList.add('last-win');
+                scorer.last = last;
+                if (last) {
+                    sessionStorage.setItem(lastWinKey, JSON.stringify(last));
+                    undoButton.textContent = `Undo +1 for ${visible(last.name)}`;
+                } else {
+                    sessionStorage.removeItem(lastWinKey);
+                }
+                undoButton.hidden = !last;
+            }
+
+            function remembered() {
+                try {
+                    const last = JSON.parse(sessionStorage.getItem(lastWinKey));
+                    const valid = last && Number.isInteger(last.id) && typeof last.key === 'string';
+                    return valid ? { id: last.id, key: last.key, name: String(last.name) } : null;
+                } catch (error) {
+                    return null;
+                }
+            }
+
             async function tap(li) {
                 const id = Number(li.dataset.id);
                 const name = li.firstChild.textContent;
                 const key = newKey();
                 report.taps.push({ id, key, at: now() });
                 ownChanges.set(id, (ownChanges.get(id) || 0) + 1);
+                // The row shows the tap at once, then that it counted.
+                li.classList.add('sending');
                 const response = await send('POST', `/teams/${id}/wins`, key);
+                li.classList.remove('sending');
                 if (response.ok) {
+                    restartAnimation(li, 'counted');
                     const answer = await response.json();
-                    scorer.last = { id, key, name };
-                    undoButton.textContent = `Undo +1 for ${name}`;
-                    undoButton.hidden = false;
-                    setStatus(`+1 for ${name}: ${wins(answer.wins)}`);
+                    remember({ id, key, name });
+                    setNote(`+1 for ${name}: ${wins(answer.wins)}`);
                 } else {
                     ownChanges.set(id, Math.max(0, (ownChanges.get(id) || 1) - 1));
-                    setStatus(await problem(response));
+                    setNote(await problem(response));
                 }
             }
 
             async function undo() {
                 const last = scorer.last;
                 if (!last) return;
-                undoButton.hidden = true;
+                // The button goes; the focus goes to the row whose win it takes back, not to the page.
+                const row = document.activeElement === undoButton ? rowNodes.get(last.id) : null;
+                if (row) keepInSight(row, undoButton.matches(':focus-visible'));
+                remember(null);
                 ownChanges.set(last.id, (ownChanges.get(last.id) || 0) + 1);
                 const response = await send('DELETE', `/teams/${last.id}/wins/${last.key}`, null);
-                scorer.last = null;
                 if (response.ok) {
                     const answer = await response.json();
-                    setStatus(`Took back the win for ${last.name}: ${wins(answer.wins)}`);
+                    setNote(`Took back the win for ${last.name}: ${wins(answer.wins)}`);
                 } else {
                     ownChanges.set(last.id, Math.max(0, (ownChanges.get(last.id) || 1) - 1));
-                    setStatus(await problem(response));
+                    setNote(await problem(response));
                 }
             }
 
@@ -389,12 +501,13 @@ enum PageScript {
                 const headers = { Authorization: `Bearer ${scorer.token}` };
                 const response = await fetch('/scorer', { headers, cache: 'no-store' }).catch(() => null);
                 if (!response || !response.ok) {
-                    setText(scoringNote, response ? await problem(response) : 'The server cannot be reached.');
+                    setNote(response ? await problem(response) : 'The server cannot be reached.');
                     return;
                 }
                 scorer.enabled = true;
                 document.body.classList.add('scoring');
-                setText(scoringNote, 'Tap a team to add a win.');
+                setNote('Tap a team to add a win.');
+                remember(remembered());
                 for (const li of rowNodes.values()) li.tabIndex = 0;
                 main.addEventListener('click', (event) => {
                     const li = event.target.closest('li.team');
@@ -417,7 +530,18 @@ enum PageScript {
                 render(new Set(), new Set());
             }).observe(more);
 
-            main.addEventListener('animationend', (event) => event.target.classList.remove('flash'));
+            // The sticky header and the scorer's bar cover the top and the bottom of the screen: the
+            // browser scrolls a row the keyboard moves to clear of them.
+            const header = document.querySelector('header');
+            const covers = new ResizeObserver(() => {
+                page.style.scrollPaddingTop = `${header.offsetHeight}px`;
+                page.style.scrollPaddingBottom = `${scoring.offsetHeight}px`;
+            });
+            covers.observe(header);
+            covers.observe(scoring);
+
+            if (tv) addEventListener('resize', () => model && fitTVIfNeeded());
+            main.addEventListener('animationend', (event) => event.target.classList.remove('flash', 'counted'));
             startScoring();
             connect();
         })();

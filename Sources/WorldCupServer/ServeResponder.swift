@@ -32,7 +32,8 @@ struct ServeResponder: HTTPResponder {
             }
             do {
                 _ = try await request.collectBody(upTo: Self.maximumBody)
-            } catch let error as HTTPError where error.status == .contentTooLarge {
+            } catch is NIOTooManyBytesError {
+                // A body without a length (chunked) that grows past the bound.
                 throw Refusal(.contentTooLarge, "Request bodies are limited to 64 KB.")
             } catch {
                 throw Refusal(.badRequest, "The request's body is malformed.")
@@ -143,10 +144,14 @@ struct ServeResponder: HTTPResponder {
         }
     }
 
+    /// The team id in a path: a whole number, or a 404 that says whether it is not one or is
+    /// one no team has (zero, negative, too large), the store unasked.
     private static func teamID(_ text: Substring) throws -> Int64 {
-        guard (1...18).contains(text.count), text.allSatisfy({ $0.isASCII && $0.isNumber }), let id = Int64(text) else {
-            throw Refusal(.notFound, "No team has the id \"\(Self.visible(text))\": ids are numbers.")
+        let digits = text.first == "-" ? text.dropFirst() : text
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw Refusal(.notFound, "No team has the id \"\(Self.visible(text))\": team ids are whole numbers.")
         }
+        guard let id = Int64(text), id > 0 else { throw Refusal(.notFound, "No team has the id \(text).") }
         return id
     }
 

@@ -32,9 +32,7 @@ enum StandingsPage {
             "<header><h1>World Cup</h1><p id=\"summary\">\(teams(rows.teamCount)) in \(zones) zone"
             + (zones == 1 ? "" : "s") + "</p><p id=\"status\" role=\"status\"></p></header>\n"
         html +=
-            "<div id=\"scoring\" hidden><p id=\"scoring-note\"></p>"
-            + "<button id=\"undo\" type=\"button\" hidden></button></div>\n"
-        html += "<main id=\"standings\" data-version=\"\(rows.version)\">\n"
+            "<main id=\"standings\" data-version=\"\(rows.version)\" data-rank-digits=\"\(rankDigits(rows))\">\n"
         for section in rows.sections {
             html +=
                 "<section class=\"zone\"><h2><span class=\"zone-name\">" + escaped(section.name)
@@ -46,8 +44,16 @@ enum StandingsPage {
             }
             html += "</ol></section>\n"
         }
-        html += "</main>\n<p id=\"more\"></p>\n</body>\n</html>\n"
+        // Scoring's bar comes last: it sticks to the bottom of the screen.
+        html +=
+            "</main>\n<p id=\"more\"></p>\n<div id=\"scoring\" hidden><p id=\"scoring-note\" role=\"status\"></p>"
+            + "<button id=\"undo\" type=\"button\" hidden></button></div>\n</body>\n</html>\n"
         return html
+    }
+
+    /// The digits of the longest rank on the page: the rank column's width.
+    static func rankDigits(_ rows: StandingsFollower.FirstRows) -> Int {
+        String(max(1, rows.sections.map(\.teams.count).max() ?? 1)).count
     }
 
     private static func teams(_ count: Int) -> String {

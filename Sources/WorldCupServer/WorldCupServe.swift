@@ -47,6 +47,12 @@ public enum WorldCupServe {
         }
     }
 
+    /// How long a connection may take to send a whole request head, from when it opens or its
+    /// last answer ends (and each part of a body): one that never finishes its headers, at once
+    /// or a byte at a time, is closed then, as is a keep-alive connection left idle (browsers
+    /// open another). An answer being written (an event stream) is not timed.
+    static let requestHeadTimeout = TimeAmount.seconds(10)
+
     /// Serves until SIGINT or SIGTERM; prints the links (and the scorer link's QR code) with
     /// `print` once it listens.
     public static func run(_ options: Options, print: @escaping @Sendable (String) -> Void) throws {
@@ -63,7 +69,7 @@ public enum WorldCupServe {
             token: token)
         let http = HTTP1Channel.Configuration(
             additionalChannelHandlers: [SendBufferLimit()],
-            idleTimeout: .seconds(120),
+            idleTimeout: requestHeadTimeout,
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100))
         var logger = Logger(label: "worldcup serve")
@@ -78,7 +84,8 @@ public enum WorldCupServe {
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port
                 let base = "\(scheme)://\(LinkAddress.host(forListening: host)):\(port)/"
-                for line in links(base: base, token: token) { print(line) }
+                let local = LinkAddress.isThisMachineOnly(host) ? port : nil
+                for line in links(base: base, token: token, onlyThisMachineAt: local) { print(line) }
             },
             logger: logger)
         let finished = DispatchSemaphore(value: 0)
@@ -98,11 +105,17 @@ public enum WorldCupServe {
     }
 
     /// The lines printed once the server listens: the links, and the scorer link as a QR code.
-    static func links(base: String, token: ScorerToken?) -> [String] {
+    /// Listening on a loopback address (`onlyThisMachineAt` its port), no phone could open
+    /// them: no QR code then, but how to listen on the network.
+    static func links(base: String, token: ScorerToken?, onlyThisMachineAt port: Int? = nil) -> [String] {
         var lines = ["Viewers: \(base)"]
+        let network = port.map {
+            "Only this machine can open these links: to let phones and a TV join, "
+                + "listen on the network with --listen 0.0.0.0:\($0)"
+        }
         guard let token else {
             lines.append("Read-only: no scorer link (--read-only).")
-            return lines
+            return lines + (network.map { [$0] } ?? [])
         }
         guard let secret = token.token else {
             lines.append(
@@ -112,6 +125,7 @@ public enum WorldCupServe {
         }
         let link = base + "#scorer=" + secret
         lines.append("Scorers: \(link)")
+        if let network { return lines + [network] }
         let colors = isatty(STDOUT_FILENO) == 1
         lines += TerminalQRCode.lines(for: link, colors: colors) ?? []
         return lines

@@ -9,9 +9,9 @@ extension WorldCup {
             commandName: "serve",
             abstract: "Serve the standings to browsers, live, and let phones with the scorer link add wins.",
             discussion: """
-                Prints a link for viewers and one for scorers (with its QR code); the scorer token is \
-                in the link's fragment, which browsers never send. Stop with Ctrl-C. Use --tls-cert and \
-                --tls-key on a network you do not trust.
+                Prints a link for viewers and one for scorers (with its QR code when it listens on the \
+                network); the scorer token is in the link's fragment, which browsers never send. Stop \
+                with Ctrl-C. Use --tls-cert and --tls-key on a network you do not trust.
                 """)
 
         @ParentCommand var root: WorldCup

@@ -55,9 +55,30 @@ import Testing
         let browser = try WebDriver()
         try browser.open(serve.viewerLink)
         try #require(try browser.wait { try PageRows.read(browser).ready })
+        let start = Date()
         serve.process.terminate()
         serve.process.waitUntilExit()
+        // Measured, not asserted: how long it takes is for benchmarks to watch.
+        print("serve: stopped \(Date().timeIntervalSince(start)) s after SIGTERM with a browser connected")
         #expect(serve.process.terminationReason == .exit && serve.process.terminationStatus == 0)
+    }
+
+    /// Listening on this machine only (the default 127.0.0.1), no phone can open the links: no
+    /// QR code then, but how to let them in; listening on the network, the QR code.
+    @Test func onThisMachineOnlyItSaysHowToLetPhonesInRatherThanShowAQRCode() throws {
+        let folder = TemporaryDirectory()
+        let qrBlocks: Set<Character> = ["█", "▀", "▄"]
+        let local = try ServeProcess(db: folder.store, home: folder.path + "/home")
+        let port = try #require(URL(string: local.viewerLink)?.port)
+        usleep(500_000)
+        #expect(!local.printed.contains { qrBlocks.contains($0) }, "no QR code for 127.0.0.1: \(local.printed)")
+        #expect(local.printed.contains("--listen 0.0.0.0:\(port)"), "\(local.printed)")
+        #expect(local.stop() == 0)
+        let network = try ServeProcess(db: folder.store, home: folder.path + "/home", listen: "0.0.0.0:0")
+        usleep(500_000)
+        #expect(network.printed.contains { qrBlocks.contains($0) }, "a QR code on the network: \(network.printed)")
+        #expect(!network.printed.contains("--listen"), "\(network.printed)")
+        #expect(network.stop() == 0)
     }
 
     @Test func tlsServesTheSameStandingsOverHTTPS() throws {

@@ -37,11 +37,11 @@ import Testing
         try admin.execute("SELECT pg_reload_conf()")
         // The commit is in: one win, and nobody got its answer.
         #expect(try browser.wait { try database.wins()["Japan"] == 1 })
-        let status = { try browser.run("return document.getElementById('status').textContent;") as? String ?? "" }
-        #expect(try !status().hasPrefix("+1"))
+        let note = { try browser.run("return document.getElementById('scoring-note').textContent;") as? String ?? "" }
+        #expect(try !note().hasPrefix("+1"))
 
         serve = try ServeProcess(db: database.uri(), home: home, listen: listen)
-        #expect(try browser.wait(timeout: 60) { try status() == "+1 for Japan: 1 win" })
+        #expect(try browser.wait(timeout: 60) { try note() == "+1 for Japan: 1 win" })
         #expect(try database.wins()["Japan"] == 1)
         #expect(try database.wins().values.reduce(0, +) == 1)
         #expect(try browser.wait { try PageRows.read(browser).row(named: "Japan")?.wins == 1 })

@@ -168,9 +168,17 @@ import Testing
     }
 }
 
-/// The README's pictures of the page come from a script; it must keep working.
+/// The README's pictures of the page come from a script; it must keep working. It pictures
+/// each state (the standings; a tap low on the page, with Undo; the server away) on a phone
+/// and on a TV, light and dark.
 @Suite struct ServeScreenshotTests {
-    @Test func theScriptMakesAPhoneAndATVPicture() throws {
+    static let pictures =
+        ["phone", "phone-tapped", "phone-away"].flatMap { state in
+            ["light", "dark"].map { ("\(state)-\($0)", 780, 1688) }
+        }
+        + ["tv", "tv-away"].flatMap { state in ["light", "dark"].map { ("\(state)-\($0)", 1920, 1080) } }
+
+    @Test func theScriptPicturesEachStateOnAPhoneAndATVLightAndDark() throws {
         let output = TemporaryDirectory()
         let script = ServeProcess.packageRoot.appendingPathComponent("docs/serve-screenshots.sh").path
         // Through system(): the script starts a server and a browser of its own.
@@ -178,13 +186,19 @@ import Testing
             "'\(script)' '\(ServeProcess.binary)' '\(output.path)' </dev/null >'\(output.path)/log' 2>&1")
         let log = (try? String(contentsOfFile: output.path + "/log", encoding: .utf8)) ?? ""
         try #require(status == 0, "docs/serve-screenshots.sh failed (it needs chromium: make deps): \(log)")
-        for (name, width, height) in [("serve-phone", 780, 1688), ("serve-tv", 1920, 1080)] {
+        for (name, width, height) in Self.pictures {
             let png = try Data(contentsOf: URL(fileURLWithPath: output.path + "/\(name).png"))
             // The PNG signature, then the IHDR chunk's width and height (big-endian).
             try #require(png.count > 24 && png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
             let size = { (offset: Int) in png[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
             #expect(size(16) == width && size(20) == height, "\(name): \(size(16))×\(size(20))")
             #expect(png.count > 20_000, "\(name) is a picture, not a blank page")
+        }
+        for state in ["phone", "phone-tapped", "phone-away", "tv", "tv-away"] {
+            let picture = { (theme: String) in
+                try Data(contentsOf: URL(fileURLWithPath: output.path + "/\(state)-\(theme).png"))
+            }
+            #expect(try picture("light") != picture("dark"), "\(state): dark is not light")
         }
     }
 }

@@ -25,6 +25,11 @@ public final class ServeProcess: @unchecked Sendable {
     public private(set) var scorerLink: String?
     /// Everything it printed on stdout until it listened.
     public private(set) var output = ""
+    /// The file its stdout goes to (its stderr: the same with `.err`).
+    public let outputPath: String
+
+    /// Everything it has printed on stdout so far.
+    public var printed: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 
     /// The scorer token in the scorer link.
     public var token: String? {
@@ -40,6 +45,7 @@ public final class ServeProcess: @unchecked Sendable {
         folder = home
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         let stdout = home + "/serve-\(UUID().uuidString.prefix(8)).out"
+        outputPath = stdout
         FileManager.default.createFile(atPath: stdout, contents: nil)
         FileManager.default.createFile(atPath: stdout + ".err", contents: nil)
         process.executableURL = URL(fileURLWithPath: Self.binary)

@@ -27,6 +27,14 @@ public final class WebDriver: @unchecked Sendable {
         do {
             session = try Self.startSession(
                 base: base, profile: profile.path, width: width, height: height, scale: scale)
+            // Headless Chromium makes no window narrower than 500 pixels, and its page is less
+            // high than its window: the page's own size is set, as a phone's would be.
+            let metrics: [String: Any] = [
+                "width": width, "height": height, "deviceScaleFactor": scale, "mobile": width < 600,
+            ]
+            _ = try Self.call(
+                session + "/goog/cdp/execute", "POST",
+                ["cmd": "Emulation.setDeviceMetricsOverride", "params": metrics])
         } catch {
             Self.stop(driver, base: base)
             throw error
@@ -110,6 +118,31 @@ public final class WebDriver: @unchecked Sendable {
     /// Clicks an element as a user would (pointer events on its centre).
     public func click(_ element: String) throws {
         _ = try Self.call(session + "/element/\(element)/click", "POST", [String: Any]())
+    }
+
+    /// Keys as the W3C WebDriver API names them (the Unicode private-use code points it maps).
+    public enum Key {
+        public static let tab = "\u{E004}"
+        public static let enter = "\u{E007}"
+        /// Shift and Tab together.
+        public static let shiftTab = "\u{E008}\u{E004}"
+    }
+
+    /// Presses and releases each key in turn, on whatever has the focus, as a keyboard does; a
+    /// chord (such as ``Key/shiftTab``) presses its keys in order and releases them in reverse.
+    public func press(_ keys: [String]) throws {
+        let actions = keys.flatMap { chord in
+            let keys = chord.unicodeScalars.map { String($0) }
+            return keys.map { ["type": "keyDown", "value": $0] }
+                + keys.reversed().map { ["type": "keyUp", "value": $0] }
+        }
+        let body: [String: Any] = ["actions": [["type": "key", "id": "keyboard", "actions": actions]]]
+        _ = try Self.call(session + "/actions", "POST", body)
+    }
+
+    /// Loads the page again, as the reload button does.
+    public func reload() throws {
+        _ = try Self.call(session + "/refresh", "POST", [String: Any]())
     }
 
     /// The page as a PNG.

@@ -177,7 +177,9 @@ extension ControllerCore {
 
     /// The change set of a transaction that touched one row, held before and after, when the
     /// one-row path can place it (see `ResultsState.applyOneRow`); nil, changing nothing, else.
-    private func applyOneRow(_ rowID: Int64, _ row: Store.Row, _ snapshot: Store.Snapshot) throws
+    private func applyOneRow(
+        _ rowID: Int64, _ row: Store.Row, _ snapshot: Store.Snapshot
+    ) throws
         -> ChangeSetBuilder.Result?
     {
         guard state?.keys.contains(rowID) == true else { return nil }

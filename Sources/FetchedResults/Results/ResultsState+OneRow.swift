@@ -39,7 +39,9 @@ extension ResultsState {
                 throw error
             }
             let newName = layout.sections[section].name
-            if newName != oldName { result.sectionChanges = [SectionChange(type: .update, index: section, name: newName)] }
+            if newName != oldName {
+                result.sectionChanges = [SectionChange(type: .update, index: section, name: newName)]
+            }
         }
         let newPath = layout.indexPath(ofVisible: newPosition)
         if newPosition != oldPosition {

@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SHELL := /bin/bash
 APT_PACKAGES := libncurses-dev libsqlite3-dev libpq-dev rapidjson-dev postgresql pkg-config tmux sqlite3 \
-	iproute2 openssl xvfb xterm imagemagick fonts-dejavu-core chromium chromium-driver libqrencode-dev curl
+	iproute2 openssl xvfb xterm imagemagick fonts-dejavu-core chromium chromium-driver libqrencode-dev curl valgrind
 # Release builds link Swift's runtime and Foundation into the binary: a process that loads a
 # dozen fewer shared libraries reaches its first frame sooner (see BENCHMARKS.md, process start).
 # Every release build uses the same flags, or each would rebuild everything.
@@ -30,6 +30,7 @@ deps:
 	command -v curl >/dev/null 2>&1 || missing="yes"; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="yes"; \
 	command -v tmux >/dev/null 2>&1 || missing="yes"; \
+	command -v valgrind >/dev/null 2>&1 || missing="yes"; \
 	command -v sqlite3 >/dev/null 2>&1 || missing="yes"; \
 	command -v ip >/dev/null 2>&1 || missing="yes"; \
 	command -v openssl >/dev/null 2>&1 || missing="yes"; \

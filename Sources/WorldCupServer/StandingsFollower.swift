@@ -1,23 +1,20 @@
 import FetchedResults
 import Foundation
 import Hummingbird
-import Synchronization
+import ServiceLifecycle
 import WorldCupModel
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// The one results controller `serve` follows the store with, on a thread of its own (the
+/// The one results controller `serve` follows the store with, owned by this actor (the
 /// controller is not `Sendable`), and what the rest of the server asks of it.
 ///
-/// The thread sleeps in `poll` on the controller's wake descriptor and on its own request
-/// descriptor; each change set the controller reports is encoded once
-/// (``StandingsEvents/change(version:sections:objects:sectionRows:team:)``) and published to
-/// every viewer. A big store is loaded behind the first rows, as the terminal does, and each
-/// load step reaches the viewers as a change set. A new viewer's snapshot is written on the
-/// same thread, between change sets, so it misses none and repeats none.
-final class StandingsFollower: Sendable {
+/// ``run()`` waits for the store with the controller's own wait, suspending, on no thread of
+/// its own; each change set the controller reports is encoded once
+/// (``StandingsEvents/change(version:id:sections:objects:sectionRows:team:)``) and published to
+/// every viewer before anything else runs on the actor. A big store is loaded behind the first
+/// rows, as the terminal does, and each load step reaches the viewers as a change set. A new
+/// viewer's snapshot is made on the actor too, between change sets, so it misses none and
+/// repeats none.
+actor StandingsFollower: Service {
     /// The rows read before the server starts answering; the rest load behind.
     static let firstRows = 1_000
     /// Rows per load step behind the first rows: a change committed meanwhile waits for the
@@ -31,177 +28,95 @@ final class StandingsFollower: Sendable {
         var sections: [(name: String, count: Int, teams: [Team])]
     }
 
-    private enum Request: Sendable {
-        case firstRows(Int, CheckedContinuation<FirstRows, Never>)
-        case subscribe(
-            lastEventID: String?, cutOff: @Sendable () -> Void, CheckedContinuation<ViewerHub.Stream, Never>)
-        case stop
-    }
-
     let hub: ViewerHub
-    private let requests = Mutex<[Request]>([])
-    /// A pipe that wakes the thread: requests write a byte to `wakeWrite`, the thread polls
-    /// `requestDescriptor` (both non-blocking, so a full pipe never holds a request up).
-    private let requestDescriptor: Int32
-    private let wakeWrite: Int32
+    private let controller: FetchedResultsController<Team>
+    private let recorder = ChangeRecorder()
+    private var version: UInt64 = 0
+    /// Each event's id is the change feed's position after it, the same text in every `serve`
+    /// following the store; load steps behind the first rows leave the position as it was, so
+    /// they are told apart by a step count after it.
+    private var ids: EventIDs
+    private var log = RecentEvents()
+    /// The last snapshot built, with the id it is exact at: a viewer that connects later gets
+    /// it and the change sets since, while the log reaches back to it, so a room of phones
+    /// joining at once costs one read of the standings, not one each. Its log mark tells, in
+    /// one comparison per change set, when the log no longer reaches back to it.
+    private var lastSnapshot: (id: String, parts: [ByteBuffer], logMark: Int)?
 
-    init(hub: ViewerHub) {
+    /// Makes the controller and reads the first rows (or throws what stopped it).
+    init(hub: ViewerHub, makeController: () throws -> FetchedResultsController<Team>) throws {
         self.hub = hub
-        var ends: [Int32] = [-1, -1]
-        _ = pipe(&ends)
-        for end in ends {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-        }
-        requestDescriptor = ends[0]
-        wakeWrite = ends[1]
+        let controller = try makeController()
+        controller.delegate = recorder
+        try controller.performFetch(firstRows: Self.firstRows)
+        self.controller = controller
+        ids = EventIDs(position: controller.feedPosition)
     }
 
-    deinit {
-        close(requestDescriptor)
-        close(wakeWrite)
+    /// Follows the store until the server shuts down: loads the rest of the rows behind the
+    /// first ones, then waits for commits; publishes every change set.
+    func run() async throws {
+        // Cancelled, its wait ends at once: the server stops without waiting for a commit.
+        try await cancelWhenGracefulShutdown { await self.follow() }
+        controller.stopTracking()
     }
 
-    /// Starts the thread: makes the controller there, reads the first rows, and returns once
-    /// they are read (or throws what stopped it).
-    func start(makeController: @escaping @Sendable () throws -> FetchedResultsController<Team>) throws {
-        let started = DispatchSemaphore(value: 0)
-        let failure = FailureBox()
-        let thread = Thread { [self] in
-            let controller: FetchedResultsController<Team>
-            let recorder = ChangeRecorder()
-            do {
-                controller = try makeController()
-                controller.delegate = recorder
-                try controller.performFetch(firstRows: Self.firstRows)
-            } catch {
-                failure.error.withLock { $0 = error }
-                started.signal()
-                return
+    private func follow() async {
+        while !Task.isCancelled {
+            if controller.hasRowsToLoad {
+                recorder.attempt { try controller.loadMoreRows(Self.loadStep) }
+                publish()
+                await Task.yield()
+            } else {
+                await recorder.attempt { try await controller.waitForChanges() }
+                publish()
             }
-            started.signal()
-            run(controller, recorder)
         }
-        thread.name = "standings"
-        thread.start()
-        started.wait()
-        if let error = failure.error.withLock({ $0 }) { throw error }
     }
 
     /// The first `count` rows for the page.
-    func firstRows(_ count: Int) async -> FirstRows {
-        await withCheckedContinuation { send(.firstRows(count, $0)) }
+    func firstRows(_ count: Int) -> FirstRows {
+        Self.firstRows(count, version: version, in: controller)
     }
 
     /// A viewer's stream: what it missed since `lastEventID` (the id of the last event it got,
     /// when it comes back), or else a snapshot; then every change set after it. `cutOff` ends
     /// the viewer's connection when its buffer overflows.
-    func subscribe(lastEventID: String?, cutOff: @escaping @Sendable () -> Void) async -> ViewerHub.Stream {
-        await withCheckedContinuation { send(.subscribe(lastEventID: lastEventID, cutOff: cutOff, $0)) }
-    }
-
-    /// Ends the thread (the server is stopping).
-    func stop() {
-        send(.stop)
-    }
-
-    private func send(_ request: Request) {
-        requests.withLock { $0.append(request) }
-        var one: UInt8 = 1
-        _ = write(wakeWrite, &one, 1)
-    }
-
-    // MARK: - The thread
-
-    private func run(_ controller: FetchedResultsController<Team>, _ recorder: ChangeRecorder) {
-        var version: UInt64 = 0
-        // Each event's id is the change feed's position after it, the same text in every
-        // `serve` following the store; load steps behind the first rows leave the position as
-        // it was, so they are told apart by a step count after it.
-        var ids = EventIDs(position: controller.feedPosition)
-        var log = RecentEvents()
-        // The last snapshot built, with the id it is exact at: a viewer that connects later gets
-        // it and the change sets since, while the log reaches back to it, so a room of phones
-        // joining at once costs one read of the standings, not one each. Its log mark tells, in
-        // one comparison per change set, when the log no longer reaches back to it.
-        var lastSnapshot: (id: String, parts: [ByteBuffer], logMark: Int)?
-        func events(since id: String) -> [ByteBuffer]? { id == ids.current ? [] : log.events(after: id) }
-        // The controller tells its delegate inside its read of the store, where the rows it
-        // names cannot be read again: each change set is encoded once that read is over, from
-        // the controller's state after it (one change set per step).
-        let publish = { [hub] in
-            for (sections, objects) in recorder.takeChangeSets() {
-                version += 1
-                let previousID = ids.current
-                let id = ids.next(position: controller.feedPosition)
-                let carried = Self.teams(at: objects.compactMap(\.newIndexPath), in: controller)
-                let event = ByteBuffer(
-                    bytes: StandingsEvents.change(
-                        version: version, id: id, sections: sections, objects: objects,
-                        sectionRows: { Self.rows(ofSection: $0, in: controller) },
-                        team: { carried[controller.rowID(at: $0)] }))
-                log.append(after: previousID, event: event)
-                hub.publish(event)
-            }
-            if let mark = lastSnapshot?.logMark, !log.holdsEvents(since: mark) { lastSnapshot = nil }
+    func subscribe(lastEventID: String?, cutOff: @escaping @Sendable () -> Void) -> ViewerHub.Stream {
+        let first: [ByteBuffer]
+        if let missed = lastEventID.flatMap(events(since:)) {
+            first = missed
+        } else if let last = lastSnapshot, let since = events(since: last.id) {
+            first = last.parts + since
+        } else {
+            first = Self.snapshot(version: version, id: ids.current, of: controller).map { ByteBuffer(bytes: $0) }
+            lastSnapshot = (ids.current, first, log.mark)
         }
-        while true {
-            for request in requests.withLock({ pending in
-                defer { pending = [] }; return pending
-            }) {
-                switch request {
-                case let .firstRows(count, reply):
-                    reply.resume(returning: Self.firstRows(count, version: version, in: controller))
-                case let .subscribe(lastEventID, cutOff, reply):
-                    let first: [ByteBuffer]
-                    if let missed = lastEventID.flatMap(events(since:)) {
-                        first = missed
-                    } else if let last = lastSnapshot, let since = events(since: last.id) {
-                        first = last.parts + since
-                    } else {
-                        first = Self.snapshot(version: version, id: ids.current, of: controller).map {
-                            ByteBuffer(bytes: $0)
-                        }
-                        lastSnapshot = (ids.current, first, log.mark)
-                    }
-                    let viewer = hub.makeStream(snapshotParts: first.count)
-                    for event in first { viewer.continuation.yield(event) }
-                    hub.admit(viewer.id, viewer.continuation, cutOff: cutOff)
-                    reply.resume(returning: viewer.stream)
-                case .stop:
-                    controller.stopTracking()
-                    return
-                }
-            }
-            if controller.hasRowsToLoad {
-                recorder.attempt { try controller.loadMoreRows(Self.loadStep) }
-                publish()
-                wait(controller, timeoutMilliseconds: 0)
-            } else {
-                wait(controller, timeoutMilliseconds: controller.nextLookDeadline.map(Self.milliseconds(until:)) ?? -1)
-            }
-            recorder.attempt { try controller.processPendingChanges() }
-            publish()
-        }
+        let viewer = hub.makeStream(snapshotParts: first.count)
+        for event in first { viewer.continuation.yield(event) }
+        hub.admit(viewer.id, viewer.continuation, cutOff: cutOff)
+        return viewer.stream
     }
 
-    /// Sleeps until the store or a request wakes the thread, or the timeout passes.
-    private func wait(_ controller: FetchedResultsController<Team>, timeoutMilliseconds: Int32) {
-        var descriptors = [pollfd(fd: requestDescriptor, events: Int16(POLLIN), revents: 0)]
-        if let wake = controller.wakeDescriptor {
-            descriptors.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
-        }
-        guard poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds) > 0 else { return }
-        // The store's wake-up is read away by the look that follows.
-        if descriptors[0].revents != 0 {
-            var drained = [UInt8](repeating: 0, count: 64)
-            while read(requestDescriptor, &drained, drained.count) > 0 {}
-        }
-    }
+    private func events(since id: String) -> [ByteBuffer]? { id == ids.current ? [] : log.events(after: id) }
 
-    private static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
-        let left = deadline - ContinuousClock.now
-        return left <= .zero ? 0 : Int32(min(60_000, (left / .milliseconds(1)).rounded(.up)))
+    /// Encodes each change set the controller told since the last call, from its state after
+    /// it (one change set per step), and hands it to every viewer.
+    private func publish() {
+        for (sections, objects) in recorder.takeChangeSets() {
+            version += 1
+            let previousID = ids.current
+            let id = ids.next(position: controller.feedPosition)
+            let carried = Self.teams(at: objects.compactMap(\.newIndexPath), in: controller)
+            let event = ByteBuffer(
+                bytes: StandingsEvents.change(
+                    version: version, id: id, sections: sections, objects: objects,
+                    sectionRows: { Self.rows(ofSection: $0, in: controller) },
+                    team: { carried[controller.rowID(at: $0)] }))
+            log.append(after: previousID, event: event)
+            hub.publish(event)
+        }
+        if let mark = lastSnapshot?.logMark, !log.holdsEvents(since: mark) { lastSnapshot = nil }
     }
 
     private static func rows(
@@ -313,11 +228,6 @@ private struct EventIDs {
     }
 }
 
-/// What stopped the thread from starting.
-private final class FailureBox: Sendable {
-    let error = Mutex<(any Error)?>(nil)
-}
-
 /// The follower's delegate: gathers one change set's callbacks and hands them on whole.
 private final class ChangeRecorder: FetchedResultsControllerDelegate {
     private var changeSets: [([SectionChange], [ObjectChange])] = []
@@ -357,6 +267,15 @@ private final class ChangeRecorder: FetchedResultsControllerDelegate {
     func attempt(_ body: () throws -> Void) {
         do {
             try body()
+        } catch {
+            report("\(error)")
+        }
+    }
+
+    /// ``attempt(_:)`` for a step that waits.
+    func attempt(isolation actor: isolated (any Actor)? = #isolation, _ body: () async throws -> Void) async {
+        do {
+            try await body()
         } catch {
             report("\(error)")
         }

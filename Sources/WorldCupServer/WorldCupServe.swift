@@ -6,7 +6,7 @@ import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOSSL
-import Synchronization
+import ServiceLifecycle
 import WorldCupModel
 
 /// `worldcup serve`: the standings in browsers, live from one results controller that follows
@@ -54,16 +54,15 @@ public enum WorldCupServe {
     static let requestHeadTimeout = TimeAmount.seconds(10)
 
     /// Serves until SIGINT or SIGTERM; prints the links (and the scorer link's QR code) with
-    /// `print` once it listens.
-    public static func run(_ options: Options, print: @escaping @Sendable (String) -> Void) throws {
+    /// `print` once it listens. The server and the follower of the standings run as services of
+    /// one service group, which a signal shuts down gracefully.
+    public static func run(_ options: Options, print: @escaping @Sendable (String) -> Void) async throws {
         let writer = StoreWorker(label: "worldcup.writes", open: options.openStore)
         let token = try prepareToken(options, writer)
         let tlsConfiguration = try options.tls.map(Self.tlsConfiguration)
         let hub = ViewerHub()
-        let follower = StandingsFollower(hub: hub)
         let openStore = options.openStore
-        try follower.start { try openStore().standingsController(cacheDirectory: nil) }
-        defer { follower.stop() }
+        let follower = try StandingsFollower(hub: hub) { try openStore().standingsController(cacheDirectory: nil) }
         let responder = ServeResponder(
             follower: follower, writer: writer, reader: StoreWorker(label: "worldcup.reads", open: options.openStore),
             token: token)
@@ -88,18 +87,13 @@ public enum WorldCupServe {
                 for line in links(base: base, token: token, onlyThisMachineAt: local) { print(line) }
             },
             logger: logger)
-        let finished = DispatchSemaphore(value: 0)
-        let failure = ServeFailure()
-        Task {
-            do {
-                try await application.runService()
-            } catch {
-                failure.error.withLock { $0 = error }
-            }
-            finished.signal()
-        }
-        finished.wait()
-        if let error = failure.error.withLock({ $0 }) {
+        let services = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: follower), .init(service: application)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do {
+            try await services.run()
+        } catch {
             throw ServeError.serverFailed(host: host, port: options.port, error)
         }
     }
@@ -165,11 +159,6 @@ public enum WorldCupServe {
             throw ServeError.tlsFilesUnusable(certificate: files.certificate, key: files.key, reason: "\(error)")
         }
     }
-}
-
-/// What stopped the server.
-private final class ServeFailure: Sendable {
-    let error = Mutex<(any Error)?>(nil)
 }
 
 /// Why `serve` could not start; each says what to do.

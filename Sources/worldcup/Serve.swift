@@ -4,7 +4,7 @@ import WorldCupModel
 import WorldCupServer
 
 extension WorldCup {
-    struct Serve: Subcommand {
+    struct Serve: Subcommand, AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "serve",
             abstract: "Serve the standings to browsers, live, and let phones with the scorer link add wins.",
@@ -49,7 +49,7 @@ extension WorldCup {
             }
         }
 
-        func run() throws {
+        func run() async throws {
             let (host, port) = try Self.address(listen)
             // Opened once here (making and seeding a new store); the server opens it again
             // for each of its threads.
@@ -60,7 +60,7 @@ extension WorldCup {
                 tls: tlsCert.flatMap { certificate in tlsKey.map { (certificate, $0) } },
                 tokenFolder: StoreLocation.serveTokenDirectory(environment: ProcessInfo.processInfo.environment),
                 openStore: { try store.openStore() })
-            try WorldCupServe.run(options) { line in
+            try await WorldCupServe.run(options) { line in
                 // The server runs on whether or not its notes can be shown.
                 try? StandardOutput.write(line + "\n", workDone: true)
             }

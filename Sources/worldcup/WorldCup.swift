@@ -9,11 +9,16 @@ import WorldCupStores
 @main
 struct WorldCup: ParsableCommand {
     /// Parses and runs like ArgumentParser's own `main()`, but every error a user can cause
-    /// comes out in one style and with its documented status (see ``Messages``).
-    static func main() {
+    /// comes out in one style and with its documented status (see ``Messages``). A command that
+    /// waits (`serve`) runs as an `AsyncParsableCommand`.
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var waiting = command as? any AsyncParsableCommand {
+                try await waiting.run()
+            } else {
+                try command.run()
+            }
         } catch {
             Messages.exit(reporting: error, arguments: Array(CommandLine.arguments.dropFirst()))
         }

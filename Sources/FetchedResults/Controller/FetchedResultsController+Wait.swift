@@ -74,4 +74,18 @@ extension FetchedResultsController {
     ) -> ControllerWait {
         wait(alongside: descriptors, until: deadline, clock: ContinuousClock())
     }
+
+    /// Suspends the calling task — blocking no thread — until the store may have changes (its
+    /// wake source fired, or a look it asked for is due), then looks; returns whether the
+    /// results changed (the delegate and the change sequences heard how). A server's loop in
+    /// one call, in the caller's isolation (an actor that owns the controller, say); the async
+    /// sequences are the same wait in a loop. Returns false at once when the task is cancelled.
+    ///
+    /// - Throws: as ``processPendingChanges()``.
+    @discardableResult
+    public func waitForChanges(isolation actor: isolated (any Actor)? = #isolation) async throws -> Bool {
+        await StoreWake.wait(descriptor: core.wakeDescriptor, until: core.nextLookDeadline)
+        guard !Task.isCancelled else { return false }
+        return try core.processPendingChanges()
+    }
 }

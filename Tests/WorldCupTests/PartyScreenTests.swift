@@ -1,0 +1,60 @@
+import Foundation
+import GRDB
+import TerminalUI
+import TestSupport
+import Testing
+
+@testable import WorldCupModel
+@testable import WorldCupScoreboard
+@testable import WorldCupStores
+
+/// What a scorekeeper and an organiser hit at the party (issue 44), on the in-memory grid:
+/// undo's cursor, the Add Team dialog's traps, a very narrow and a very wide window, and the
+/// highlight of others' changes.
+@Suite struct PartyScreenTests {
+    typealias Harness = ScoreboardScreenTests.Harness
+
+    static func zone(of name: String, in store: TeamStore) throws -> String? {
+        try store.pool.read { db in
+            try String.fetchOne(db, sql: "SELECT qualifyingZone FROM team WHERE teamName = ?", arguments: [name])
+        }
+    }
+
+    static func teamNames(_ store: TeamStore) throws -> Set<String> {
+        try store.pool.read { db in Set(try String.fetchAll(db, sql: "SELECT teamName FROM team")) }
+    }
+
+    /// was (its neighbour, the last team of South America), not at the top.
+    @Test func undoOfAnAddedTeamLeavesTheCursorWhereTheTeamWas() throws {
+        let h = try Harness()
+        h.press(.character("G"), .character("k"), .character("k"))
+        #expect(h.cursorLine.contains(" Colombia "), "\(h.cursorLine)")
+        h.press(.character("S"), .character("+"))
+        h.type("Zed")
+        h.press(.tab)
+        h.type("South America")
+        h.press(.enter)
+        #expect(h.cursorLine.contains(" Zed "), "the added team is selected: \(h.cursorLine)")
+        h.press(.character("u"))
+        #expect(h.grid.line(39).hasPrefix("Removed Zed. "), "\(h.grid.line(39))")
+        #expect(h.cursorLine.contains(" Uruguay "), "the cursor stays where Zed was: \(h.cursorLine)")
+        #expect(h.grid.line(39).hasSuffix(" 32 / 32"), "\(h.grid.line(39))")
+        h.press(.enter)
+        #expect(h.wins(of: "Uruguay") == 1, "Enter counts for the team the cursor is on")
+    }
+
+    /// above it, not to the top.
+    @Test func undoOfATeamInANewZoneLeavesTheCursorBesideThatZone() throws {
+        let h = try Harness()
+        try h.moveCursor(to: "Spain")
+        h.press(.character("S"), .character("+"))
+        h.type("Wenderland")
+        h.press(.tab)
+        h.type("Internets")
+        h.press(.enter)
+        #expect(h.cursorLine.contains(" Wenderland "))
+        h.press(.character("u"))
+        #expect(!h.grid.lines.contains("Internets (1 team)"))
+        #expect(h.cursorLine.contains(" Switzerland "), "the last team of Europe, above: \(h.cursorLine)")
+    }
+}

@@ -119,7 +119,7 @@ extension ScoreboardScreen {
             mode = .list
         case let .submitted(name, zone):
             guard isConnected(orSay: "Not added") else {
-                current.refuse(message ?? "")
+                current.refuse(message ?? "", about: nil)
                 message = nil
                 mode = .dialog(current)
                 return .handled

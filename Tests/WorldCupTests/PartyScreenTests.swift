@@ -57,4 +57,32 @@ import Testing
         #expect(!h.grid.lines.contains("Internets (1 team)"))
         #expect(h.cursorLine.contains(" Switzerland "), "the last team of Europe, above: \(h.cursorLine)")
     }
+
+    /// rest of the zone goes into the zone ("Wenderland", Tab, "int", Tab, "ernets", Enter).
+    @Test func tabWithNothingToCompleteStaysInTheZoneField() throws {
+        let h = try Harness()
+        h.press(.character("S"), .character("+"))
+        h.type("Wenderland")
+        h.press(.tab)
+        h.type("int")
+        h.press(.tab)
+        h.type("ernets")
+        h.press(.enter)
+        #expect(try Self.zone(of: "Wenderland", in: h.store) == "internets")
+        #expect(try !Self.teamNames(h.store).contains("Wenderlandernets"))
+    }
+
+    /// field at fault: what is typed next corrects the name.
+    @Test func aRefusedNameTakesTheFocusBackToTheNameField() throws {
+        let h = try Harness()
+        h.press(.character("S"), .character("+"))
+        h.type("Brazil")
+        h.press(.tab)
+        h.type("South America")
+        h.press(.enter)
+        #expect(h.grid.lines.contains { $0.contains("A team named \"Brazil\" already exists") })
+        h.type(" B")
+        h.press(.enter)
+        #expect(try Self.zone(of: "Brazil B", in: h.store) == "South America", "\(h.grid.lines)")
+    }
 }

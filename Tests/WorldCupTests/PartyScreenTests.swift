@@ -85,4 +85,21 @@ import Testing
         h.press(.enter)
         #expect(try Self.zone(of: "Brazil B", in: h.store) == "South America", "\(h.grid.lines)")
     }
+
+    /// every team row still shows the name's start and its wins, the headings above them.
+    @Test(arguments: [10, 12, 16, 20])
+    func aNarrowWindowKeepsNamesAndWins(columns: Int) throws {
+        let h = try Harness(rows: 24, columns: columns)
+        h.press(.enter, .enter)  // Algeria: 2 wins
+        // The title, the headings, Africa's header, then its teams.
+        let algeria = h.grid.line(3), cameroon = h.grid.line(4)
+        #expect(
+            algeria.contains("Alg") && !algeria.contains("ALG"),
+            "the name, not the code, at \(columns) columns: \(algeria.debugDescription)")
+        #expect(algeria.hasSuffix(" 2"), "the wins at \(columns) columns: \(algeria.debugDescription)")
+        #expect(TextWidth.columns(of: algeria) == columns)
+        #expect(cameroon.contains("Cam") && cameroon.hasSuffix(" 0"), "\(cameroon.debugDescription)")
+        let heading = h.grid.line(1)
+        #expect(heading.contains("Team") && heading.hasSuffix("Wins"), "\(heading.debugDescription)")
+    }
 }

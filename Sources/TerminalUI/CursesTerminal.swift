@@ -110,6 +110,7 @@ public final class CursesTerminal: Surface {
             init_pair(Self.accentPair, palette.accent, -1)
             init_pair(Self.subduedPair, palette.subdued ?? -1, -1)
             if let bar = palette.bar { init_pair(Self.barPair, bar.foreground, bar.background) }
+            init_pair(Self.flashPair, palette.flash.foreground, palette.flash.background)
             self.palette = palette
         } else {
             palette = nil
@@ -122,6 +123,7 @@ public final class CursesTerminal: Surface {
     private static let accentPair: Int16 = 1
     private static let subduedPair: Int16 = 2
     private static let barPair: Int16 = 3
+    private static let flashPair: Int16 = 4
 
     private static func pair(_ number: Int16) -> attr_t { attr_t(worldcup_color_pair(Int32(number))) }
 
@@ -186,17 +188,27 @@ public final class CursesTerminal: Surface {
         wattr_off(window, attributes, nil)
     }
 
-    /// A cell has one colour pair: the bar's wins over the accent, which wins over grey.
+    /// A cell has one colour pair: the bar's wins over the flash, the flash over the accent,
+    /// the accent over grey. Bold is left out on a flash whose text bold would turn bright
+    /// (black to grey); the underline still marks such text.
     private func attributes(for style: TextStyle) -> attr_t {
         var attributes: attr_t = 0
-        if style.contains(.bold) { attributes |= worldcup_a_bold() }
+        var bold = style.contains(.bold)
         if style.contains(.reverse) {
             attributes |= palette?.bar == nil ? worldcup_a_reverse() : Self.pair(Self.barPair)
+        } else if style.contains(.flash) {
+            if let palette {
+                attributes |= Self.pair(Self.flashPair)
+                bold = bold && Palette.boldKeepsColours(foreground: palette.flash.foreground)
+            } else {
+                bold = true
+            }
         } else if style.contains(.accent), palette != nil {
             attributes |= Self.pair(Self.accentPair)
         } else if style.contains(.dim) {
             attributes |= palette?.subdued == nil ? attr_t(worldcup_a_dim()) : Self.pair(Self.subduedPair)
         }
+        if bold { attributes |= worldcup_a_bold() }
         if style.contains(.underline) { attributes |= worldcup_a_underline() }
         return attributes
     }

@@ -102,4 +102,17 @@ import Testing
         let heading = h.grid.line(1)
         #expect(heading.contains("Team") && heading.hasSuffix("Wins"), "\(heading.debugDescription)")
     }
+
+    /// zone headers' style, so it never looks like a header.
+    @Test func aRowChangedByOthersDoesNotLookLikeAHeader() throws {
+        let h = try Harness()
+        let other = try DatabaseQueue(path: h.store.path)
+        try other.write { db in try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE teamName = 'Ghana'") }
+        h.driver.storeChanged()
+        let ghana = try #require(h.row(of: "Ghana"))
+        let header = try #require(h.grid.lines.firstIndex(of: "Africa (5 teams)"))
+        let flash = h.grid.style(row: ghana, column: 8)
+        #expect(flash != [], "highlighted")
+        #expect(flash != h.grid.style(row: header, column: 0), "not as a header: \(flash)")
+    }
 }

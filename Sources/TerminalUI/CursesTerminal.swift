@@ -111,6 +111,7 @@ public final class CursesTerminal: Surface {
             init_pair(Self.subduedPair, palette.subdued ?? -1, -1)
             if let bar = palette.bar { init_pair(Self.barPair, bar.foreground, bar.background) }
             init_pair(Self.flashPair, palette.flash.foreground, palette.flash.background)
+            if let stripe = palette.stripe { init_pair(Self.stripePair, -1, stripe) }
             self.palette = palette
         } else {
             palette = nil
@@ -124,6 +125,7 @@ public final class CursesTerminal: Surface {
     private static let subduedPair: Int16 = 2
     private static let barPair: Int16 = 3
     private static let flashPair: Int16 = 4
+    private static let stripePair: Int16 = 5
 
     private static func pair(_ number: Int16) -> attr_t { attr_t(worldcup_color_pair(Int32(number))) }
 
@@ -189,7 +191,7 @@ public final class CursesTerminal: Surface {
     }
 
     /// A cell has one colour pair: the bar's wins over the flash, the flash over the accent,
-    /// the accent over grey. Bold is left out on a flash whose text bold would turn bright
+    /// the accent over grey, grey over a stripe. Bold is left out on a flash whose text bold would turn bright
     /// (black to grey); the underline still marks such text.
     private func attributes(for style: TextStyle) -> attr_t {
         var attributes: attr_t = 0
@@ -207,6 +209,8 @@ public final class CursesTerminal: Surface {
             attributes |= Self.pair(Self.accentPair)
         } else if style.contains(.dim) {
             attributes |= palette?.subdued == nil ? attr_t(worldcup_a_dim()) : Self.pair(Self.subduedPair)
+        } else if style.contains(.stripe), palette?.stripe != nil {
+            attributes |= Self.pair(Self.stripePair)
         }
         if bold { attributes |= worldcup_a_bold() }
         if style.contains(.underline) { attributes |= worldcup_a_underline() }

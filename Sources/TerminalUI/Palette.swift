@@ -18,6 +18,9 @@
 ///   on it: xterm draws bold in colours 0–7 in their bright twins (`boldColors`), and bold
 ///   black as grey. With 8 colours, where black can only be colour 0, such text is not bold
 ///   (``boldKeepsColours``).
+/// - With 256 colours, a known background and `bce`, every other team row is striped with a
+///   grey a step off the background (a TV at 250 columns puts a name and its wins 1,000 pixels
+///   apart); elsewhere rows are not striped.
 public struct Palette: Equatable, Sendable {
     /// Colour numbers, as `init_pair` takes them.
     public var accent: Int16
@@ -27,11 +30,13 @@ public struct Palette: Equatable, Sendable {
     public var bar: (foreground: Int16, background: Int16)?
     /// A row that just changed.
     public var flash: (foreground: Int16, background: Int16)
+    /// The background of striped rows; nil: no stripes.
+    public var stripe: Int16?
 
     /// Equal when every colour is (tuples are not `Equatable`).
     public static func == (a: Palette, b: Palette) -> Bool {
         a.accent == b.accent && a.subdued == b.subdued && a.bar?.foreground == b.bar?.foreground
-            && a.bar?.background == b.bar?.background && a.flash == b.flash
+            && a.bar?.background == b.bar?.background && a.flash == b.flash && a.stripe == b.stripe
     }
 
     /// Whether bold text keeps its colour on a background of these colours: not where its
@@ -60,5 +65,11 @@ public struct Palette: Equatable, Sendable {
         let black: Int16 = many ? 16 : 0
         bar = erasesInColor ? (foreground: 0, background: 6) : nil
         flash = (foreground: black, background: many ? 222 : 3)
+        stripe =
+            switch (background, many && erasesInColor) {
+            case (.dark?, true): 236
+            case (.light?, true): 254
+            default: nil
+            }
     }
 }

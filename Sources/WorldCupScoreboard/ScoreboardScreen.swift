@@ -301,9 +301,12 @@ public final class ScoreboardScreen: TableViewDataSource {
         }
     }
 
-    /// A row another writer just changed flashed.
+    /// Every other team of a zone striped (the 2nd, the 4th…), so the eye follows a wide row
+    /// from the name to its wins; a row another writer just changed flashed.
     public func rowStyle(at index: TableIndex) -> TextStyle {
-        highlights.contains(controller.rowID(at: indexPath(index))) ? [.flash] : []
+        var style: TextStyle = index.row % 2 == 1 ? [.stripe] : []
+        if highlights.contains(controller.rowID(at: indexPath(index))) { style.insert(.flash) }
+        return style
     }
 
     public func rowMarks(at index: TableIndex, width: Int) -> [Range<Int>] { searchMarks(at: index, width: width) }

@@ -24,6 +24,7 @@ import Testing
         try store.pool.read { db in Set(try String.fetchAll(db, sql: "SELECT teamName FROM team")) }
     }
 
+    /// Issue 44, bug 7: `G k k`, add "Zed" in South America, `u`: the cursor stays where Zed
     /// was (its neighbour, the last team of South America), not at the top.
     @Test func undoOfAnAddedTeamLeavesTheCursorWhereTheTeamWas() throws {
         let h = try Harness()
@@ -43,6 +44,7 @@ import Testing
         #expect(h.wins(of: "Uruguay") == 1, "Enter counts for the team the cursor is on")
     }
 
+    /// The same when the undo removes the team's whole zone: the cursor goes to the team
     /// above it, not to the top.
     @Test func undoOfATeamInANewZoneLeavesTheCursorBesideThatZone() throws {
         let h = try Harness()
@@ -58,6 +60,7 @@ import Testing
         #expect(h.cursorLine.contains(" Switzerland "), "the last team of Europe, above: \(h.cursorLine)")
     }
 
+    /// Issue 44, bug 8: Tab in the zone field with nothing to complete stays there, so the
     /// rest of the zone goes into the zone ("Wenderland", Tab, "int", Tab, "ernets", Enter).
     @Test func tabWithNothingToCompleteStaysInTheZoneField() throws {
         let h = try Harness()
@@ -72,6 +75,7 @@ import Testing
         #expect(try !Self.teamNames(h.store).contains("Wenderlandernets"))
     }
 
+    /// Issue 44, bug 8: after a refused duplicate name the focus is in the name field, the
     /// field at fault: what is typed next corrects the name.
     @Test func aRefusedNameTakesTheFocusBackToTheNameField() throws {
         let h = try Harness()
@@ -86,6 +90,7 @@ import Testing
         #expect(try Self.zone(of: "Brazil B", in: h.store) == "South America", "\(h.grid.lines)")
     }
 
+    /// Issue 44, bug 9: in a narrow window the code and then the rank go before the wins:
     /// every team row still shows the name's start and its wins, the headings above them.
     @Test(arguments: [10, 12, 16, 20])
     func aNarrowWindowKeepsNamesAndWins(columns: Int) throws {
@@ -103,6 +108,7 @@ import Testing
         #expect(heading.contains("Team") && heading.hasSuffix("Wins"), "\(heading.debugDescription)")
     }
 
+    /// The look (issue 44): a row another writer changed has a highlight of its own, not the
     /// zone headers' style, so it never looks like a header.
     @Test func aRowChangedByOthersDoesNotLookLikeAHeader() throws {
         let h = try Harness()
@@ -114,5 +120,17 @@ import Testing
         let flash = h.grid.style(row: ghana, column: 8)
         #expect(flash != [], "highlighted")
         #expect(flash != h.grid.style(row: header, column: 0), "not as a header: \(flash)")
+    }
+
+    /// The look (issue 44): on a TV at 250 columns the wins are far from the names; every
+    /// other team row is striped, so the eye follows a row from its name to its wins.
+    @Test func aWideWindowStripesEveryOtherTeamRow() throws {
+        let h = try Harness(rows: 60, columns: 250)
+        h.press(.character("j"))  // the bar off the first rows
+        let nigeria = try #require(h.row(of: "Nigeria")), ivoryCoast = try #require(h.row(of: "Ivory Coast"))
+        let ghana = try #require(h.row(of: "Ghana"))
+        let middle = 120
+        #expect(h.grid.style(row: ghana, column: middle) != h.grid.style(row: ivoryCoast, column: middle))
+        #expect(h.grid.style(row: ghana, column: middle) == h.grid.style(row: nigeria, column: middle))
     }
 }

@@ -191,13 +191,18 @@ public final class CursesTerminal: Surface {
     }
 
     /// A cell has one colour pair: the bar's wins over the flash, the flash over the accent,
-    /// the accent over grey, grey over a stripe. Bold is left out on a flash whose text bold would turn bright
-    /// (black to grey); the underline still marks such text.
+    /// the accent over grey, grey over a stripe. Bold is left out on a pair whose text bold
+    /// would turn bright (black to grey); the underline still marks such text.
     private func attributes(for style: TextStyle) -> attr_t {
         var attributes: attr_t = 0
         var bold = style.contains(.bold)
         if style.contains(.reverse) {
-            attributes |= palette?.bar == nil ? worldcup_a_reverse() : Self.pair(Self.barPair)
+            if let bar = palette?.bar {
+                attributes |= Self.pair(Self.barPair)
+                bold = bold && Palette.boldKeepsColours(foreground: bar.foreground)
+            } else {
+                attributes |= worldcup_a_reverse()
+            }
         } else if style.contains(.flash) {
             if let palette {
                 attributes |= Self.pair(Self.flashPair)

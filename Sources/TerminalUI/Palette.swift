@@ -14,10 +14,10 @@
 ///   bar is reverse video, which is as readable and a few bytes shorter.
 /// - A row that just changed (the flash) is black on amber: a bar of its own, unlike the
 ///   headers' coloured text and the cursor's cyan, reading on both backgrounds.
-/// - The flash's black is colour 16 of the 256, not colour 0, as a search's marks may be bold
-///   on it: xterm draws bold in colours 0–7 in their bright twins (`boldColors`), and bold
-///   black as grey. With 8 colours, where black can only be colour 0, such text is not bold
-///   (``boldKeepsColours``).
+/// - Black is colour 16 of the 256, not colour 0, wherever text may be bold on it (a search's
+///   marks on the bar or the flash): xterm draws bold in colours 0–7 in their bright twins
+///   (`boldColors`), and bold black as grey, 2:1 on cyan. With 8 colours, where black can only
+///   be colour 0, such text is not bold (``boldKeepsColours``).
 /// - With 256 colours, a known background and `bce`, every other team row is striped with a
 ///   grey a step off the background (a TV at 250 columns puts a name and its wins 1,000 pixels
 ///   apart); elsewhere rows are not striped.
@@ -63,7 +63,7 @@ public struct Palette: Equatable, Sendable {
             subdued = many ? 244 : nil
         }
         let black: Int16 = many ? 16 : 0
-        bar = erasesInColor ? (foreground: 0, background: 6) : nil
+        bar = erasesInColor ? (foreground: black, background: 6) : nil
         flash = (foreground: black, background: many ? 222 : 3)
         stripe =
             switch (background, many && erasesInColor) {

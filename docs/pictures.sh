@@ -1,12 +1,23 @@
 #!/usr/bin/env bash
-# Pictures (PNG) of the scoreboard in a real xterm under Xvfb, for the README: a search and the
-# help box, on a dark and on a light background.
+# Pictures (PNG) of the scoreboard in a real xterm under Xvfb, for the README and for the tests
+# that measure them: each state on a dark and on a light background, at 80×24 and at 250×60
+# (a TV). The states, in order, each a picture STATE-THEME.png (80×24) and STATE-THEME-wide.png:
+#   list            the standings as they start, the bar on the first team
+#   search          "/an" typed: the bar on the first match, every match marked
+#   flash           Enter, k: the marks kept, the bar on a team without a match; three teams
+#                   win in another process and are highlighted (one of them marked)
+#   flash-match     n: the bar on the next match, which is highlighted too
+#   flash-selected  Esc: the marks gone, the bar on a highlighted team
+#   help            ? over the list
+#   dialog          the Add Team dialog, filled in
 # usage: docs/pictures.sh [WORLDCUP_BINARY] [OUTPUT_FOLDER]   (defaults: the debug build, docs/screenshots)
 # Needs Xvfb, xterm, ImageMagick and the DejaVu Sans Mono font (`make deps` installs them).
 #
 # The scoreboard runs straight in xterm (in a pseudo-terminal of util-linux's `script`), so it
 # asks xterm itself for the background colour; keys reach it through a FIFO whose bytes are
-# merged with xterm's own input (its answers).
+# merged with xterm's own input (its answers). Others' changes stay highlighted for the whole
+# run (WORLDCUP_HIGHLIGHT_SECONDS), so no picture depends on how fast it was taken. NO_COLOR,
+# which a test runner may export, is not passed on: the pictures show the colours.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 binary="${1:-$root/.build/debug/worldcup}"
@@ -28,21 +39,16 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 mkdir -p "$output"
 
-# A display of its own: Xvfb picks a free number and writes it once it is ready.
-Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$work/display" >"$work/xvfb.log" 2>&1 &
+# A display of its own, room for a 250×60 window: Xvfb picks a free number and writes it once
+# it is ready.
+Xvfb -displayfd 3 -screen 0 2100x1100x24 -nolisten tcp 3>"$work/display" >"$work/xvfb.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do [ -s "$work/display" ] && break; sleep 0.1; done
 [ -s "$work/display" ] || { echo "pictures.sh: Xvfb did not start: $(cat "$work/xvfb.log")" >&2; exit 1; }
 export DISPLAY=":$(head -1 "$work/display")"
 
-run() { "$binary" "$@" --db "$work/store.sqlite" --seed "$root/seed.json" >/dev/null; }
-# Some history, as after an evening of scoring.
-run win Brazil --count 5; run win Germany --count 7; run win Netherlands --count 5
-run win Argentina --count 6; run win Colombia --count 4; run win Costa Rica --count 3
-run win Algeria --count 2; run win Belgium --count 4; run win France --count 3
-
 # The window as a picture, in few colours (text needs no more), small.
-grab() { import -window "$1" -colors 24 +dither -strip "png8:$2"; }
+grab() { import -window "$1" -colors 32 +dither -strip "png8:$2"; }
 
 # Whether two pictures are the same, pixel for pixel.
 same() { compare -metric AE "$1" "$2" null: >/dev/null 2>&1; }
@@ -62,40 +68,75 @@ settle() {
     exit 1
 }
 
-# shoot THEME BACKGROUND FOREGROUND: the search and the help pictures on that background.
+# shoot THEME BACKGROUND FOREGROUND COLUMNS ROWS SUFFIX: every state on that background, at
+# that size, each on a store of its own with the same history.
 shoot() {
-    local theme=$1 keys="$work/$1.keys" blank="$work/$1-blank.png"
+    local theme=$1 columns=$4 rows=$5 suffix=$6
+    local name="$theme$suffix" keys="$work/$1$6.keys" blank="$work/$1$6-blank.png" store="$work/$1$6.sqlite"
+    run() { "$binary" "$@" --db "$store" --seed "$root/seed.json" >/dev/null; }
+    # Some history, as after an evening of scoring.
+    run win Brazil --count 5; run win Germany --count 7; run win Netherlands --count 5
+    run win Argentina --count 6; run win Colombia --count 4; run win Costa Rica --count 3
+    run win Algeria --count 2; run win Belgium --count 4; run win France --count 3
     mkfifo "$keys"
-    cat >"$work/$theme.sh" <<EOF
+    cat >"$work/$name.sh" <<EOF
 #!/bin/sh
-echo "\$WINDOWID" > '$work/$theme.window'
-echo "\$\$" > '$work/$theme.group'
+echo "\$WINDOWID" > '$work/$name.window'
+echo "\$\$" > '$work/$name.group'
 stty raw -echo
-{ cat '$keys' & cat; } | script -qfec "stty rows 24 cols 80; exec env LANG=C.UTF-8 TERM=xterm-256color \
-XDG_CACHE_HOME='$work/cache' '$binary' --db '$work/store.sqlite' --seed '$root/seed.json'" /dev/null
+{ cat '$keys' & cat; } | script -qfec "stty rows $rows cols $columns; exec env -u NO_COLOR -u COLORFGBG LANG=C.UTF-8 TERM=xterm-256color \
+WORLDCUP_HIGHLIGHT_SECONDS=3600 XDG_CACHE_HOME='$work/cache' '$binary' --db '$store' --seed '$root/seed.json'" /dev/null
 EOF
-    chmod +x "$work/$theme.sh"
-    xterm -tn xterm-256color -bg "$2" -fg "$3" -fa "DejaVu Sans Mono" -fs 10 -geometry 80x24+0+0 \
-        -e "$work/$theme.sh" 2>"$work/$theme-xterm.log" &
+    chmod +x "$work/$name.sh"
+    xterm -tn xterm-256color -bg "$2" -fg "$3" -fa "DejaVu Sans Mono" -fs 10 -geometry "${columns}x${rows}+0+0" \
+        -e "$work/$name.sh" 2>"$work/$name-xterm.log" &
     pids+=($!)
     exec 4>"$keys"  # kept open: the program's input does not end between keys
-    for _ in $(seq 100); do [ -s "$work/$theme.window" ] && break; sleep 0.1; done
+    for _ in $(seq 100); do [ -s "$work/$name.window" ] && break; sleep 0.1; done
     local window
-    window="$(cat "$work/$theme.window")"
+    window="$(cat "$work/$name.window")"
     # The empty window, before the program draws.
     convert -size 8x8 "xc:$2" "$blank"
     settle "$window" "$blank"
-    grab "$window" "$work/list.png"
+    local last="$output/list-$name.png"
+    grab "$window" "$last"
+    # step STATE: after keys or changes, the picture of the state they lead to.
+    step() {
+        settle "$window" "$last"
+        grab "$window" "$output/$1-$name.png"
+        last="$output/$1-$name.png"
+    }
     printf '/an' >&4
-    settle "$window" "$work/list.png"
-    grab "$window" "$output/search-$theme.png"
-    printf "\\r'e?" >&4
-    settle "$window" "$output/search-$theme.png"
-    grab "$window" "$output/help-$theme.png"
-    printf 'xq' >&4
+    step search
+    printf '\rk' >&4
+    settle "$window" "$last"
+    grab "$window" "$work/moved.png"
+    last="$work/moved.png"
+    run win Ghana; run win Japan; run win Germany
+    step flash
+    printf 'n' >&4
+    step flash-match
+    printf '\033' >&4
+    step flash-selected
+    printf '?' >&4
+    step help
+    printf 'x' >&4
+    settle "$window" "$last"
+    grab "$window" "$work/closed.png"
+    last="$work/closed.png"
+    printf 'S+Wenderland\tNorth, C' >&4
+    step dialog
+    # Esc closes the dialog, q quits: the window closes before the next one opens over it.
+    printf '\033' >&4
+    settle "$window" "$last"
+    printf 'q' >&4
     exec 4>&-
+    local xterm=${pids[${#pids[@]} - 1]}
+    for _ in $(seq 100); do kill -0 "$xterm" 2>/dev/null || break; sleep 0.1; done
 }
 
-shoot dark "#101010" "#e0e0e0"
-shoot light "#ffffff" "#000000"
-echo "Wrote $output/search-dark.png help-dark.png search-light.png help-light.png"
+shoot dark "#101010" "#e0e0e0" 80 24 ""
+shoot light "#ffffff" "#000000" 80 24 ""
+shoot dark "#101010" "#e0e0e0" 250 60 "-wide"
+shoot light "#ffffff" "#000000" 250 60 "-wide"
+echo "Wrote $output: list search flash flash-match flash-selected help dialog, each -dark -light -dark-wide -light-wide"

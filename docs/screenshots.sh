@@ -28,7 +28,9 @@ shoot search
 keys Enter "'" e
 keys "?"
 shoot help
-keys Escape S +
+# Esc alone, as a person presses it: Esc with the next key in one write is an Alt chord.
+keys Escape
+keys S +
 keys -l Wenderland
 keys Tab
 keys -l "North, C"

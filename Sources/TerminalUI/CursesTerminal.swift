@@ -98,7 +98,7 @@ public final class CursesTerminal: Surface {
         noecho()
         nonl()
         keypad(window, true)
-        set_escdelay(25)
+        set_escdelay(Self.escapeDelayMilliseconds)
         mouseinterval(0)
         mousemask(Self.mouseEvents, nil)
         if colors && has_colors() {
@@ -110,15 +110,22 @@ public final class CursesTerminal: Surface {
             init_pair(Self.accentPair, palette.accent, -1)
             init_pair(Self.subduedPair, palette.subdued ?? -1, -1)
             if let bar = palette.bar { init_pair(Self.barPair, bar.foreground, bar.background) }
+            init_pair(Self.flashPair, palette.flash.foreground, palette.flash.background)
+            if let stripe = palette.stripe { init_pair(Self.stripePair, -1, stripe) }
             self.palette = palette
         } else {
             palette = nil
         }
     }
 
+    /// How long an ESC waits for the rest of a sequence before it is a lone Esc (ESCDELAY).
+    static let escapeDelayMilliseconds: Int32 = 25
+
     private static let accentPair: Int16 = 1
     private static let subduedPair: Int16 = 2
     private static let barPair: Int16 = 3
+    private static let flashPair: Int16 = 4
+    private static let stripePair: Int16 = 5
 
     private static func pair(_ number: Int16) -> attr_t { attr_t(worldcup_color_pair(Int32(number))) }
 
@@ -183,17 +190,34 @@ public final class CursesTerminal: Surface {
         wattr_off(window, attributes, nil)
     }
 
-    /// A cell has one colour pair: the bar's wins over the accent, which wins over grey.
+    /// A cell has one colour pair: the bar's wins over the flash, the flash over the accent,
+    /// the accent over grey, grey over a stripe. Bold is left out on a pair whose text bold
+    /// would turn bright (black to grey); the underline still marks such text.
     private func attributes(for style: TextStyle) -> attr_t {
         var attributes: attr_t = 0
-        if style.contains(.bold) { attributes |= worldcup_a_bold() }
+        var bold = style.contains(.bold)
         if style.contains(.reverse) {
-            attributes |= palette?.bar == nil ? worldcup_a_reverse() : Self.pair(Self.barPair)
+            if let bar = palette?.bar {
+                attributes |= Self.pair(Self.barPair)
+                bold = bold && Palette.boldKeepsColours(foreground: bar.foreground)
+            } else {
+                attributes |= worldcup_a_reverse()
+            }
+        } else if style.contains(.flash) {
+            if let palette {
+                attributes |= Self.pair(Self.flashPair)
+                bold = bold && Palette.boldKeepsColours(foreground: palette.flash.foreground)
+            } else {
+                bold = true
+            }
         } else if style.contains(.accent), palette != nil {
             attributes |= Self.pair(Self.accentPair)
         } else if style.contains(.dim) {
             attributes |= palette?.subdued == nil ? attr_t(worldcup_a_dim()) : Self.pair(Self.subduedPair)
+        } else if style.contains(.stripe), palette?.stripe != nil {
+            attributes |= Self.pair(Self.stripePair)
         }
+        if bold { attributes |= worldcup_a_bold() }
         if style.contains(.underline) { attributes |= worldcup_a_underline() }
         return attributes
     }
@@ -279,13 +303,44 @@ public final class CursesTerminal: Surface {
         let result = wget_wch(window, &value)
         if result == ERR { return nil }
         if result == KEY_CODE_YES { return functionKey(Int32(value)) }
-        if value == 0x1B && awaitsLateReply { return escapeOrLateReply() }
+        if value == 0x1B { return awaitsLateReply ? escapeOrLateReply() : escapeSequence() }
         return characterKey(UInt32(value))
+    }
+
+    /// An ESC that starts no key the terminal type defines (curses matched none): what follows
+    /// it, read whole — a key sent as another terminal sends it (tmux's End under
+    /// `TERM=xterm-256color`), mapped; an Alt chord or an unknown sequence, ignored (nil); or
+    /// nothing, a lone Esc. Curses has waited ESCDELAY for what follows the ESC already, and a
+    /// terminal sends a key's sequence in one write: what belongs to it is there at once, and
+    /// what is not there is not waited for (it is the next key, typed by a person).
+    private func escapeSequence() -> Key? {
+        var sequence = EscapeSequence()
+        while true {
+            wtimeout(window, 0)
+            var value: wint_t = 0
+            let result = wget_wch(window, &value)
+            if result == ERR { return sequence.finish() }
+            if result == KEY_CODE_YES {
+                // A resize or a click is no part of a sequence: the ESC before it stands alone.
+                // Any other key curses decoded right after an ESC is that key with Alt: ignored.
+                let code = Int32(value)
+                guard code == KEY_RESIZE || code == KEY_MOUSE || !sequence.characters.isEmpty else { return nil }
+                ungetch(code)
+                return sequence.finish()
+            }
+            switch sequence.add(UInt32(value)) {
+            case .needsMore: continue
+            case let .done(key): return key
+            case .endedBeforeLast:
+                unget_wch(wchar_t(value))
+                return nil
+            }
+        }
     }
 
     /// An ESC while a reply to the background query may still come (the terminal took longer
     /// than the start waited): a reply is read whole and thrown away (nil), so it never acts as
-    /// keys (its ESC would quit); anything else is put back, and the ESC is a key.
+    /// keys (its ESC would quit); anything else is put back and read as what follows an ESC.
     private func escapeOrLateReply() -> Key? {
         var bytes: [UInt8] = [0x1B]
         while true {
@@ -296,13 +351,13 @@ public final class CursesTerminal: Surface {
             guard result == OK, value < 0x80 else {
                 if result == KEY_CODE_YES { ungetch(Int32(value)) } else if result == OK { unget_wch(wchar_t(value)) }
                 for byte in bytes.dropFirst().reversed() { ungetch(Int32(byte)) }
-                return .escape
+                return escapeSequence()
             }
             bytes.append(UInt8(value))
             let reply = BackgroundReply(bytes)
             if !reply.otherBytes.isEmpty {
                 for byte in bytes.dropFirst().reversed() { ungetch(Int32(byte)) }
-                return .escape
+                return escapeSequence()
             }
             if reply.isComplete { awaitsLateReply = false }
             if reply.isComplete || reply.hasColorReply { return nil }

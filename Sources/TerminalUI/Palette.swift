@@ -12,6 +12,15 @@
 ///   blanks of a bar as wide as the window with one short sequence. Other terminals can erase
 ///   only to their default colours, so every cell of a bar in colour would be sent; there the
 ///   bar is reverse video, which is as readable and a few bytes shorter.
+/// - A row that just changed (the flash) is black on amber: a bar of its own, unlike the
+///   headers' coloured text and the cursor's cyan, reading on both backgrounds.
+/// - Black is colour 16 of the 256, not colour 0, wherever text may be bold on it (a search's
+///   marks on the bar or the flash): xterm draws bold in colours 0–7 in their bright twins
+///   (`boldColors`), and bold black as grey, 2:1 on cyan. With 8 colours, where black can only
+///   be colour 0, such text is not bold (``boldKeepsColours``).
+/// - With 256 colours, a known background and `bce`, every other team row is striped with a
+///   grey a step off the background (a TV at 250 columns puts a name and its wins 1,000 pixels
+///   apart); elsewhere rows are not striped.
 public struct Palette: Equatable, Sendable {
     /// Colour numbers, as `init_pair` takes them.
     public var accent: Int16
@@ -19,11 +28,21 @@ public struct Palette: Equatable, Sendable {
     public var subdued: Int16?
     /// nil: reverse video instead of colours.
     public var bar: (foreground: Int16, background: Int16)?
+    /// A row that just changed.
+    public var flash: (foreground: Int16, background: Int16)
+    /// The background of striped rows; nil: no stripes.
+    public var stripe: Int16?
 
     /// Equal when every colour is (tuples are not `Equatable`).
     public static func == (a: Palette, b: Palette) -> Bool {
         a.accent == b.accent && a.subdued == b.subdued && a.bar?.foreground == b.bar?.foreground
-            && a.bar?.background == b.bar?.background
+            && a.bar?.background == b.bar?.background && a.flash == b.flash && a.stripe == b.stripe
+    }
+
+    /// Whether bold text keeps its colour on a background of these colours: not where its
+    /// colour is one of the eight that bold makes bright (black as grey, in xterm).
+    public static func boldKeepsColours(foreground: Int16) -> Bool {
+        !(0..<8).contains(foreground)
     }
 
     /// - Parameters:
@@ -43,6 +62,14 @@ public struct Palette: Equatable, Sendable {
             accent = many ? 31 : 5
             subdued = many ? 244 : nil
         }
-        bar = erasesInColor ? (foreground: 0, background: 6) : nil
+        let black: Int16 = many ? 16 : 0
+        bar = erasesInColor ? (foreground: black, background: 6) : nil
+        flash = (foreground: black, background: many ? 222 : 3)
+        stripe =
+            switch (background, many && erasesInColor) {
+            case (.dark?, true): 236
+            case (.light?, true): 254
+            default: nil
+            }
     }
 }

@@ -13,6 +13,12 @@ public struct TextStyle: OptionSet, Sendable, Hashable {
     /// Marks text inside a row (a search's matches); unlike reverse video, it never looks like
     /// the cursor's bar, and it reads on any background, with or without colours.
     public static let underline = TextStyle(rawValue: 16)
+    /// A row that just changed: a highlight of its own (the palette's flash colours where the
+    /// terminal has colours, bold otherwise), unlike a header's or the bar's.
+    public static let flash = TextStyle(rawValue: 32)
+    /// Every other row of a list: a faint background where the palette has one, so the eye
+    /// follows a wide row from one end to the other; nothing elsewhere.
+    public static let stripe = TextStyle(rawValue: 64)
 }
 
 /// Somewhere to draw a screen of text: a real terminal through ncursesw, or an in-memory grid

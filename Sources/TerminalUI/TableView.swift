@@ -274,8 +274,11 @@ public final class TableView {
 
     /// Applies one batch of changes (the data source already answers with the new state) and
     /// marks the rows whose content changed; the cursor then goes to `cursorAfter`.
+    /// When `cursorAfter` is nil and the cursor's own row was deleted, the cursor stays where
+    /// that row was: on the row that took its place in its section, else on the row above.
     public func performBatchUpdates(_ updates: TableUpdates, cursorAfter: TableIndex?) {
         let oldStarts = sectionStarts, oldLineCount = lineCount
+        let oldCursorLine = cursor.flatMap { isValid($0) ? line(of: $0) : nil }
         func oldLine(_ index: TableIndex) -> Int { oldStarts[index.section] + 1 + index.row }
         func oldSectionLines(_ section: Int) -> Range<Int> {
             let end = section + 1 < oldStarts.count ? oldStarts[section + 1] : oldLineCount
@@ -322,9 +325,30 @@ public final class TableView {
                 }
             }
         }
-        cursor = cursorAfter.flatMap { isValid($0) ? $0 : nil } ?? cursor.flatMap { isValid($0) ? $0 : nil }
+        cursor =
+            cursorAfter.flatMap { isValid($0) ? $0 : nil }
+            ?? oldCursorLine.flatMap { removed.contains($0) ? rowNear(removedLine: $0, removed, inserted) : nil }
+            ?? cursor.flatMap { isValid($0) ? $0 : nil }
         if cursor == nil { cursor = firstRow(from: 0) }
         scrollToCursor()
+    }
+
+    /// The row that now stands where a removed line was: the next surviving line, if it is a
+    /// row (the one below in the same section), else the row above it (the removed row was the
+    /// last of its section, or its section went with it).
+    private func rowNear(removedLine: Int, _ removed: LineSet, _ inserted: LineSet) -> TableIndex? {
+        // The survivors keep their order: the one after the removed line is the k-th survivor,
+        // and its new line is the least fixed point of `k + (inserted lines at or before it)`.
+        let survivorsBefore = removedLine - removed.count(below: removedLine)
+        var next = survivorsBefore
+        while case let moved = survivorsBefore + inserted.count(below: next + 1), moved != next { next = moved }
+        if next < lineCount, let index = index(atLine: next) { return index }
+        var line = min(next, lineCount) - 1
+        while line >= 0 {
+            if let index = index(atLine: line) { return index }
+            line -= 1
+        }
+        return firstRow(from: 0)
     }
 
     /// The row number inside its section of a line in a layout with these section starts.

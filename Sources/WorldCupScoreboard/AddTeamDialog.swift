@@ -4,9 +4,9 @@ import WorldCupModel
 
 /// The tutorial's secret "Add Team" alert: two fields, Team Name and Qualifying Zone.
 ///
-/// The fields edit like a shell line (``LineEditor``); Tab in the zone field first completes
-/// an existing zone's name, then moves on. A refused save shows its reason until the field it
-/// is about changes.
+/// The fields edit like a shell line (``LineEditor``); Tab and ↓ go to the zone field, Shift-Tab
+/// and ↑ back to the name; Tab in the zone field completes an existing zone's name, and stays.
+/// A refused save shows its reason, the focus in the field at fault, until that field changes.
 struct AddTeamDialog {
     enum Field { case name, zone }
     enum Outcome: Equatable {
@@ -43,21 +43,29 @@ struct AddTeamDialog {
         completedZone.map { String($0.dropFirst(zone.text.count)) }
     }
 
-    /// Shows why a save was refused (by the store: a duplicate name, say).
-    mutating func refuse(_ reason: String) {
+    /// Shows why a save was refused, with the focus in the field at fault: the name, for the
+    /// store's refusals (a duplicate name, say); nil keeps the focus (the store is away).
+    mutating func refuse(_ reason: String, about field: Field? = .name) {
         problem = reason
-        problemField = .name
+        focus = field ?? focus
+        problemField = field ?? focus
     }
 
     mutating func handle(_ key: Key) -> Outcome {
         switch key {
         case .escape, .control("c"):
             return .cancelled
-        case .tab where focus == .zone && completedZone != nil:
-            zone = LineEditor(completedZone ?? "")
-            clearProblem(ifAbout: .zone)
-        case .tab, .down, .backTab, .up:
-            focus = focus == .name ? .zone : .name
+        case .tab where focus == .zone:
+            // Completes an existing zone, or stays: going round to the name field would send
+            // the rest of a new zone's name into the team's name.
+            if let completedZone {
+                zone = LineEditor(completedZone)
+                clearProblem(ifAbout: .zone)
+            }
+        case .tab, .down:
+            focus = .zone
+        case .backTab, .up:
+            focus = .name
         case .enter:
             let trimmedName = name.text.trimmingCharacters(in: .whitespacesAndNewlines)
             let trimmedZone = zone.text.trimmingCharacters(in: .whitespacesAndNewlines)

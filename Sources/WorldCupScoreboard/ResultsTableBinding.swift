@@ -41,6 +41,10 @@ final class ResultsTableBinding: FetchedResultsControllerDelegate {
     func controllerDidChangeContent(_ controller: FetchedResultsController<Team>) {
         let cursor = cursorRowID.flatMap { results.indexPath(forRowID: $0) }.map(TableIndex.init)
         tableView.performBatchUpdates(batch.updates, cursorAfter: cursor)
+        // The cursor's object went: the cursor stays where it was, on a neighbour it now follows.
+        if cursor == nil, let index = tableView.cursor {
+            cursorRowID = results.rowID(at: IndexPath(row: index.row, section: index.section))
+        }
         didChangeRows(batch.changedRowIDs)
     }
 

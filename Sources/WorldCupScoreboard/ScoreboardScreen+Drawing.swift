@@ -64,7 +64,7 @@ extension ScoreboardScreen {
 
     private var hints: String {
         switch mode {
-        case .dialog: return "Enter save · Esc cancel · Tab next field or complete the zone"
+        case .dialog: return "Enter save · Esc cancel · Tab zone or complete it · Shift-Tab name"
         case .help: return "Any key closes the help"
         case .searching: return ""
         case .zoneLetter: return "Zone by its first letter: " + controller.sectionIndexTitles.joined(separator: " ")

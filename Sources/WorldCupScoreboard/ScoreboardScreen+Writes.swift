@@ -119,7 +119,7 @@ extension ScoreboardScreen {
             mode = .list
         case let .submitted(name, zone):
             guard isConnected(orSay: "Not added") else {
-                current.refuse(message ?? "")
+                current.refuse(message ?? "", about: nil)
                 message = nil
                 mode = .dialog(current)
                 return .handled
@@ -274,14 +274,15 @@ extension ScoreboardScreen {
 
 /// Rows another writer changed, each highlighted until a moment after its change.
 struct RecentChanges {
-    static let duration = Duration.milliseconds(1500)
+    /// How long a row stays highlighted.
+    var duration = Duration.milliseconds(1500)
     /// A change of more rows than this (an import) is not highlighted row by row.
     static let maximumRows = 1000
     private var expiries: [Int64: ContinuousClock.Instant] = [:]
 
     mutating func add(_ rowIDs: [Int64], at now: ContinuousClock.Instant) {
         guard rowIDs.count <= Self.maximumRows else { return }
-        let until = now + Self.duration
+        let until = now + duration
         for rowID in rowIDs { expiries[rowID] = until }
     }
 

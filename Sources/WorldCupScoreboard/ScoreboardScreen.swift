@@ -46,6 +46,12 @@ public final class ScoreboardScreen: TableViewDataSource {
     var searchCountStep = Duration.milliseconds(4)
     /// Rows changed by other writers, shown highlighted for a moment.
     var highlights = RecentChanges()
+    /// How long a row another writer changed stays highlighted (1.5 s; the README's pictures
+    /// keep it for their whole run, so that no picture depends on how fast it was taken).
+    public var changeHighlightDuration: Duration {
+        get { highlights.duration }
+        set { highlights.duration = newValue }
+    }
     /// While other writers' changes are applied, when they were seen: their rows are
     /// highlighted from then.
     var externalChangesShownAt: ContinuousClock.Instant?
@@ -295,8 +301,12 @@ public final class ScoreboardScreen: TableViewDataSource {
         }
     }
 
+    /// Every other team of a zone striped (the 2nd, the 4th…), so the eye follows a wide row
+    /// from the name to its wins; a row another writer just changed flashed.
     public func rowStyle(at index: TableIndex) -> TextStyle {
-        highlights.contains(controller.rowID(at: indexPath(index))) ? [.bold, .accent] : []
+        var style: TextStyle = index.row % 2 == 1 ? [.stripe] : []
+        if highlights.contains(controller.rowID(at: indexPath(index))) { style.insert(.flash) }
+        return style
     }
 
     public func rowMarks(at index: TableIndex, width: Int) -> [Range<Int>] { searchMarks(at: index, width: width) }

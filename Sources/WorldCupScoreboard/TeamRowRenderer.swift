@@ -2,7 +2,8 @@ import TerminalUI
 import WorldCupModel
 
 /// Formats one team as a row of four columns — its rank in the zone, a flag or short code, the
-/// name, the wins at the window's right edge — and the headings above them.
+/// name, the wins at the window's right edge — and the headings above them; a narrow window
+/// drops the code, then the rank.
 public struct TeamRowRenderer: Sendable {
     /// Show emoji flags instead of short codes (terminals disagree on their width, so opt-in).
     public var showsFlags: Bool
@@ -11,6 +12,10 @@ public struct TeamRowRenderer: Sendable {
 
     /// Columns kept for the wins figure.
     static let winsColumns = 6
+    /// In a window too narrow for every column: the wins' columns, and the narrowest name
+    /// kept before the code, then the rank, make room.
+    static let narrowWinsColumns = 5
+    static let narrowestName = 8
 
     /// The columns of a rank column wide enough for a zone of `teams` teams.
     public static func rankColumns(forLargestZone teams: Int) -> Int {
@@ -77,15 +82,26 @@ public struct TeamRowRenderer: Sendable {
         return layout.prefix + TextWidth.fit(name, toColumns: layout.nameWidth) + layout.winsField
     }
 
-    /// The text before the name, the name's width, and the wins at the end.
+    /// The text before the name, the name's width, and the wins at the end. A narrow window
+    /// gives up the code first, then the rank, so the name and its wins stay together down to
+    /// a few columns (the wins are what the row is for). The choice depends on the width
+    /// alone, so the headings and every row make the same one.
     private func layout(
         rank: String, badge: String = "", wins: String, rankColumns: Int, width: Int
     )
         -> (prefix: String, nameWidth: Int, winsField: String)
     {
         let rankField = String(repeating: " ", count: max(0, rankColumns - rank.count)) + rank
-        let prefix = "  " + rankField + "  " + TextWidth.fit(badge, toColumns: 4) + " "
-        let winsWidth = max(Self.winsColumns, wins.count + 1)
+        let full = "  " + rankField + "  " + TextWidth.fit(badge, toColumns: 4) + " "
+        let (prefix, winsColumns): (String, Int)
+        if TextWidth.columns(of: full) + Self.narrowestName + Self.winsColumns <= width {
+            (prefix, winsColumns) = (full, Self.winsColumns)
+        } else if rankColumns + 1 + Self.narrowestName + Self.narrowWinsColumns <= width {
+            (prefix, winsColumns) = (rankField + " ", Self.narrowWinsColumns)
+        } else {
+            (prefix, winsColumns) = ("", Self.narrowWinsColumns)
+        }
+        let winsWidth = max(winsColumns, wins.count + 1)
         let nameWidth = max(1, width - TextWidth.columns(of: prefix) - winsWidth)
         let winsField = String(repeating: " ", count: winsWidth - wins.count) + wins
         return (prefix, nameWidth, winsField)

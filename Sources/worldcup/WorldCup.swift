@@ -80,6 +80,10 @@ struct WorldCup: ParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let colors = !noColor && (environment["NO_COLOR"] ?? "").isEmpty
         let auditLog = try log.map(AuditLog.init(path:))
+        // Not an option: docs/pictures.sh keeps others' changes highlighted for its whole run.
+        let highlight = environment["WORLDCUP_HIGHLIGHT_SECONDS"].flatMap(Int.init).flatMap {
+            $0 > 0 ? Duration.seconds($0) : nil
+        }
         do {
             let opened = try store.openSeededStore()
             // A key press must not wait long for a server that went away: a score whose
@@ -88,7 +92,7 @@ struct WorldCup: ParsableCommand {
             let exit = try ScoreboardSession.run(
                 store: opened, showsFlags: flags, colors: colors,
                 cacheDirectory: StoreLocation.defaultCacheDirectory(environment: environment), stats: sessionStats,
-                auditLog: auditLog)
+                auditLog: auditLog, changeHighlightDuration: highlight)
             // Stopped by a signal, the shell sees what it would have without the clean-up.
             if case let .stopSignal(number) = exit { throw ExitCode(128 + number) }
         } catch let error as TerminalError {

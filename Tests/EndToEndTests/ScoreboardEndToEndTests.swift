@@ -142,10 +142,14 @@ import Testing
     /// can hold. Without erasing in colour, the bar's every cell is sent when it moves: at 200
     /// columns that alone is 200 bytes, and the win that moves a team is measured and printed.
     /// Only keys that tmux sends as xterm's terminfo expects them are pressed (not Home).
-    @Test(arguments: [(80, "screen"), (80, "xterm-256color"), (200, "xterm-256color"), (200, "screen")])
-    func bytesWrittenPerWin(width: Int, term: String) throws {
+    /// With `COLORFGBG` (a known background) the rows are striped (issue 44): measured too.
+    @Test(arguments: [
+        (80, "screen", ""), (80, "xterm-256color", ""), (200, "xterm-256color", ""), (200, "screen", ""),
+        (80, "xterm-256color", "COLORFGBG='15;0'"), (250, "xterm-256color", "COLORFGBG='15;0'"),
+    ])
+    func bytesWrittenPerWin(width: Int, term: String, background: String) throws {
         let directory = TemporaryDirectory()
-        let command = "unset NO_COLOR; TERM=\(term) \(directory.scoreboard)"
+        let command = "unset NO_COLOR COLORFGBG; \(background) TERM=\(term) \(directory.scoreboard)"
         let terminal = try Tmux(width: width, height: 40, command: command)
         #expect(terminal.waitFor("World Cup"))
         let log = directory.path + "/output.log"
@@ -189,7 +193,7 @@ import Testing
         }
         let medianStay = stay.sorted()[2], medianClimb = climb.sorted()[2]
         print(
-            "bytes per win at \(width) columns, TERM=\(term): no move \(stay) median \(medianStay); "
+            "bytes per win at \(width) columns, TERM=\(term) \(background): no move \(stay) median \(medianStay); "
                 + "moving up \(climb) median \(medianClimb)")
         #expect(medianStay <= 64)
         if width <= 80 || term != "screen" { #expect(medianClimb <= 300) }

@@ -183,38 +183,4 @@ import Testing
         #expect(try shot("help").contains { $0.contains("│ Keys") })
         #expect(try shot("dialog").contains { $0.contains("Qualifying Zone: North, Central America & Caribbean") })
     }
-
-    /// The README's pictures (issue 22, the look): the scoreboard in a real xterm under Xvfb,
-    /// searching and with the help box, on a dark and a light background. Each is a PNG the
-    /// shape of an 80×24 window, all four the same size, not one flat colour, and as dark or
-    /// as light as its background.
-    @Test func thePicturesScriptMakesRealPictures() throws {
-        let output = TemporaryDirectory()
-        let script = WorldCupProcess.packageRoot.appendingPathComponent("docs/pictures.sh").path
-        // Through system(), as above: the script starts servers (Xvfb) of its own.
-        let status = system(
-            "'\(script)' '\(WorldCupProcess.binary)' '\(output.path)' </dev/null >'\(output.path)/log' 2>&1")
-        let log = (try? String(contentsOfFile: output.path + "/log", encoding: .utf8)) ?? ""
-        try #require(status == 0, "docs/pictures.sh failed (it needs Xvfb, xterm and ImageMagick: make deps): \(log)")
-        var sizes = Set<String>()
-        for name in ["search-dark", "help-dark", "search-light", "help-light"] {
-            let path = output.path + "/\(name).png"
-            let info = try ProgramRun("/usr/bin/identify", ["-format", "%m %w %h %k %[fx:mean]", path])
-            try #require(info.status == 0, "\(name): \(info.stderr)")
-            let fields = info.stdout.split(separator: " ")
-            try #require(fields.count == 5, "\(name): \(info.stdout)")
-            let width = Double(fields[1]) ?? 0, height = Double(fields[2]) ?? 0
-            let colours = Int(fields[3]) ?? 0, brightness = Double(fields[4]) ?? -1
-            #expect(fields[0] == "PNG")
-            #expect(
-                width >= 400 && height >= 200 && (1.3...2.3).contains(width / height),
-                "\(name): \(width)×\(height)")
-            #expect(colours >= 6, "\(name): \(colours) colours")
-            #expect(
-                name.hasSuffix("dark") ? brightness < 0.3 : brightness > 0.7,
-                "\(name): mean brightness \(brightness)")
-            sizes.insert("\(width)×\(height)")
-        }
-        #expect(sizes.count == 1, "every picture is the same window: \(sizes)")
-    }
 }

@@ -94,16 +94,19 @@ final class Tmux: @unchecked Sendable {
     }
 
     /// Whether a line of `capture-pane -e` turns on the highlight bar: reverse video (SGR 7),
-    /// or a background colour (40–47, 100–107, 48;5;N, 48;2;R;G;B), which the bar is on
-    /// terminals that erase in colour; nothing else in the list has a background.
+    /// or the bar's cyan background (46, 48;5;6), which it is on terminals that erase in
+    /// colour. Other backgrounds are not the bar: a stripe's grey, a flash's amber.
     static func isHighlighted(_ line: Substring) -> Bool {
         line.matches(of: /\x{1B}\[([0-9;]*)m/).contains { match in
             let text = match.output.1
             var parameters = text.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 0 }[...]
             while let parameter = parameters.popFirst() {
                 switch parameter {
-                case 7, 40...47, 100...107, 48: return true
-                case 38: parameters = parameters.dropFirst(parameters.first == 5 ? 2 : 4)
+                case 7, 46: return true
+                case 48 where parameters.first == 5:
+                    if parameters.dropFirst().first == 6 { return true }
+                    parameters = parameters.dropFirst(2)
+                case 38, 48: parameters = parameters.dropFirst(parameters.first == 5 ? 2 : 4)
                 default: break
                 }
             }

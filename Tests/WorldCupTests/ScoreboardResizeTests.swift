@@ -57,10 +57,10 @@ import Testing
             try #require(bars.count == 1, "\(size): one highlighted row, not \(bars): \(h.grid.lines)")
             let name = try #require(h.screen.binding.cursorRowID.flatMap { names[$0] }, "\(size): a team is selected")
             let shown = h.grid.line(bars[0])
-            // A narrow window cuts long names with "…": compare what fits.
-            let visible =
-                shown.split(separator: "  ").dropFirst(2).first
-                .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            // A narrow window cuts long names with "…", and drops the code, then the rank:
+            // compare what fits, between the rank and code (when shown) and the wins.
+            let visible = shown.replacing(/^ *[0-9]+ +(?:[A-Z]{3}  +)?/, with: "")
+                .replacing(/\ +[0-9][0-9,]*$/, with: "").trimmingCharacters(in: .whitespaces)
             try #require(
                 !visible.isEmpty && name.hasPrefix(visible.replacingOccurrences(of: "…", with: "")),
                 "\(size): the bar shows \"\(shown)\", the selected team is \(name)")

@@ -495,13 +495,13 @@ import Testing
         try other.write { db in try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE teamName = 'Ghana'") }
         h.driver.storeChanged()
         let ghana = try #require(h.row(of: "Ghana"))
-        #expect(h.grid.style(row: ghana, column: 8).contains(.bold))
+        #expect(h.grid.style(row: ghana, column: 8).contains(.flash))
         let expiry = try #require(h.screen.nextHighlightExpiry)
         #expect(h.driver.program.nextWake(at: h.driver.now).map { $0 <= expiry } == true, "the loop wakes for it")
         h.driver.advance(by: .milliseconds(1400))
-        #expect(h.grid.style(row: ghana, column: 8).contains(.bold), "still highlighted a moment later")
+        #expect(h.grid.style(row: ghana, column: 8).contains(.flash), "still highlighted a moment later")
         h.driver.advance(by: .milliseconds(200))
-        #expect(!h.grid.style(row: ghana, column: 8).contains(.bold), "the highlight ends")
+        #expect(!h.grid.style(row: ghana, column: 8).contains(.flash), "the highlight ends")
         h.press(.enter)
         #expect(h.screen.nextHighlightExpiry == nil, "this scoreboard's own wins are not highlighted")
     }

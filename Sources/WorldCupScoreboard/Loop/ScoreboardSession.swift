@@ -9,10 +9,11 @@ public enum ScoreboardSession {
     ///   - cacheDirectory: where the standings' cache lives between launches, or nil.
     ///   - stats: timing figures for benchmarks (`--stats`), or nil.
     ///   - auditLog: the file that gets one line per change the user was told is done, or nil.
+    ///   - changeHighlightDuration: how long others' changes stay highlighted; nil: the default.
     /// - Returns: why the scoreboard ended (a stop signal asks for its exit status).
     public static func run(
         store: any ScoreStore, showsFlags: Bool, colors: Bool, cacheDirectory: String? = nil,
-        stats: SessionStats? = nil, auditLog: AuditLog? = nil
+        stats: SessionStats? = nil, auditLog: AuditLog? = nil, changeHighlightDuration: Duration? = nil
     ) throws -> ScoreboardExit {
         defer { stats?.write() }
         let terminal = try CursesTerminal.start(colors: colors)
@@ -21,6 +22,7 @@ public enum ScoreboardSession {
             store: store, surface: terminal, renderer: TeamRowRenderer(showsFlags: showsFlags),
             cacheDirectory: cacheDirectory)
         defer { screen.saveCacheIfNeeded() }
+        if let changeHighlightDuration { screen.changeHighlightDuration = changeHighlightDuration }
         screen.didCommit = { [unowned screen] change in
             if change.action == .win { stats?.winCommitted() }
             if let auditLog, !auditLog.record(change) {

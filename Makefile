@@ -3,10 +3,15 @@ SWIFT ?= swift
 SHELL := /bin/bash
 APT_PACKAGES := libncurses-dev libsqlite3-dev libpq-dev rapidjson-dev postgresql pkg-config tmux sqlite3 \
 	iproute2 openssl xvfb xterm imagemagick fonts-dejavu-core chromium chromium-driver libqrencode-dev curl valgrind
+# The app's targets and the packages only they need (Hummingbird, SwiftNIO, swift-crypto…) are
+# behind Package.swift's App trait, off by default so that a package depending on the library
+# resolves GRDB alone: every build and test command here turns it on. Traits are compiler flags
+# of every target, so every command passes the same, or it would rebuild everything.
+APP = --traits App
 # Release builds link Swift's runtime and Foundation into the binary: a process that loads a
 # dozen fewer shared libraries reaches its first frame sooner (see BENCHMARKS.md, process start).
 # Every release build uses the same flags, or each would rebuild everything.
-RELEASE = -c release --static-swift-stdlib
+RELEASE = -c release --static-swift-stdlib $(APP)
 RELEASE_BIN = $(shell $(SWIFT) build $(RELEASE) --show-bin-path)/worldcup
 # SwiftPM compiles with other flags (colour diagnostics) when its output is a terminal, and a
 # change of flags rebuilds everything: so its output always goes through a pipe, to stderr,
@@ -91,8 +96,8 @@ lint:
 ## The log is kept in .build/test.log; on failure the failing tests are repeated at the end,
 ## where a CI log's tail shows them.
 test: deps lint
-	@set -o pipefail; $(SWIFT) build --build-tests $(QUIET_PIPE)
-	@set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test.log || { \
+	@set -o pipefail; $(SWIFT) build --build-tests $(APP) $(QUIET_PIPE)
+	@set -o pipefail; $(SWIFT) test --skip-build $(APP) 2>&1 | tee .build/test.log || { \
 		echo "== failing tests (full log: .build/test.log) =="; \
 		grep -A6 -E "recorded an issue|✘ Test .* failed|error:" .build/test.log | head -120; \
 		exit 1; }

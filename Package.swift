@@ -5,6 +5,13 @@ import PackageDescription
 /// WORLDCUP_DOCS): a package that depends on the library resolves only what it uses.
 let buildsDocumentation = Context.environment["WORLDCUP_DOCS"] != nil
 
+/// The app's own dependencies (Hummingbird, SwiftNIO, swift-crypto, ArgumentParser…) are asked
+/// for only under the App trait, which is off by default: SwiftPM then does not resolve them, so
+/// a package that depends on the library resolves GRDB and nothing else (26 packages before).
+/// The Makefile builds with `--traits App`; a trait cannot be on for this package alone and off
+/// for its dependents, and off is what a library user gets without asking.
+let app: Set<String> = ["App"]
+
 let package = Package(
     name: "worldcup",
     platforms: [.macOS(.v15)],
@@ -13,6 +20,12 @@ let package = Package(
         .library(name: "FetchedResultsSQLite", targets: ["FetchedResultsSQLite"]),
         .library(name: "FetchedResultsPostgreSQL", targets: ["FetchedResultsPostgreSQL"]),
         .executable(name: "worldcup", targets: ["worldcup"]),
+    ],
+    traits: [
+        .trait(
+            name: "App",
+            description: "The worldcup app and its server, and the packages only they need (make builds with it)."
+        )
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -85,18 +98,21 @@ let package = Package(
             dependencies: [
                 "WorldCupModel",
                 "FetchedResults",
-                "CQrencode",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "CQrencode", "AppTrait",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: app)),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: app)),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: app)),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: app)),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: app)),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: app)),
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: app)),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: app)),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: app)),
             ]
         ),
+        // Stops a build without the App trait with what to type, before the app's missing
+        // modules (`no such module 'Hummingbird'`) do.
+        .target(name: "AppTrait"),
         // The command line: small declarative commands that wire the model, a store and the
         // scoreboard.
         .executableTarget(
@@ -107,7 +123,8 @@ let package = Package(
                 "WorldCupScoreboard",
                 "WorldCupServer",
                 "TerminalUI",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "AppTrait",
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: app)),
             ],
             // SwiftPM exports every symbol of an executable (40,000 here): the dynamic linker
             // then searches them for each library symbol it binds, and the tables stay in

@@ -262,12 +262,9 @@ public final class CursesTerminal: Surface {
 
     // MARK: - Input
 
-    /// What ended a wait for a key.
+    /// What woke a loop, of the terminal's.
     public enum Wake: Equatable {
         case key(Key)
-        /// The other descriptor became readable.
-        case otherDescriptor
-        case timedOut
         /// The terminal went away (hung up, closed): no key will ever come.
         case inputClosed
         /// A stop signal (SIGTERM, SIGHUP, SIGINT) arrived: the program should save its work and
@@ -275,25 +272,30 @@ public final class CursesTerminal: Surface {
         case stopSignal(Int32)
     }
 
-    /// Waits for a key, a stop signal, or `descriptor` (when given) to become readable,
-    /// whichever comes first, sleeping in `poll` meanwhile (-1 waits without a time limit).
-    /// A stop signal wins over a key, and a key over the descriptor.
-    public func wait(timeoutMilliseconds: Int32, orReadable descriptor: Int32?) -> Wake {
+    /// The descriptors a loop waits on for the terminal (its input, and the pipe the stop
+    /// signals write to), beside its own: the loop's one `poll` sleeps on all of them.
+    public var waitDescriptors: [Int32] { [STDIN_FILENO, TerminalRestore.stopSignalDescriptor] }
+
+    /// What the terminal has already, before any wait: a stop signal, or a key curses read
+    /// ahead of the kernel's buffer (the rest of a burst), which no `poll` would announce.
+    public func pendingWake() -> Wake? {
         if let signal = TerminalRestore.receivedStopSignal() { return .stopSignal(signal) }
-        // Keys curses has already read (the rest of a burst) are not in the kernel's buffer.
-        if let key = readKey(timeoutMilliseconds: 0) { return .key(key) }
-        var descriptors = [
-            pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: TerminalRestore.stopSignalDescriptor, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: descriptor ?? -1, events: Int16(POLLIN), revents: 0),
-        ]
-        let ready = poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds)
-        if ready != 0, let signal = TerminalRestore.receivedStopSignal() { return .stopSignal(signal) }
-        // Also after an interruption: a resize signal makes curses report KEY_RESIZE.
-        if ready != 0, let key = readKey(timeoutMilliseconds: 0) { return .key(key) }
-        if ready > 0, descriptors[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { return .inputClosed }
-        if ready > 0, descriptors[2].revents != 0 { return .otherDescriptor }
-        return .timedOut
+        return readKey(timeoutMilliseconds: 0).map(Wake.key)
+    }
+
+    /// What woke a wait on ``waitDescriptors``, given those it found readable — also after a
+    /// wait a signal interrupted, with none: a resize makes curses report `KEY_RESIZE` — or nil
+    /// when nothing of the terminal's did. A stop signal wins over a key.
+    public func wake(readable: Set<Int32>) -> Wake? {
+        if let wake = pendingWake() { return wake }
+        if readable.contains(STDIN_FILENO), inputIsClosed { return .inputClosed }
+        return nil
+    }
+
+    /// Whether the terminal's input hung up or failed.
+    private var inputIsClosed: Bool {
+        var input = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        return poll(&input, 1, 0) > 0 && input.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
     }
 
     /// The next key, or nil when `timeoutMilliseconds` pass without one (-1 waits forever).

@@ -38,9 +38,9 @@ final class ScoreboardDriver {
     func storeChanged() { send(.storeReadable) }
 
     /// Moves time on by `duration` in ticks, sending a timer at each tick where the program
-    /// wants one, as the loop would while nothing else happens. Ticks, not jumps to the next
-    /// deadline: the store's own deadlines follow the real clock, which stands nearly still
-    /// here, so a deadline already past would otherwise hold time back for good.
+    /// wants one, as the loop would while nothing else happens. The program's deadlines are its
+    /// own (the store's come as ``storeChanged()``, from the controller's wait), all on the
+    /// test's clock.
     func advance(by duration: Duration, tick: Duration = .milliseconds(10)) {
         let end = now + duration
         while now < end, exit == nil {

@@ -107,21 +107,18 @@ public final class ScoreboardProgram {
     /// Whether work waits for quiet: a load behind the first frame, a search's count.
     private var hasWorkWaiting: Bool { screen.canLoadMoreStandings || screen.hasSearchToCount }
 
-    /// Whether the store is due a look: its own deadline (a store without a wake descriptor,
-    /// a reconnection) has come, or scores in doubt wait to be sent again.
+    /// Whether scores in doubt wait to be sent again. (The store's own looks — a store without
+    /// a wake descriptor, a reconnection — come as ``ScoreboardEvent/storeReadable``, from the
+    /// controller's wait.)
     private func isLookDue(at now: ContinuousClock.Instant) -> Bool {
-        if let deadline = screen.controller.nextLookDeadline, deadline <= now { return true }
-        return screen.hasScoresInDoubt && now - lastLook >= Self.doubtLookInterval
+        screen.hasScoresInDoubt && now - lastLook >= Self.doubtLookInterval
     }
 
     /// When the program wants a ``ScoreboardEvent/timer`` if nothing else happens first: `now`
     /// while work waits for quiet (a load, a count), nil when only an event can bring news.
     public func nextWake(at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
         if hasWorkWaiting { return now }
-        var deadlines = [
-            screen.controller.nextLookDeadline, restingSince.map { $0 + Self.rest },
-            screen.nextHighlightExpiry,
-        ]
+        var deadlines = [restingSince.map { $0 + Self.rest }, screen.nextHighlightExpiry]
         if screen.hasScoresInDoubt { deadlines.append(lastLook + Self.doubtLookInterval) }
         return deadlines.compactMap { $0 }.min()
     }

@@ -33,30 +33,29 @@ public enum ScoreboardSession {
         stats?.firstFrameShown(fetchSource: screen.fetchSource)
         let clock = ContinuousClock()
         let program = ScoreboardProgram(screen: screen, stats: stats, now: clock.now)
-        // Sleeps until a key, a stop signal, a commit by anyone (the standings' change
-        // descriptor: inotify on SQLite, the server's socket on PostgreSQL) or the next
-        // deadline the program asks for.
+        // Sleeps, in the controller's wait, until a key, a stop signal, the store's news (a
+        // commit by anyone, a look it asked for) or the next deadline the program asks for.
         while true {
-            let timeout = program.nextWake(at: clock.now).map { milliseconds(from: clock.now, until: $0) } ?? -1
-            let event: ScoreboardEvent =
-                switch terminal.wait(timeoutMilliseconds: timeout, orReadable: screen.controller.wakeDescriptor) {
-                case .key(.resize): .resize
-                case let .key(key): .key(key)
-                case .otherDescriptor: .storeReadable
-                case .timedOut: .timer
-                case .inputClosed: .inputClosed
-                case let .stopSignal(number): .stopSignal(number)
-                }
+            let event: ScoreboardEvent
+            if let wake = terminal.pendingWake() {
+                event = Self.event(wake)
+            } else {
+                let woke = screen.controller.wait(
+                    alongside: terminal.waitDescriptors, until: program.nextWake(at: clock.now), clock: clock)
+                event =
+                    terminal.wake(readable: woke.readable).map(Self.event)
+                    ?? (woke.storeMayHaveChanged ? .storeReadable : .timer)
+            }
             if let exit = program.dispatch(event, at: clock.now, terminal: terminal) { return exit }
         }
     }
 
-    /// Milliseconds from `now` until `deadline`, rounded up (0 once it passed).
-    private static func milliseconds(
-        from now: ContinuousClock.Instant, until deadline: ContinuousClock.Instant
-    )
-        -> Int32
-    {
-        Int32(clamping: Int64(max(0, ((deadline - now) / .milliseconds(1)).rounded(.up))))
+    private static func event(_ wake: CursesTerminal.Wake) -> ScoreboardEvent {
+        switch wake {
+        case .key(.resize): .resize
+        case let .key(key): .key(key)
+        case .inputClosed: .inputClosed
+        case let .stopSignal(number): .stopSignal(number)
+        }
     }
 }

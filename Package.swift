@@ -108,7 +108,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: app)),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: app)),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: app)),
-            ]
+            ],
+            // The page's script and style as files JavaScript and CSS tools read, compiled into
+            // the binary (which stays one file).
+            resources: [.embedInCode("Page/app.js"), .embedInCode("Page/app.css")]
         ),
         // Stops a build without the App trait with what to type, before the app's missing
         // modules (`no such module 'Hummingbird'`) do.

@@ -57,9 +57,9 @@ struct ServeResponder: HTTPResponder {
             let rows = await follower.firstRows(StandingsPage.renderedRows)
             return Self.ok(StandingsPage.html(rows, tvMode: tvMode), type: "text/html; charset=utf-8")
         case (.get, "/app.js"):
-            return Self.ok(PageScript.source, type: "text/javascript; charset=utf-8")
+            return Self.ok(PageAssets.script, type: "text/javascript; charset=utf-8")
         case (.get, "/app.css"):
-            return Self.ok(PageStyle.source, type: "text/css; charset=utf-8")
+            return Self.ok(PageAssets.style, type: "text/css; charset=utf-8")
         case (.get, "/standings.json"):
             let json = try await reader.run { try StandingsJSON.encode($0.standings()) }
             return Self.ok(json, type: "application/json; charset=utf-8")

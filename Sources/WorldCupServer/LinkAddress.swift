@@ -31,7 +31,7 @@ enum LinkAddress {
             var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
             var ipv4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
             guard inet_ntop(AF_INET, &ipv4, &text, socklen_t(text.count)) != nil else { continue }
-            return String(cString: text)
+            return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
         return nil
     }

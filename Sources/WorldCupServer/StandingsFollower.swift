@@ -55,9 +55,9 @@ actor StandingsFollower: Service {
 
     /// Follows the store until the server shuts down: loads the rest of the rows behind the
     /// first ones, then waits for commits; publishes every change set.
-    func run() async throws {
+    func run() async {
         // Cancelled, its wait ends at once: the server stops without waiting for a commit.
-        try await cancelWhenGracefulShutdown { await self.follow() }
+        await cancelWhenGracefulShutdown { await self.follow() }
         controller.stopTracking()
     }
 

@@ -56,7 +56,7 @@ public struct ResultsChanges<Element, Record>: AsyncSequence {
                     continue
                 }
                 await StoreWake.wait(descriptor: core.wakeDescriptor, until: core.nextLookDeadline)
-                try core.processPendingChanges()
+                _ = try core.processPendingChanges()
             }
         }
 

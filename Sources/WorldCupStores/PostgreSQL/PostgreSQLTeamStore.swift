@@ -156,7 +156,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
                 let applied = try Self.appliedVersion(connection)
                 for migration in PostgreSQLSchema.migrations where migration.version > applied {
                     for statement in migration.statements { try connection.execute(statement) }
-                    if migration.version == 1 {
+                    if PostgreSQLSchema.installsChangeFeed(migration.version) {
                         try PostgreSQLChangeFeed.install(on: "team", keyColumn: "id", in: connection)
                     }
                     try connection.execute(

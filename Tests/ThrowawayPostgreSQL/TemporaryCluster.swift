@@ -33,11 +33,15 @@ public final class TemporaryCluster: @unchecked Sendable {
     ///   - tls: PEM files of the server's certificate and key, to turn TLS on.
     ///   - maxConnections: the server's `max_connections` (PostgreSQL's default is 100; a test
     ///     needs fewer).
+    ///   - durable: `fsync` on, as PostgreSQL's defaults have it, for a benchmark of writers (a
+    ///     commit then waits for its WAL flush); off by default, since a test's data is thrown
+    ///     away.
     public init(
         namespace: String? = nil, listenAddress: String? = nil, tls: (certificate: String, key: String)? = nil,
-        maxConnections: Int = 50
+        maxConnections: Int = 50, durable: Bool = false
     ) throws {
         self.maxConnections = maxConnections
+        self.durable = durable
         self.namespace = namespace
         self.listenAddress = listenAddress
         folder = NSTemporaryDirectory() + "worldcup-pg-" + UUID().uuidString.prefix(8)
@@ -86,10 +90,13 @@ public final class TemporaryCluster: @unchecked Sendable {
     }
 
     private let maxConnections: Int
+    private let durable: Bool
 
-    /// A Unix socket in the cluster's folder only; no durability (a test's data is thrown away).
+    /// A Unix socket in the cluster's folder only; no durability unless asked for (a test's data
+    /// is thrown away).
     var serverOptions: String {
-        "-k \(socketFolder) -p \(port) -c listen_addresses='\(listenAddress ?? "")' -c fsync=off -c max_connections=\(maxConnections)"
+        "-k \(socketFolder) -p \(port) -c listen_addresses='\(listenAddress ?? "")'"
+            + (durable ? "" : " -c fsync=off") + " -c max_connections=\(maxConnections)"
             + (tls.map { " -c ssl=on -c ssl_cert_file=\($0.certificate) -c ssl_key_file=\($0.key)" } ?? "")
     }
 

@@ -6,8 +6,8 @@ import ThrowawayPostgreSQL
 /// server (`generate_series`), the scoreboard's request (zone, wins descending, name; sections
 /// by zone; batches of 100), and one +1 win at a time committed by another connection:
 /// - the bare commit (nothing observes it);
-/// - ours: commit → the `NOTIFY` makes the controller's socket readable (`poll`) → the look
-///   re-reads the touched row → change callbacks delivered;
+/// - ours: commit → the controller's next look (its loop waits in `poll` until the store's look
+///   deadline) re-reads the touched row → change callbacks delivered;
 /// - refetch + diff: commit → the ordered ids fetched again → `difference(from:)`.
 /// Also the first fetch: its time, and how much the process's resident memory grew at its peak
 /// during it (the peak is reset first through `/proc/self/clear_refs`).
@@ -127,9 +127,12 @@ struct PostgreSQLLatency {
 
         let ours = try Percentiles.measure(iterations) {
             try win()
-            var descriptor = pollfd(fd: controller.wakeDescriptor ?? -1, events: Int16(POLLIN), revents: 0)
-            guard poll(&descriptor, 1, 5000) == 1 else { throw BenchError("no notification within 5 s") }
-            try controller.processPendingChanges()
+            // As a scoreboard's loop waits: the controller's socket and its next look.
+            let before = delegate.changes, end = ContinuousClock.now + .seconds(5)
+            while delegate.changes == before {
+                guard ContinuousClock.now < end else { throw BenchError("no change seen within 5 s") }
+                if controller.wait(until: end).storeMayHaveChanged { try controller.processPendingChanges() }
+            }
         }
         precondition(delegate.changes >= iterations, "every win produced a callback")
 

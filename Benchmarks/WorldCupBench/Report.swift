@@ -67,6 +67,8 @@ struct Report {
     var serve: [ServeRuns.Result] = []
     /// `serve` for a thousand viewers beside N controllers on their own connections.
     var serveFanOut: [ServeFanOutRuns.Result] = []
+    /// pgbench writers of a followed table, three ways (issue 46).
+    var followedWriters: FollowedWriterRuns.Result?
 
     func markdown(plotPath: String) -> String {
         var text = """
@@ -195,6 +197,7 @@ struct Report {
         text += sharedScoreboardSection()
         text += serveSection()
         text += serveFanOutSection()
+        text += followedWritersSection()
         text += targets()
         return text
     }

@@ -235,16 +235,23 @@ struct ServeFanOutRuns {
         let start = Clock.now()
         let before = counter.delegates.map(\.changes)
         var arrived = [Double?](repeating: nil, count: controllers.count)
+        let end = ContinuousClock.now + .seconds(10)
         while arrived.contains(where: { $0 == nil }) {
             let waiting = controllers.indices.filter { arrived[$0] == nil }
+            guard ContinuousClock.now < end else {
+                throw BenchError("\(waiting.count) of \(controllers.count) controllers saw no change within 10 s")
+            }
+            // Each controller's socket (a loss) and its next look, as each scoreboard's loop waits.
             var descriptors = waiting.map {
                 pollfd(fd: controllers[$0].wakeDescriptor ?? -1, events: Int16(POLLIN), revents: 0)
             }
-            guard poll(&descriptors, nfds_t(descriptors.count), 10_000) > 0 else {
-                throw BenchError("\(waiting.count) of \(controllers.count) controllers saw no change within 10 s")
-            }
-            for (slot, descriptor) in descriptors.enumerated() where descriptor.revents != 0 {
+            let nextLook = waiting.compactMap { controllers[$0].nextLookDeadline }.min() ?? end
+            let timeout = max(0, (ContinuousClock.now.duration(to: nextLook) / .milliseconds(1)).rounded(.up))
+            _ = poll(&descriptors, nfds_t(descriptors.count), Int32(min(timeout, 10_000)))
+            for (slot, descriptor) in descriptors.enumerated() {
                 let index = waiting[slot]
+                let due = controllers[index].nextLookDeadline.map { $0 <= .now } ?? false
+                guard descriptor.revents != 0 || due else { continue }
                 try controllers[index].processPendingChanges()
                 if counter.delegates[index].changes > before[index] {
                     arrived[index] = Clock.milliseconds(since: start)

@@ -3,8 +3,9 @@
 //
 // Usage: worldcup-bench --worldcup PATH [--sizes 32,10000,1000000] [--iterations 1000]
 //                       [--keys 100] [--idle-seconds 60] [--output BENCHMARKS.md]
-//                       [--plot docs/per-change-cost.svg] [--stores sqlite,postgresql,shared,serve,fanout]
-//                       [--fanout-sizes 32,1000000]
+//                       [--plot docs/per-change-cost.svg] [--stores sqlite,postgresql,shared,serve,fanout,writers]
+//                       [--fanout-sizes 32,1000000] [--writer-seconds 10] [--writer-rounds 3]
+//                       [--writer-counts 1,8,32,64] [--writer-followers 11]
 //        worldcup-bench --commit-loop bare|ours|followed|floor --store PATH [--rounds 2000]
 import Foundation
 import GRDB
@@ -44,7 +45,8 @@ let iterations = Int(options["iterations"] ?? "") ?? 1000
 let keys = Int(options["keys"] ?? "") ?? 100
 let idleSeconds = UInt32(options["idle-seconds"] ?? "") ?? 60
 // Which stores to measure (both by default; one alone when working on it).
-let stores = Set((options["stores"] ?? "sqlite,postgresql,shared,serve,fanout").split(separator: ",").map(String.init))
+let stores = Set(
+    (options["stores"] ?? "sqlite,postgresql,shared,serve,fanout,writers").split(separator: ",").map(String.init))
 let folder = NSTemporaryDirectory() + "worldcup-bench-\(getpid())"
 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -195,6 +197,17 @@ if stores.contains("fanout") {
         report.serveFanOut.append(result)
     }
     fanOutCluster.stop()
+}
+
+// pgbench writers of a table screens follow, fsync on, three modes interleaved (issue 46).
+if stores.contains("writers") {
+    print("== writers of a followed table (pgbench)")
+    var runs = FollowedWriterRuns(worldcup: worldcup, folder: folder)
+    if let seconds = options["writer-seconds"].flatMap(Int.init) { runs.seconds = seconds }
+    if let rounds = options["writer-rounds"].flatMap(Int.init) { runs.rounds = rounds }
+    if let followers = options["writer-followers"].flatMap(Int.init) { runs.followers = followers }
+    if let counts = options["writer-counts"] { runs.writerCounts = counts.split(separator: ",").compactMap { Int($0) } }
+    report.followedWriters = try runs.run()
 }
 
 let output = options["output"] ?? "BENCHMARKS.md"

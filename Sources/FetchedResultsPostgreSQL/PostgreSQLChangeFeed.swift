@@ -3,8 +3,11 @@ import Foundation
 /// The change history that lets a controller follow a PostgreSQL table without losing a change.
 ///
 /// Triggers write each changed row's id into a history table in the writing transaction itself,
-/// and one `NOTIFY` per statement wakes listeners. The notification is only a hint: it is lost
-/// when nobody listens, and carries no data. The history is the truth.
+/// and nothing else: no `NOTIFY`, which would make every writing commit wait for every other
+/// (PostgreSQL takes one lock for the whole cluster to queue a notification at commit, and holds
+/// it through the commit's WAL flush). Followers look at the history: it is indexed by
+/// transaction, so a look that finds nothing is one cheap query, and it is replicated, so a
+/// follower may read it on a hot standby.
 ///
 /// **Why positions are snapshots, not sequence numbers.** A sequence hands out numbers when rows
 /// are inserted, not when transactions commit: a transaction holding number 100 can commit after
@@ -20,11 +23,13 @@ import Foundation
 public enum PostgreSQLChangeFeed {
     /// The history table, shared by every table with a feed in the database.
     public static let historyTable = "fetched_results_history"
-    /// The notification channel the triggers `NOTIFY` (the payload names the table).
+    /// The notification channel earlier versions' triggers `NOTIFY`ed; nothing is sent on it now.
+    @available(*, deprecated, message: "the triggers send no NOTIFY: followers read the history")
     public static let channel = "fetched_results"
 
     /// Creates the history (once per database) and the triggers on `table`, whose `keyColumn`
-    /// (a bigint primary key) identifies rows. Idempotent.
+    /// (a bigint primary key) identifies rows. Idempotent; on a table with an earlier version's
+    /// feed, replaces its triggers (the statement trigger that sent `NOTIFY` goes).
     public static func install(on table: String, keyColumn: String, in connection: PostgreSQLConnection) throws {
         let history = quoted(historyTable), tableName = quoted(table)
         try connection.execute(
@@ -44,19 +49,23 @@ public enum PostgreSQLChangeFeed {
             INSERT INTO \(quoted(historyTable + "_pruned")) (before)
             SELECT '0'::xid8 WHERE NOT EXISTS (SELECT 1 FROM \(quoted(historyTable + "_pruned")))
             """)
-        // A row's id before and after the change; an id that changes leaves both.
+        // A row's id before and after the change; an id that changes leaves both. One function
+        // per table, which names the key column itself: reading it through `to_jsonb(OLD)` built
+        // a JSON document of the whole row for every changed row.
+        let key = quoted(keyColumn), rowFunction = quoted(rowFunctionPrefix + table)
         try connection.execute(
             """
-            CREATE OR REPLACE FUNCTION fetched_results_record_row() RETURNS trigger LANGUAGE plpgsql AS $$
-            DECLARE old_id bigint; new_id bigint;
+            CREATE OR REPLACE FUNCTION \(rowFunction)() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
-                IF TG_OP <> 'INSERT' THEN old_id := (to_jsonb(OLD) ->> TG_ARGV[0])::bigint; END IF;
-                IF TG_OP <> 'DELETE' THEN new_id := (to_jsonb(NEW) ->> TG_ARGV[0])::bigint; END IF;
-                IF old_id IS NOT NULL THEN
-                    INSERT INTO \(history) (table_name, row_id) VALUES (TG_TABLE_NAME, old_id);
-                END IF;
-                IF new_id IS NOT NULL AND new_id IS DISTINCT FROM old_id THEN
-                    INSERT INTO \(history) (table_name, row_id) VALUES (TG_TABLE_NAME, new_id);
+                IF TG_OP = 'INSERT' THEN
+                    INSERT INTO \(history) (table_name, row_id) VALUES (TG_TABLE_NAME, NEW.\(key));
+                ELSIF TG_OP = 'DELETE' THEN
+                    INSERT INTO \(history) (table_name, row_id) VALUES (TG_TABLE_NAME, OLD.\(key));
+                ELSIF NEW.\(key) IS DISTINCT FROM OLD.\(key) THEN
+                    INSERT INTO \(history) (table_name, row_id)
+                    VALUES (TG_TABLE_NAME, OLD.\(key)), (TG_TABLE_NAME, NEW.\(key));
+                ELSE
+                    INSERT INTO \(history) (table_name, row_id) VALUES (TG_TABLE_NAME, NEW.\(key));
                 END IF;
                 RETURN NULL;
             END $$
@@ -70,34 +79,41 @@ public enum PostgreSQLChangeFeed {
                 RETURN NULL;
             END $$
             """)
-        try connection.execute(
-            """
-            CREATE OR REPLACE FUNCTION fetched_results_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                PERFORM pg_notify('\(channel)', TG_TABLE_NAME);
-                RETURN NULL;
-            END $$
-            """)
         let prefix = "fetched_results_" + table
         try connection.execute("DROP TRIGGER IF EXISTS \(quoted(prefix + "_rows")) ON \(tableName)")
         try connection.execute("DROP TRIGGER IF EXISTS \(quoted(prefix + "_truncate")) ON \(tableName)")
+        // Earlier versions NOTIFYed from a statement trigger: a transaction that has queued a
+        // notification takes one lock for the whole cluster at commit and holds it through its
+        // WAL flush, so notifying commits wait for each other (13× slower writers at 32).
         try connection.execute("DROP TRIGGER IF EXISTS \(quoted(prefix + "_notify")) ON \(tableName)")
         try connection.execute(
             """
             CREATE TRIGGER \(quoted(prefix + "_rows")) AFTER INSERT OR UPDATE OR DELETE ON \(tableName)
-            FOR EACH ROW EXECUTE FUNCTION fetched_results_record_row(\(literal(keyColumn)))
+            FOR EACH ROW EXECUTE FUNCTION \(rowFunction)()
             """)
         try connection.execute(
             """
             CREATE TRIGGER \(quoted(prefix + "_truncate")) AFTER TRUNCATE ON \(tableName)
             FOR EACH STATEMENT EXECUTE FUNCTION fetched_results_record_truncate()
             """)
+        // The earlier versions' shared functions, once no trigger uses them.
         try connection.execute(
             """
-            CREATE TRIGGER \(quoted(prefix + "_notify")) AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(tableName)
-            FOR EACH STATEMENT EXECUTE FUNCTION fetched_results_notify()
+            DO $$ BEGIN
+                IF NOT EXISTS (SELECT 1 FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
+                               WHERE p.proname = 'fetched_results_notify') THEN
+                    DROP FUNCTION IF EXISTS fetched_results_notify();
+                END IF;
+                IF NOT EXISTS (SELECT 1 FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
+                               WHERE p.proname = 'fetched_results_record_row') THEN
+                    DROP FUNCTION IF EXISTS fetched_results_record_row();
+                END IF;
+            END $$
             """)
     }
+
+    /// The name of a table's row trigger function, before the table's name.
+    static let rowFunctionPrefix = "fetched_results_row_"
 
     /// A reader's place in the history: the server snapshot of its last read, as text
     /// (`xmin:xmax:in-progress ids`).

@@ -9,13 +9,15 @@ extension PostgreSQLStore {
     /// per connection: parsing and planning it took longer than running it.
     ///
     /// With a batch size, a section name not in memory is read after that statement, as it is
-    /// then; a change it already shows is delivered by the next look, which its commit's
-    /// notification triggers.
+    /// then; a change it already shows is delivered by the next look.
+    ///
+    /// One that finds changes calls for the next look soon (``LookPace``).
     public func changes(
         since position: PostgreSQLChangeFeed.Position, in connection: PostgreSQLConnection
     ) throws -> FeedRead<PostgreSQLRow, PostgreSQLChangeFeed.Position> {
         // This look sees every commit made so far.
         lookIsDue = false
+        let start = ContinuousClock.now
         let query = prepared, alias = PostgreSQLQuery.rowAlias, tables = observedTables
         let positionParameter = "$\(query.arguments.count + 1)",
             tablesParameter = "$\(query.arguments.count + 2)::text[]"
@@ -48,7 +50,10 @@ extension PostgreSQLStore {
             LEFT JOIN \(query.fromSQL) ON \(alias).\(query.quotedKey) = fetched_results_touched\(predicate)
             """, query.arguments + [position.snapshot, PostgreSQLConnection.arrayLiteral(tables)])
         // History this controller had not read is gone, or a table was truncated.
-        if result.rows.contains(where: { $0[1] == "t" || $0[2] == "t" }) { return .mustRefetch }
+        if result.rows.contains(where: { $0[1] == "t" || $0[2] == "t" }) {
+            looks.found(at: start)
+            return .mustRefetch
+        }
         let newPosition = PostgreSQLChangeFeed.Position(snapshot: result.rows.first?[0] ?? position.snapshot)
         let columns = PostgreSQLColumns(Array(result.columns.dropFirst(4)))
         guard let keyIndex = columns.index(of: query.keyColumn).map({ $0 + 4 }) else {
@@ -66,6 +71,7 @@ extension PostgreSQLStore {
                 rows[id] = PostgreSQLRow(columns: columns, values: Array(values.dropFirst(4)))
             }
         }
+        if !touched.isEmpty { looks.found(at: start) }
         return .changed(touched: touched, rows: rows, position: newPosition)
     }
 

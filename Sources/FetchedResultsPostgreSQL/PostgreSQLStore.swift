@@ -12,23 +12,25 @@ import struct Foundation.URL
 ///
 /// **How changes are seen.** The fetched table (and each related table) has a
 /// ``PostgreSQLChangeFeed``: triggers record every changed row's id in the writing transaction
-/// itself, and `NOTIFY` wakes listeners. The store `LISTEN`s on its own connection, and a look
-/// reads the feed from the controller's position and the touched rows in one statement (one
-/// round trip, one snapshot). The notification is only a hint; the history is the truth.
+/// itself, and nothing else (no `NOTIFY`: it would make every writer's commit wait for every
+/// other's). A look reads the feed from the controller's position and the touched rows in one
+/// statement (one round trip, one snapshot); a look that finds nothing is one cheap query. The
+/// store needs no `LISTEN`, so it follows a hot standby or a connection pooler as well.
 ///
 /// **Connections.** The store owns one connection, made from `conninfo` as `psql` would (URI or
 /// keywords, `PG*` variables, `~/.pgpass`, `sslmode`). When it breaks, the controller keeps its
 /// last results, and each later look takes a reconnection a step further without blocking
 /// (with back-off: at once, then after 50 ms, doubling up to 2 s; ``nextLookDeadline`` says
-/// when); once back it `LISTEN`s again and the controller catches up in one change set, or
-/// refetches when the history it had not read was pruned.
+/// when); once back the controller catches up in one change set, or refetches when the
+/// history it had not read was pruned.
 ///
-/// **What wakes a loop.** ``wakeDescriptor`` is the connection's socket, readable when a
-/// notification arrives (or when the connection breaks). While connected there is no timed
-/// look, except at once when the socket can no longer announce a commit: libpq took its
-/// notification off the socket while reading another statement's result, or a read outside a
-/// look reconnected. A connection cut without a word is found by TCP keepalives, which the
-/// ``connectionDefaults`` may set.
+/// **What wakes a loop.** ``nextLookDeadline``: while tracking, the store looks on a
+/// ``LookPace``, quickly after a look that found changes (every millisecond by default, so a
+/// busy table is followed within about a millisecond) and, while nothing changes, less and less
+/// often (doubling up to every 100 ms by default: what an idle follower costs the server).
+/// ``wakeDescriptor`` is the connection's socket, readable when the connection breaks; a
+/// connection cut without a word is found by TCP keepalives, which the ``connectionDefaults``
+/// may set.
 ///
 /// **A progressive fetch over a network.** With a batch size, each step of `loadMoreRows(_:)`
 /// sends the next step's read before it hands over its own rows (see
@@ -56,23 +58,28 @@ public final class PostgreSQLStore: ResultsStore {
     var sentReadAhead: (boundary: LoadBoundary<[String?]>, limit: Int, position: Position)?
     /// How many steps of a progressive fetch took rows read ahead, for a program's statistics.
     public internal(set) var stepsReadAhead = 0
-    private var isListening = false
     private var tracking = false
-    /// Commits may wait that the socket will not announce, so ``nextLookDeadline`` calls for a
-    /// look now: notifications were read off the socket after the last look began (by a
-    /// statement reading its own result, or read away before one), or a read outside a look
-    /// reconnected after a loss (the commits made meanwhile were notified to no one). A look or
-    /// a fetch clears it, and so does ``stopTracking()``.
+    /// ``nextLookDeadline`` calls for a look now: a read outside a look reconnected after a loss
+    /// (the commits made meanwhile may be many). A look or a fetch clears it, and so does
+    /// ``stopTracking()``.
     var lookIsDue = false
+    /// How often to look while tracking.
+    public var lookPace: LookPace {
+        get { looks.pace }
+        set { looks.pace = newValue }
+    }
+    /// When the last look was, and how long to wait after it.
+    var looks: LookSchedule
     private var reconnection = ReconnectionSchedule()
     /// A reconnection under way (see `connect()`).
     private var attempt: PostgreSQLConnectionAttempt?
     public private(set) var connectionState = ConnectionState.connected
 
     /// A store reaching the server `conninfo` names.
-    public init(conninfo: String, connectionDefaults: [String: String] = [:]) {
+    public init(conninfo: String, connectionDefaults: [String: String] = [:], lookPace: LookPace = .default) {
         self.conninfo = conninfo
         self.connectionDefaults = connectionDefaults
+        looks = LookSchedule(pace: lookPace)
     }
 
     // MARK: - Preparing and tracking
@@ -144,13 +151,13 @@ public final class PostgreSQLStore: ResultsStore {
         return types
     }
 
-    /// Checks that every observed table has its change feed, and listens for its notifications.
+    /// Checks that every observed table has its change feed; from then on ``nextLookDeadline``
+    /// says when to look.
     ///
     /// - Throws: `FetchedResultsError.changeFeedMissing(table:installation:)`.
     public func startTracking() throws {
         let connection = try connect()
         try requireChangeFeed(connection)
-        try listen(connection)
         tracking = true
     }
 
@@ -172,10 +179,6 @@ public final class PostgreSQLStore: ResultsStore {
     public func stopTracking() {
         tracking = false
         lookIsDue = false
-        if isListening, let connection {
-            _ = try? connection.execute("UNLISTEN " + PostgreSQLChangeFeed.quotedName(PostgreSQLChangeFeed.channel))
-            isListening = false
-        }
     }
 
     /// The fetched table and every related table the request reaches.
@@ -191,19 +194,14 @@ public final class PostgreSQLStore: ResultsStore {
     // MARK: - Reading and writing
 
     /// `consistent`: a repeatable-read, read-only transaction; otherwise each statement sees its
-    /// own snapshot (a look's one statement needs no transaction around it). While tracking,
-    /// notifications are read away before and after `body`; until a look or a fetch begins,
-    /// ``nextLookDeadline`` calls for one.
+    /// own snapshot (a look's one statement needs no transaction around it).
     public func read<T>(consistent: Bool, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
         let connection = try connect()
         do {
-            try noteNotifications(connection)
-            let value =
+            return
                 consistent
                 ? try connection.transaction(isolation: .repeatableRead, readOnly: true) { try body(connection) }
                 : try body(connection)
-            try noteNotifications(connection)
-            return value
         } catch let error as PostgreSQLError where error.isConnectionLost {
             lose(connection, error)
             throw error
@@ -222,11 +220,7 @@ public final class PostgreSQLStore: ResultsStore {
         let connection = try connect()
         do {
             let value = try connection.transaction { try body(connection) }
-            // The commit's own notification came back with it (the connection listens): read
-            // it before the look that sees the commit, so that it calls for no look after.
-            try noteNotifications(connection)
             try follow(connection)
-            try noteNotifications(connection)
             return value
         } catch let error as PostgreSQLError where error.isConnectionLost {
             lose(connection, error)
@@ -236,14 +230,27 @@ public final class PostgreSQLStore: ResultsStore {
 
     // MARK: - The connection
 
+    /// The connection's socket: readable when the server closes the connection (or says
+    /// something unasked), so that a loop finds a loss at once. Commits do not make it readable:
+    /// ``nextLookDeadline`` says when to look for them.
     public var wakeDescriptor: Int32? { connection?.socket }
 
     /// While reconnecting: the next attempt, or soon while one is under way (each look takes it
-    /// a step further without blocking). While connected: now when commits may wait that the
-    /// socket will not announce (see `lookIsDue`), else nil.
+    /// a step further without blocking). While connected and tracking: the next look of the
+    /// ``lookPace`` (now after a reconnection outside a look); nil when not tracking.
     public var nextLookDeadline: ContinuousClock.Instant? {
-        guard connection == nil else { return tracking && lookIsDue ? .now : nil }
+        guard connection == nil else {
+            guard tracking else { return nil }
+            return lookIsDue ? .now : looks.nextLook
+        }
         return attempt != nil ? ContinuousClock.now + .milliseconds(20) : reconnection.nextAttempt ?? .now
+    }
+
+    /// A look begins (see ``LookPace``). Reads away what the server sent unasked (a notice, a
+    /// parameter's new value), so that the socket turns quiet; a loss is found by the look.
+    public func didWake() {
+        looks.began()
+        _ = try? connection?.notifications()
     }
 
     public func isConnectionLoss(_ error: any Error) -> Bool {
@@ -281,34 +288,13 @@ public final class PostgreSQLStore: ResultsStore {
         return try adopt(made)
     }
 
-    /// Uses a new connection, listening when tracking.
+    /// Uses a new connection; after a loss, a look is due at once.
     private func adopt(_ made: PostgreSQLConnection) throws -> PostgreSQLConnection {
         if case .reconnecting = connectionState, tracking { lookIsDue = true }
         connection = made
-        isListening = false
         reconnection.succeeded()
         connectionState = .connected
-        if tracking {
-            do {
-                try listen(made)
-            } catch let error as PostgreSQLError where error.isConnectionLost {
-                lose(made, error)
-                throw error
-            }
-        }
         return made
-    }
-
-    /// Reads away the notifications libpq holds or the socket has: a look after them sees their
-    /// commits, and until one begins ``nextLookDeadline`` calls for it.
-    private func noteNotifications(_ connection: PostgreSQLConnection) throws {
-        if tracking, !(try connection.notifications()).isEmpty { lookIsDue = true }
-    }
-
-    private func listen(_ connection: PostgreSQLConnection) throws {
-        guard !isListening else { return }
-        try connection.execute("LISTEN " + PostgreSQLChangeFeed.quotedName(PostgreSQLChangeFeed.channel))
-        isListening = true
     }
 
     /// The connection broke: forget it, and reconnect at the next looks.
@@ -316,9 +302,60 @@ public final class PostgreSQLStore: ResultsStore {
         guard connection === lost else { return }
         connection = nil
         sentReadAhead = nil
-        isListening = false
         reconnection.lost()
         connectionState = .reconnecting(attempts: 0, lastError: "\(error)")
+    }
+}
+
+/// How often a PostgreSQL store looks at the change feed while it follows: `quickest` after a
+/// look that found changes, then, while looks find nothing, twice as long after each, up to
+/// `slowest`.
+///
+/// A look that finds nothing is one query on the history's index by transaction. The defaults
+/// (1 ms, 100 ms) were measured with `make bench` (BENCHMARKS.md, "Writers of a followed
+/// table"): a busy table is followed within about a millisecond, and eleven idle followers
+/// (`serve` and ten scoreboards) cost the server about a hundred queries a second.
+public struct LookPace: Sendable, Equatable {
+    /// The wait after a look that found changes.
+    public var quickest: Duration
+    /// The longest wait, reached while nothing changes.
+    public var slowest: Duration
+
+    /// A pace from `quickest` (after a change) doubling to `slowest` (idle).
+    public init(quickest: Duration, slowest: Duration) {
+        self.quickest = quickest
+        self.slowest = max(slowest, quickest)
+    }
+
+    /// 1 ms after a change, doubling to 100 ms while idle.
+    public static let `default` = LookPace(quickest: .milliseconds(1), slowest: .milliseconds(100))
+}
+
+/// When a following store looks next (see ``LookPace``).
+struct LookSchedule {
+    var pace: LookPace
+    private(set) var lastLook: ContinuousClock.Instant?
+    private(set) var wait: Duration
+
+    init(pace: LookPace) {
+        self.pace = pace
+        wait = pace.quickest
+    }
+
+    /// The next look: now before the first.
+    var nextLook: ContinuousClock.Instant { lastLook.map { $0 + wait } ?? .now }
+
+    /// A look begins at `instant`: unless it finds changes, the next one waits twice as long as
+    /// this one did (a look that fails, too).
+    mutating func began(at instant: ContinuousClock.Instant = .now) {
+        lastLook = instant
+        wait = min(wait * 2, pace.slowest)
+    }
+
+    /// The feed, read from `instant` on, named changes: the next look soon.
+    mutating func found(at instant: ContinuousClock.Instant) {
+        lastLook = instant
+        wait = pace.quickest
     }
 }
 

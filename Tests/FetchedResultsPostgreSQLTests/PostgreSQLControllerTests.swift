@@ -10,7 +10,7 @@ import Testing
 
 extension PostgreSQLServerTests {
     /// The controller's contract where the randomised oracle does not reach: a connection cut by
-    /// the server, a server away for a while, a notification waking a `poll` loop, and requests
+    /// the server, a server away for a while, the socket waking a `poll` loop on a loss, and requests
     /// it refuses with a reason.
     @Suite struct PostgreSQLControllerTests {
         static let byName = pgRequest(
@@ -35,7 +35,7 @@ extension PostgreSQLServerTests {
         }
 
         /// The change sequences wait for the server by themselves: a commit by another connection
-        /// wakes them (its `NOTIFY`), and each element is what that commit did.
+        /// is found by their next look, and each element is what that commit did.
         @Test func changeSetsAndSnapshotsArriveAsAsyncSequences() async throws {
             let (conninfo, writer) = try standingsDatabase()
             try insert(["delta", "alpha"], from: 1, on: writer)
@@ -121,21 +121,29 @@ extension PostgreSQLServerTests {
             _ = writer
         }
 
-        @Test func aNotificationWakesAPollLoopOnTheControllersSocket() throws {
+        /// The controller's socket wakes a loop when the server ends the connection: the look
+        /// finds the loss at once, and later looks reconnect.
+        @Test func theSocketWakesALoopWhenTheServerEndsTheConnection() throws {
             let (conninfo, writer) = try standingsDatabase()
             let (controller, recorder) = try trackedController(conninfo)
             let socket = try #require(controller.wakeDescriptor)
             var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             #expect(poll(&descriptor, 1, 50) == 0, "idle: nothing to read")
+            try writer.execute(
+                """
+                SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                WHERE datname = current_database() AND pid <> pg_backend_pid()
+                """)
+            #expect(poll(&descriptor, 1, 5000) == 1, "the server's goodbye makes the socket readable")
+            #expect(try controller.processPendingChanges() == false)
+            guard case .reconnecting = controller.connectionState else {
+                Issue.record("expected reconnecting, got \(controller.connectionState)")
+                return
+            }
             try insert(["alpha"], from: 1, on: writer)
-            #expect(poll(&descriptor, 1, 5000) == 1, "the commit's NOTIFY makes the socket readable")
-            #expect(try controller.processPendingChanges())
-            // An unsectioned list has its one section even empty: the first row is a row insert.
-            #expect(recorder.batches.first?.sections == [])
-            #expect(recorder.batches.first?.objects.map(\.type) == [.insert])
+            try lookUntilConnected(controller)
             #expect(try controller.fetchedObjects?.map(\.name) == ["alpha"])
-            descriptor.revents = 0
-            #expect(poll(&descriptor, 1, 50) == 0, "the look read the notification")
+            #expect(recorder.batches.count == 1)
         }
 
         /// Twenty items followed in batches of 5, none held: a row asked for is read from the
@@ -154,77 +162,40 @@ extension PostgreSQLServerTests {
             return (writer, controller, recorder)
         }
 
-        /// Commits `sql` on `writer`, waits for its NOTIFY on the controller's socket, then reads a
-        /// row of a batch not in memory: that read takes the notification off the socket, even
-        /// when it fails (`readFails`).
-        func commitReadAwayByAnotherStatement(
-            _ sql: String, _ writer: PostgreSQLConnection, _ controller: FetchedResultsController<StandingsItem>,
-            readFails: Bool = false
-        ) throws {
-            try writer.execute(sql)
-            var descriptor = pollfd(fd: try #require(controller.wakeDescriptor), events: Int16(POLLIN), revents: 0)
-            #expect(poll(&descriptor, 1, 5000) == 1, "the commit's NOTIFY arrived")
-            let row = IndexPath(row: 15, section: 0)
-            if readFails {
-                #expect(throws: (any Error).self) { try controller.object(at: row) }
-            } else {
-                _ = try controller.object(at: row)
-            }
-        }
-
-        /// A statement that reads the controller's socket for its own result reads a notification
-        /// that came meanwhile too, and the socket turns quiet: a loop that sleeps on it must still
-        /// look, which the store's look deadline tells it.
-        @Test func aNotificationReadByAnotherStatementStillCallsForALook() throws {
-            let (writer, controller, _) = try batchedController()
-            try commitReadAwayByAnotherStatement("UPDATE item SET name = 'zulu' WHERE id = 1", writer, controller)
-            var descriptor = pollfd(fd: try #require(controller.wakeDescriptor), events: Int16(POLLIN), revents: 0)
-            #expect(poll(&descriptor, 1, 0) == 0, "nothing left on the socket")
-            let deadline = try #require(controller.nextLookDeadline, "a look is due, the socket quiet")
-            #expect(deadline <= .now)
-            #expect(try controller.processPendingChanges())
-            #expect(try controller.fetchedObjects?.last?.name == "zulu")
-            #expect(controller.nextLookDeadline == nil, "looked: the socket says when again")
-        }
-
-        /// The controller's own write comes back as a notification with its commit: the look
-        /// that follows the write sees it, and no other is called for. A look called for and
-        /// then no longer tracking: none is.
-        @Test func aWriteOrStoppingCallsForNoMoreLooks() throws {
-            let (writer, controller, recorder) = try batchedController()
+        /// The controller's own write is delivered before it returns; the looks it follows with
+        /// go on, and stop with tracking.
+        @Test func aWriteIsDeliveredAndStoppingCallsForNoMoreLooks() throws {
+            let (_, controller, recorder) = try batchedController()
             try controller.write { connection in
                 try connection.execute("UPDATE item SET name = 'zulu' WHERE id = 1")
             }
             #expect(recorder.batches.count == 1, "the write's change set")
-            #expect(controller.nextLookDeadline == nil, "the write's own notification calls for no look")
-
-            try commitReadAwayByAnotherStatement("UPDATE item SET name = 'yankee' WHERE id = 2", writer, controller)
-            #expect(controller.nextLookDeadline != nil, "a look is called for")
+            #expect(controller.nextLookDeadline != nil, "following: a look to come")
             controller.stopTracking()
             #expect(controller.nextLookDeadline == nil, "not tracking: no look is called for")
         }
 
-        /// A look called for, then a refetch that fails (the table was renamed away): the
-        /// refetch saw every commit before it failed, so no look is called for any more — else
-        /// a loop would look at once, fail, and look again.
-        @Test func aFailingRefetchLeavesNoLookCalledFor() throws {
+        /// Looks that fail (the table was renamed away) are not repeated at once: they slow down
+        /// as idle looks do, or a loop would look, fail, and look again without a pause.
+        @Test func failingLooksSlowDown() throws {
             let (writer, controller, recorder) = try batchedController()
             try writer.execute("ALTER TABLE item RENAME TO item_away")
-            let commit = "UPDATE item_away SET visible = 1 WHERE id = 1"
-            try commitReadAwayByAnotherStatement(commit, writer, controller, readFails: true)
-            #expect(controller.nextLookDeadline != nil, "a look is called for")
-            #expect(throws: (any Error).self, "the look fails") { try controller.processPendingChanges() }
-            try commitReadAwayByAnotherStatement(commit, writer, controller, readFails: true)
-            #expect(controller.nextLookDeadline != nil, "a look is called for")
-            let failures = recorder.errors.count
-            #expect(throws: (any Error).self, "the refetch fails") { try controller.processPendingChanges() }
-            #expect(recorder.errors.count > failures)
-            #expect(controller.nextLookDeadline == nil, "a failed refetch leaves no look called for")
+            try writer.execute("UPDATE item_away SET visible = 1 WHERE id = 1")
+            var looks = 0
+            let end = ContinuousClock.now + .seconds(1)
+            while ContinuousClock.now < end {
+                if controller.wait(until: end).storeMayHaveChanged {
+                    looks += 1
+                    _ = try? controller.processPendingChanges()
+                }
+            }
+            #expect(!recorder.errors.isEmpty, "the looks failed")
+            #expect(looks < 100, "\(looks) looks in a second")
         }
 
         /// A read outside a look (a row of a batch not in memory) may be what reconnects after a
-        /// loss. The commits made meanwhile sent no notification the new connection hears: the
-        /// look deadline must call for a look, or a loop sleeping on the socket misses them.
+        /// loss. The commits made meanwhile may be many: the look deadline calls for a look at
+        /// once, whatever the pace had come to.
         @Test func aReconnectionOutsideALookStillCallsForALook() throws {
             let (writer, controller, recorder) = try batchedController()
             try writer.execute(
@@ -244,7 +215,6 @@ extension PostgreSQLServerTests {
             #expect(due <= .now)
             #expect(try controller.processPendingChanges())
             #expect(try controller.fetchedObjects?.last?.name == "zulu")
-            #expect(controller.nextLookDeadline == nil, "looked: the socket says when again")
             #expect(recorder.connectionStates.last == .connected)
         }
 

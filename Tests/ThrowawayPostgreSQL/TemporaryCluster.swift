@@ -10,7 +10,8 @@ public final class TemporaryCluster: @unchecked Sendable {
     public let folder: String
     public var socketFolder: String { folder + "/socket" }
     public var dataFolder: String { folder + "/data" }
-    public let port = 5432
+    /// The server's port (of its Unix socket, and of TCP when it listens on an address).
+    public let port: Int
 
     /// A libpq connection string for the `postgres` database as the `postgres` role.
     public var connectionString: String { "host=\(socketFolder) port=\(port) dbname=postgres user=postgres" }
@@ -33,11 +34,16 @@ public final class TemporaryCluster: @unchecked Sendable {
     ///   - tls: PEM files of the server's certificate and key, to turn TLS on.
     ///   - maxConnections: the server's `max_connections` (PostgreSQL's default is 100; a test
     ///     needs fewer).
+    ///   - durable: `fsync` on, as PostgreSQL's defaults have it, for a benchmark of writers (a
+    ///     commit then waits for its WAL flush); off by default, since a test's data is thrown
+    ///     away.
     public init(
         namespace: String? = nil, listenAddress: String? = nil, tls: (certificate: String, key: String)? = nil,
-        maxConnections: Int = 50
+        maxConnections: Int = 50, durable: Bool = false, port: Int = 5432, standbyOf primary: TemporaryCluster? = nil
     ) throws {
         self.maxConnections = maxConnections
+        self.durable = durable
+        self.port = port
         self.namespace = namespace
         self.listenAddress = listenAddress
         folder = NSTemporaryDirectory() + "worldcup-pg-" + UUID().uuidString.prefix(8)
@@ -55,10 +61,22 @@ public final class TemporaryCluster: @unchecked Sendable {
         let asRoot = getuid() == 0
         if asRoot { try Self.run("/bin/chown", ["-R", "postgres:postgres", folder]) }
         let bin = try Self.binaryFolder()
-        try Self.run(
-            bin + "/initdb",
-            ["-D", dataFolder, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"],
-            asPostgres: asRoot)
+        if let primary {
+            // A streaming standby: the primary's files, and `standby.signal` with the
+            // `primary_conninfo` that reaches it (over its Unix socket), written by `-R`.
+            try Self.run(
+                bin + "/pg_basebackup",
+                [
+                    "-D", dataFolder, "-R", "-X", "stream", "--no-sync", "-h", primary.socketFolder, "-p",
+                    "\(primary.port)", "-U", "postgres", "-d", "application_name=standby_\(port)",
+                ],
+                asPostgres: asRoot)
+        } else {
+            try Self.run(
+                bin + "/initdb",
+                ["-D", dataFolder, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"],
+                asPostgres: asRoot)
+        }
         if listenAddress != nil {
             let rules = "host all all 0.0.0.0/0 trust\n"
             let hba = try FileHandle(forWritingTo: URL(fileURLWithPath: dataFolder + "/pg_hba.conf"))
@@ -86,10 +104,13 @@ public final class TemporaryCluster: @unchecked Sendable {
     }
 
     private let maxConnections: Int
+    private let durable: Bool
 
-    /// A Unix socket in the cluster's folder only; no durability (a test's data is thrown away).
+    /// A Unix socket in the cluster's folder only; no durability unless asked for (a test's data
+    /// is thrown away).
     var serverOptions: String {
-        "-k \(socketFolder) -p \(port) -c listen_addresses='\(listenAddress ?? "")' -c fsync=off -c max_connections=\(maxConnections)"
+        "-k \(socketFolder) -p \(port) -c listen_addresses='\(listenAddress ?? "")'"
+            + (durable ? "" : " -c fsync=off") + " -c max_connections=\(maxConnections)"
             + (tls.map { " -c ssl=on -c ssl_cert_file=\($0.certificate) -c ssl_key_file=\($0.key)" } ?? "")
     }
 
@@ -122,6 +143,29 @@ public final class TemporaryCluster: @unchecked Sendable {
                 usleep(200_000)
             }
         }
+    }
+
+    /// A streaming standby of this server in a folder of its own, on `port`, started (hot: it
+    /// answers reads): `pg_basebackup -R`. Stop it before this one, or it keeps trying to reach
+    /// it.
+    public func makeStandby(port: Int) throws -> TemporaryCluster {
+        try TemporaryCluster(maxConnections: maxConnections, durable: durable, port: port, standbyOf: self)
+    }
+
+    /// Makes a standby the primary (`pg_ctl promote`), waiting until it accepts writes.
+    public func promote() throws {
+        try pgCtl(["promote"])
+    }
+
+    /// Runs SQL as the `postgres` superuser on the `postgres` database (a setting, a reload).
+    public func execute(_ sql: String) throws {
+        try Self.run(
+            try Self.program("psql"),
+            [
+                "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", socketFolder, "-p", "\(port)", "-U", "postgres", "-d",
+                "postgres", "-c", sql,
+            ],
+            asPostgres: getuid() == 0)
     }
 
     /// Starts the server stopped by ``stopServer()``.

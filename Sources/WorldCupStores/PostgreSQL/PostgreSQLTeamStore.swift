@@ -34,9 +34,25 @@ public final class PostgreSQLTeamStore: ScoreStore {
         "tcp_user_timeout": "3000", "application_name": "worldcup",
     ]
 
+    /// The parameters of the connection that writes (and migrates, seeds, and reads for
+    /// commands), and of the controllers that follow the standings. With several hosts in the
+    /// URI (a primary and its standbys), writes go to the one that accepts them
+    /// (`target_session_attrs=read-write`) and screens read a standby when one is up
+    /// (`prefer-standby`): a follower reads the replicated history, which needs no `LISTEN`. A
+    /// `target_session_attrs` of the URI's own, or `PGTARGETSESSIONATTRS`, wins.
+    let writeDefaults: [String: String]
+    let followDefaults: [String: String]
+
     private init(conninfo: String) {
         self.conninfo = conninfo
         displayName = PostgreSQLConnection.summary(of: conninfo) ?? "the PostgreSQL server"
+        let severalHosts = PostgreSQLConnection.parameters(of: conninfo)?["host"]?.contains(",") ?? false
+        writeDefaults = Self.connectionDefaults.merging(
+            severalHosts ? ["target_session_attrs": "read-write"] : [:]
+        ) { $1 }
+        followDefaults = Self.connectionDefaults.merging(
+            severalHosts ? ["target_session_attrs": "prefer-standby"] : [:]
+        ) { $1 }
     }
 
     /// Whether `argument` names a PostgreSQL database (a libpq URI) rather than an SQLite file.
@@ -65,7 +81,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
     private func connected() throws -> PostgreSQLConnection {
         if let connection, connection.isConnected { return connection }
         connection = nil
-        let made = try PostgreSQLConnection(conninfo, defaults: Self.connectionDefaults)
+        let made = try PostgreSQLConnection(conninfo, defaults: writeDefaults)
         role = try made.execute("SELECT current_user").scalar ?? "?"
         connection = made
         return made
@@ -156,7 +172,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
                 let applied = try Self.appliedVersion(connection)
                 for migration in PostgreSQLSchema.migrations where migration.version > applied {
                     for statement in migration.statements { try connection.execute(statement) }
-                    if migration.version == 1 {
+                    if PostgreSQLSchema.installsChangeFeed(migration.version) {
                         try PostgreSQLChangeFeed.install(on: "team", keyColumn: "id", in: connection)
                     }
                     try connection.execute(
@@ -404,7 +420,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
         var request = PostgreSQLSchema.standingsRequest
         request.fetchBatchSize = 0
         let controller = FetchedResultsController<Team>(
-            fetchRequest: request, conninfo: conninfo, connectionDefaults: Self.connectionDefaults,
+            fetchRequest: request, conninfo: conninfo, connectionDefaults: followDefaults,
             sectionNameKeyPath: PostgreSQLSchema.column(Team.sectionAttribute))
         do {
             try controller.performFetch()
@@ -419,7 +435,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
     public func standingsController(cacheDirectory: String?) -> FetchedResultsController<Team> {
         FetchedResultsController<Team>(
             fetchRequest: PostgreSQLSchema.standingsRequest, conninfo: conninfo,
-            connectionDefaults: Self.connectionDefaults,
+            connectionDefaults: followDefaults,
             sectionNameKeyPath: PostgreSQLSchema.column(Team.sectionAttribute),
             cacheName: cacheDirectory.map { _ in StandingsCacheName.make(for: displayName, resolvingFilePath: false) },
             cacheDirectory: cacheDirectory.map { URL(fileURLWithPath: $0) })

@@ -1,0 +1,372 @@
+import FetchedResults
+import FetchedResultsPostgreSQL
+import Foundation
+import TestSupport
+import ThrowawayPostgreSQL
+import WorldCupModel
+import WorldCupStores
+
+/// Writers of a table that screens follow, on PostgreSQL with its defaults (`fsync` on): pgbench
+/// (the server package's own), `UPDATE team SET wins = wins + 1 WHERE id = random` on a store of
+/// 100,000 teams that `worldcup` made, at 1, 8, 32 and 64 concurrent writers, in three modes
+/// interleaved in one run (each round runs every mode once, in turn):
+/// - *no triggers*: the table as if nobody followed it;
+/// - *change feed*: the feed as shipped (history rows, no `NOTIFY`);
+/// - *old NOTIFY triggers*: the feed of earlier versions (history rows through `to_jsonb`, and
+///   a statement trigger that `NOTIFY`s), for the record.
+///
+/// Meanwhile eleven results controllers follow the table, each on its own thread and
+/// connection with the scoreboard's own request, as `serve` and ten terminal scoreboards do;
+/// one more connection commits a +1 win on a team pgbench does not touch every 20 ms, and the
+/// first controller's callbacks for it are timed from the commit's return (the change feed's
+/// runs only: nothing follows without triggers). First, nobody writing, what following costs the
+/// server: the controllers' looks a second and the server's CPU, beside its CPU with nobody
+/// following.
+struct FollowedWriterRuns {
+    enum Mode: String, CaseIterable {
+        case bare = "no triggers"
+        case feed = "change feed"
+        case notify = "old NOTIFY triggers"
+    }
+
+    struct Sample {
+        let writers: Int
+        let mode: Mode
+        let transactionsPerSecond: Double
+        /// Each transaction's latency as pgbench logged it, ms.
+        let latencies: [Double]
+        var latency: Percentiles { Percentiles(latencies) }
+    }
+
+    struct Result {
+        let teams: Int
+        let seconds: Int
+        let rounds: Int
+        let followers: Int
+        var samples: [Sample] = []
+        /// A win → the first follower's callbacks while pgbench writes (change feed runs), by
+        /// writer count.
+        var follow: [Int: Percentiles] = [:]
+        /// Nobody writing: the followers' looks a second, all together, and the server's CPU,
+        /// percent of one core.
+        var idleLooksPerSecond = 0.0
+        var idleServerCPUPercent = 0.0
+        /// The same with nobody following.
+        var idleBareServerCPUPercent = 0.0
+        var idleSeconds = 0
+    }
+
+    let worldcup: String
+    let folder: String
+    var teams = 100_000
+    var writerCounts = [1, 8, 32, 64]
+    var seconds = 10
+    var rounds = 3
+    var followers = 11
+    var idleSeconds = 10
+
+    func run() throws -> Result {
+        let cluster = try TemporaryCluster(maxConnections: 100, durable: true)
+        defer { cluster.stop() }
+        let name = "writers"
+        try PostgreSQLConnection(cluster.connectionString).execute("CREATE DATABASE \(name)")
+        let uri = "postgresql://postgres@/\(name)?host=\(cluster.socketFolder)&port=\(cluster.port)"
+        try ScoreboardDatabase.load(teams: teams, into: uri, worldcup: worldcup)
+        let owner = try PostgreSQLConnection(uri)
+        let probe = try owner.execute(
+            "INSERT INTO team (team_name, qualifying_zone, wins) VALUES ('Probe', 'Zone 00', 0) RETURNING id"
+        ).scalar.flatMap(Int64.init)
+        guard let probe else { throw BenchError("no probe team") }
+        let script = folder + "/pgbench-win.sql"
+        try "\\set id random(1, \(teams))\nUPDATE team SET wins = wins + 1 WHERE id = :id;\n".write(
+            toFile: script, atomically: true, encoding: .utf8)
+
+        // Nobody writing: the server's CPU with nobody following, then with the followers, once
+        // they have settled to their idle pace.
+        var result = Result(teams: teams, seconds: seconds, rounds: rounds, followers: followers)
+        try Self.set(.feed, owner)
+        let postmaster = try Self.postmasterID(cluster)
+        func serverCPUPercent(during body: () -> Void) -> Double {
+            let before = ProcessUsage.cpuMillisecondsWithChildren(postmaster), start = Clock.now()
+            body()
+            return (ProcessUsage.cpuMillisecondsWithChildren(postmaster) - before) / Clock.milliseconds(since: start)
+                * 100
+        }
+        result.idleBareServerCPUPercent = serverCPUPercent { sleep(UInt32(idleSeconds)) }
+        let following = try Following(uri: uri, count: followers, probe: probe)
+        defer { following.stop() }
+        sleep(2)
+        let looksBefore = following.looks.value, idleStart = Clock.now()
+        result.idleServerCPUPercent = serverCPUPercent { sleep(UInt32(idleSeconds)) }
+        result.idleLooksPerSecond =
+            Double(following.looks.value - looksBefore) / (Clock.milliseconds(since: idleStart) / 1000)
+        result.idleSeconds = idleSeconds
+        print(
+            String(
+                format: "  idle: nobody following, server CPU %.2f%% of a core; %d followers: %.0f looks/s, "
+                    + "server CPU %.2f%%", result.idleBareServerCPUPercent, followers, result.idleLooksPerSecond,
+                result.idleServerCPUPercent))
+
+        let probeWriter = try PostgreSQLConnection(uri)
+        for writers in writerCounts {
+            var follow: [Double] = []
+            for round in 1...rounds {
+                for mode in Mode.allCases {
+                    try Self.set(mode, owner)
+                    try owner.execute("CHECKPOINT")
+                    following.latencies.take()
+                    let stopProbe = Flag()
+                    let probing = Thread { Self.probe(probe, uri: uri, following: following, until: stopProbe) }
+                    if mode == .feed { probing.start() }
+                    let sample = try pgbench(
+                        writers: writers, mode: mode, script: script, cluster: cluster, database: name,
+                        tag: "\(writers)-\(round)-\(mode)")
+                    stopProbe.set()
+                    if mode == .feed {
+                        while !probing.isFinished { usleep(10_000) }
+                        follow += following.latencies.take()
+                    }
+                    result.samples.append(sample)
+                    print(
+                        String(
+                            format: "  pgbench %2d writers, round %d, %@: %.0f tps, p50 %.2f ms, p99 %.2f ms",
+                            writers, round, mode.rawValue, sample.transactionsPerSecond, sample.latency.p50,
+                            sample.latency.p99))
+                }
+            }
+            result.follow[writers] = Percentiles(follow)
+            print(
+                String(
+                    format: "  a win → a follower's callbacks under %d writers: p50 %.2f, p99 %.2f ms (%d wins)",
+                    writers, result.follow[writers]!.p50, result.follow[writers]!.p99, follow.count))
+        }
+        _ = probeWriter
+
+        return result
+    }
+
+    /// One pgbench run: `writers` clients (two threads, the machine's cores), each transaction
+    /// logged, for `seconds`.
+    private func pgbench(
+        writers: Int, mode: Mode, script: String, cluster: TemporaryCluster, database: String, tag: String
+    ) throws -> Sample {
+        let prefix = folder + "/pgbench-\(tag.replacingOccurrences(of: " ", with: "-"))"
+        let output = prefix + ".out"
+        let pid = try TemporaryCluster.spawn(
+            [
+                try TemporaryCluster.program("pgbench"), "-n", "-M", "prepared", "-c", "\(writers)", "-j",
+                "\(min(writers, 2))", "-T", "\(seconds)", "-f", script, "-l", "--log-prefix", prefix, "-h",
+                cluster.socketFolder, "-p", "\(cluster.port)", "-U", "postgres", database,
+            ], output: output)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw BenchError("pgbench failed (\(status)): \(text)") }
+        // "tps = 5432.1 (without initial connection time)"
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("tps = ") }),
+            let tps = Double(line.dropFirst(6).prefix { $0 != " " })
+        else { throw BenchError("no tps in pgbench's output: \(text)") }
+        // Each log line: client, transaction, latency (µs), script, epoch seconds, microseconds.
+        var latencies: [Double] = []
+        let directory = (prefix as NSString).deletingLastPathComponent
+        let stem = (prefix as NSString).lastPathComponent + "."
+        for file in try FileManager.default.contentsOfDirectory(atPath: directory) where file.hasPrefix(stem) {
+            guard !file.hasSuffix(".out") else { continue }
+            let log = try String(contentsOfFile: directory + "/" + file, encoding: .utf8)
+            for entry in log.split(separator: "\n") {
+                let fields = entry.split(separator: " ")
+                if fields.count > 2, let micros = Double(fields[2]) { latencies.append(micros / 1000) }
+            }
+            try? FileManager.default.removeItem(atPath: directory + "/" + file)
+        }
+        return Sample(writers: writers, mode: mode, transactionsPerSecond: tps, latencies: latencies)
+    }
+
+    /// Commits a +1 win on the probe team every 20 ms until `stop`, noting when each commit
+    /// returned, by the wins it left.
+    private static func probe(_ team: Int64, uri: String, following: Following, until stop: Flag) {
+        guard let writer = try? PostgreSQLConnection(uri) else { return }
+        while !stop.value {
+            guard
+                let wins = try? writer.execute("UPDATE team SET wins = wins + 1 WHERE id = $1 RETURNING wins", [team])
+                    .scalar.flatMap(Int64.init)
+            else { return }
+            following.latencies.committed(wins: wins, at: Clock.now())
+            usleep(20_000)
+        }
+    }
+
+    /// Puts the table's triggers in `mode`.
+    static func set(_ mode: Mode, _ owner: PostgreSQLConnection) throws {
+        switch mode {
+        case .bare:
+            for trigger in ["rows", "truncate", "notify"] {
+                try owner.execute("DROP TRIGGER IF EXISTS fetched_results_team_\(trigger) ON team")
+            }
+        case .feed:
+            try PostgreSQLChangeFeed.install(on: "team", keyColumn: "id", in: owner)
+        case .notify:
+            try PostgreSQLChangeFeed.install(on: "team", keyColumn: "id", in: owner)
+            try EarlierFeed.install(on: "team", owner)
+        }
+    }
+
+    static func postmasterID(_ cluster: TemporaryCluster) throws -> pid_t {
+        let file = try String(contentsOfFile: cluster.dataFolder + "/postmaster.pid", encoding: .utf8)
+        guard let pid = file.split(separator: "\n").first.flatMap({ pid_t($0) }) else {
+            throw BenchError("no pid in postmaster.pid")
+        }
+        return pid
+    }
+}
+
+/// The triggers of the change feed before issue 46, kept for the benchmark's record: each row's
+/// key read through `to_jsonb`, and a statement trigger that `NOTIFY`s.
+enum EarlierFeed {
+    static func install(on table: String, _ connection: PostgreSQLConnection) throws {
+        try connection.execute(
+            """
+            CREATE OR REPLACE FUNCTION fetched_results_record_row() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE old_id bigint; new_id bigint;
+            BEGIN
+                IF TG_OP <> 'INSERT' THEN old_id := (to_jsonb(OLD) ->> TG_ARGV[0])::bigint; END IF;
+                IF TG_OP <> 'DELETE' THEN new_id := (to_jsonb(NEW) ->> TG_ARGV[0])::bigint; END IF;
+                IF old_id IS NOT NULL THEN
+                    INSERT INTO fetched_results_history (table_name, row_id) VALUES (TG_TABLE_NAME, old_id);
+                END IF;
+                IF new_id IS NOT NULL AND new_id IS DISTINCT FROM old_id THEN
+                    INSERT INTO fetched_results_history (table_name, row_id) VALUES (TG_TABLE_NAME, new_id);
+                END IF;
+                RETURN NULL;
+            END $$
+            """)
+        try connection.execute(
+            """
+            CREATE OR REPLACE FUNCTION fetched_results_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify('fetched_results', TG_TABLE_NAME);
+                RETURN NULL;
+            END $$
+            """)
+        try connection.execute("DROP TRIGGER IF EXISTS fetched_results_\(table)_rows ON \(table)")
+        try connection.execute(
+            """
+            CREATE TRIGGER fetched_results_\(table)_rows AFTER INSERT OR UPDATE OR DELETE ON \(table)
+            FOR EACH ROW EXECUTE FUNCTION fetched_results_record_row('id')
+            """)
+        try connection.execute(
+            """
+            CREATE OR REPLACE TRIGGER fetched_results_\(table)_notify
+            AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(table)
+            FOR EACH STATEMENT EXECUTE FUNCTION fetched_results_notify()
+            """)
+    }
+}
+
+/// A flag one thread sets and others read.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var raised = false
+    var value: Bool { lock.withLock { raised } }
+    func set() { lock.withLock { raised = true } }
+}
+
+/// A count several threads add to.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func add() { lock.withLock { count += 1 } }
+}
+
+/// Results controllers following the standings, each on a thread of its own.
+final class Following: @unchecked Sendable {
+    /// When each probe win committed and when the first follower had it.
+    final class Latencies: @unchecked Sendable {
+        private let lock = NSLock()
+        private var commits: [Int64: UInt64] = [:]
+        private var samples: [Double] = []
+        func committed(wins: Int64, at time: UInt64) { lock.withLock { commits[wins] = time } }
+        func seen(wins: Int64, at time: UInt64) {
+            lock.withLock {
+                if let committed = commits.removeValue(forKey: wins) {
+                    samples.append(Double(time &- committed) / 1e6)
+                }
+            }
+        }
+        @discardableResult
+        func take() -> [Double] {
+            lock.withLock {
+                defer {
+                    samples = []
+                    commits = [:]
+                }
+                return samples
+            }
+        }
+    }
+
+    private final class Delegate: FetchedResultsControllerDelegate {
+        let probe: Int64
+        let latencies: Latencies?
+        init(probe: Int64, latencies: Latencies?) {
+            self.probe = probe
+            self.latencies = latencies
+        }
+        private var probePath: IndexPath?
+        func controller(_ controller: FetchedResultsController<Team>, didChange object: ObjectChange) {
+            if latencies != nil, object.rowID == probe { probePath = object.newIndexPath }
+        }
+        func controllerDidChangeContent(_ controller: FetchedResultsController<Team>) {
+            guard let latencies, let path = probePath, let team = try? controller.object(at: path) else { return }
+            probePath = nil
+            latencies.seen(wins: Int64(team.wins), at: Clock.now())
+        }
+        func controller(_ controller: FetchedResultsController<Team>, didFailWith error: any Error) {
+            FileHandle.standardError.write(Data("a follower failed: \(error)\n".utf8))
+        }
+    }
+
+    let latencies = Latencies()
+    let looks = Counter()
+    private let stopping = Flag()
+    private var threads: [Thread] = []
+
+    init(uri: String, count: Int, probe: Int64) throws {
+        let ready = Counter(), failed = Flag()
+        let latencies = latencies, looks = looks, stopping = stopping
+        for index in 0..<count {
+            let thread = Thread {
+                do {
+                    let store = try PostgreSQLTeamStore.open(conninfo: uri)
+                    let controller = store.standingsController(cacheDirectory: nil)
+                    let delegate = Delegate(probe: probe, latencies: index == 0 ? latencies : nil)
+                    controller.delegate = delegate
+                    try controller.performFetch()
+                    ready.add()
+                    while !stopping.value {
+                        let woke = controller.wait(until: .now + .milliseconds(200))
+                        if woke.storeMayHaveChanged {
+                            looks.add()
+                            try controller.processPendingChanges()
+                        }
+                    }
+                    controller.stopTracking()
+                } catch {
+                    FileHandle.standardError.write(Data("a follower stopped: \(error)\n".utf8))
+                    failed.set()
+                }
+            }
+            thread.stackSize = 4 << 20
+            thread.start()
+            threads.append(thread)
+        }
+        while ready.value < count, !failed.value { usleep(10_000) }
+        if failed.value { throw BenchError("a follower could not start") }
+    }
+
+    func stop() {
+        stopping.set()
+        while threads.contains(where: { !$0.isFinished }) { usleep(10_000) }
+    }
+}

@@ -1,0 +1,69 @@
+/// Writers of a followed PostgreSQL table, pgbench (issue 46).
+extension Report {
+    func followedWritersSection() -> String {
+        guard let run = followedWriters else { return "" }
+        var text = """
+
+            ## Writers of a followed table: pgbench, fsync on
+
+            A throw-away PostgreSQL server on this machine with PostgreSQL's defaults (`fsync` on,
+            `synchronous_commit` on; Unix socket; `max_connections` 100), a store of \(Self.count(run.teams)) teams
+            that the release binary made. pgbench (PostgreSQL's own, `-M prepared`, two threads), each
+            transaction `UPDATE team SET wins = wins + 1 WHERE id = random`, for \(run.seconds) s per run;
+            \(run.rounds) rounds, each running the three modes in turn, so that the machine's drift falls
+            on all three alike. *No triggers*: the table as if nobody followed it. *Change feed*: the
+            feed as shipped (a history row per changed row; no `NOTIFY`). *Old NOTIFY triggers*: the
+            feed before issue 46, for the record (the key read through `to_jsonb(OLD)`, and a statement
+            trigger that `NOTIFY`s: a notifying commit holds a lock for the whole cluster through its
+            WAL flush). Meanwhile \(run.followers) results controllers follow the table, as `serve` and ten
+            terminal scoreboards do (the scoreboard's request, each on its own thread and connection,
+            looking on the store's default pace). *tps*: the median run (and the range); *latency*:
+            every transaction of the mode's runs, as pgbench logged it (`-l`).
+
+            | writers | mode | tps median (range) | latency p50 / p99 (ms) | tps ÷ no triggers |
+            |---:|---|---:|---:|---:|
+
+            """
+        for writers in Set(run.samples.map(\.writers)).sorted() {
+            let bare = median(run.samples.filter { $0.writers == writers && $0.mode == .bare })
+            for mode in FollowedWriterRuns.Mode.allCases {
+                let samples = run.samples.filter { $0.writers == writers && $0.mode == mode }
+                guard !samples.isEmpty else { continue }
+                let tps = samples.map(\.transactionsPerSecond)
+                let latency = Percentiles(samples.flatMap(\.latencies))
+                let shown = mode == .feed ? "**\(mode.rawValue)**" : mode.rawValue
+                text +=
+                    "| \(writers) | \(shown) | \(String(format: "%.0f", median(samples))) "
+                    + "(\(String(format: "%.0f", tps.min() ?? 0))–\(String(format: "%.0f", tps.max() ?? 0))) | "
+                    + "\(Self.pair(latency)) | \(Self.closeRatio(median(samples) / bare)) |\n"
+            }
+        }
+        text += """
+
+            While pgbench writes (the change feed's runs), one more connection commits a +1 win on a
+            team pgbench does not touch, every 20 ms; the time runs from its commit's return to the first
+            follower's change callbacks for it:
+
+            | writers | a win → a follower's callbacks p50 / p99 (ms) | wins |
+            |---:|---:|---:|
+
+            """
+        for (writers, follow) in run.follow.sorted(by: { $0.key < $1.key }) {
+            text += "| \(writers) | **\(Self.pair(follow))** | \(follow.count) |\n"
+        }
+        text += """
+
+            Idle (nobody writing, before the runs, over \(run.idleSeconds) s each): with nobody following, the server
+            used \(String(format: "%.2f", run.idleBareServerCPUPercent))% of one core (every PostgreSQL process of the cluster);
+            with the \(run.followers) followers, \(String(format: "%.2f", run.idleServerCPUPercent))%, while they looked
+            \(String(format: "%.0f", run.idleLooksPerSecond)) times a second together (one query each).
+
+            """
+        return text
+    }
+
+    private func median(_ samples: [FollowedWriterRuns.Sample]) -> Double {
+        let sorted = samples.map(\.transactionsPerSecond).sorted()
+        return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+    }
+}

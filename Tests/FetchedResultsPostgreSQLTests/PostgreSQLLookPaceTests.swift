@@ -1,0 +1,78 @@
+import FetchedResults
+import Foundation
+import TestSupport
+import Testing
+
+@testable import FetchedResultsPostgreSQL
+
+extension PostgreSQLServerTests {
+    /// When a following PostgreSQL store looks: nothing tells it a commit happened (no
+    /// `NOTIFY`), so it looks on a pace, quick after a change and slower while idle.
+    @Suite struct PostgreSQLLookPaceTests {
+        /// The pace of looks: quick after a look that found changes, doubling while looks find
+        /// nothing (or fail), up to the slowest; the first look at once.
+        @Test func looksSlowDownWhileIdleAndSpeedUpAfterAChange() {
+            let pace = LookPace(quickest: .milliseconds(1), slowest: .milliseconds(100))
+            var schedule = LookSchedule(pace: pace)
+            let start = ContinuousClock.now
+            #expect(schedule.nextLook <= .now, "the first look at once")
+            schedule.found(at: start)
+            #expect(schedule.nextLook == start + .milliseconds(1))
+            var waits: [Duration] = []
+            var instant = start
+            for _ in 0..<9 {
+                instant = schedule.nextLook
+                schedule.began(at: instant)
+                waits.append(schedule.nextLook - instant)
+            }
+            #expect(waits.map { $0 / .milliseconds(1) } == [2, 4, 8, 16, 32, 64, 100, 100, 100])
+            schedule.found(at: instant)
+            #expect(schedule.nextLook == instant + .milliseconds(1), "a change: quick again")
+            #expect(LookPace(quickest: .milliseconds(5), slowest: .milliseconds(1)).slowest == .milliseconds(5))
+        }
+
+        /// A loop that waits on the controller alone (its descriptor and its look deadline)
+        /// sees a commit that sent nothing to any connection.
+        @Test func aLoopWaitingOnTheControllerSeesACommitThatSentNothing() throws {
+            let (conninfo, writer) = try standingsDatabase()
+            // Whatever the feed's version, no notification.
+            try writer.execute("DROP TRIGGER IF EXISTS fetched_results_item_notify ON item")
+            let controller = FetchedResultsController<StandingsItem>(
+                fetchRequest: pgRequest(table: "item", sortDescriptors: [ColumnSortDescriptor(key: "name")]),
+                conninfo: conninfo)
+            let recorder = PostgreSQLRecorder()
+            controller.delegate = recorder
+            try controller.performFetch()
+            // Idle a while first: the follower has slowed down.
+            let idle = ContinuousClock.now + .milliseconds(500)
+            while ContinuousClock.now < idle {
+                if controller.wait(until: idle).storeMayHaveChanged { try controller.processPendingChanges() }
+            }
+            try writer.execute("INSERT INTO item (id, name) VALUES (1, 'alpha')")
+            let end = ContinuousClock.now + .seconds(10)
+            while recorder.batches.isEmpty, ContinuousClock.now < end {
+                if controller.wait(until: end).storeMayHaveChanged { try controller.processPendingChanges() }
+            }
+            #expect(try controller.fetchedObjects?.map(\.name) == ["alpha"], "seen within a few seconds")
+            #expect(recorder.batches.count == 1)
+        }
+
+        /// Not following (no tracking): no look is called for; following: one always is, on
+        /// the pace, since nothing else says when a commit happened.
+        @Test func aFollowingStoreAlwaysHasALookDeadline() throws {
+            let (conninfo, _) = try standingsDatabase()
+            let store = PostgreSQLStore(conninfo: conninfo)
+            let controller = FetchedResultsController<StandingsItem>(
+                fetchRequest: pgRequest(table: "item", sortDescriptors: [ColumnSortDescriptor(key: "name")]),
+                store: store, decode: { try StandingsItem(row: $0) })
+            let recorder = PostgreSQLRecorder()
+            controller.delegate = recorder
+            try controller.performFetch()
+            #expect(controller.nextLookDeadline != nil)
+            try controller.processPendingChanges()
+            #expect(controller.nextLookDeadline != nil, "after a look that found nothing, a later one")
+            controller.stopTracking()
+            #expect(controller.nextLookDeadline == nil)
+        }
+    }
+}

@@ -58,8 +58,7 @@ extension PostgreSQLServerTests {
 
         @Test(arguments: configurations)
         func everyStepMatchesTheServersOrderAndEveryCallbackStyleReplays(configuration: Configuration) throws {
-            let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? 20261123
-            print("PostgreSQLControllerOracleTests[\(configuration.label)] seed \(seed)")
+            let seed = randomisedTestSeed(20261123, for: "PostgreSQLControllerOracleTests[\(configuration.label)]")
             var random = SplitMix64(seed: seed)
             let (conninfo, connection) = try standingsDatabase()
             var helper = connection

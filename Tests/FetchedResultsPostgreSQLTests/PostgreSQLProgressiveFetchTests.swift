@@ -102,8 +102,7 @@ extension PostgreSQLServerTests {
 
         @Test(arguments: configurations)
         func everyStepHoldsExactlyTheFirstRowsAndEveryCallbackStyleReplays(configuration: Configuration) throws {
-            let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? 20261123
-            print("PostgreSQLProgressiveFetchTests[\(configuration.label)] seed \(seed)")
+            let seed = randomisedTestSeed(20261123, for: "PostgreSQLProgressiveFetchTests[\(configuration.label)]")
             var random = SplitMix64(seed: seed)
             let (conninfo, helper) = try standingsDatabase()
             var fill = ItemWorkload(itemIDs: [])

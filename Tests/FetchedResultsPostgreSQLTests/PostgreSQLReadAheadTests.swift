@@ -83,8 +83,7 @@ extension PostgreSQLServerTests {
         }
 
         @Test func aCommitBetweenStepsIsAppliedThoughTheNextStepsRowsWereReadAhead() throws {
-            let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? 20261125
-            print("PostgreSQLReadAheadTests seed \(seed)")
+            let seed = randomisedTestSeed(20261125, for: "PostgreSQLReadAheadTests")
             var random = SplitMix64(seed: seed)
             let (controller, recorder, helper) = try Self.loadingController(items: 300, random: &random)
             var commits = 0, steps = 0

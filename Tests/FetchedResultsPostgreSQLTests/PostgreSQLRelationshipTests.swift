@@ -94,8 +94,7 @@ extension PostgreSQLServerTests {
 
         @Test(arguments: [0, 3])
         func everyStepMatchesTheServersJoin(batchSize: Int) throws {
-            let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? 20261123
-            print("PostgreSQLRelationshipTests[batches \(batchSize)] seed \(seed)")
+            let seed = randomisedTestSeed(20261123, for: "PostgreSQLRelationshipTests[batches \(batchSize)]")
             var random = SplitMix64(seed: seed)
             let conninfo = try freshDatabase()
             let writer = try PostgreSQLConnection(conninfo)

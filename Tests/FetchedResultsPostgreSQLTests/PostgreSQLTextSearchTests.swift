@@ -56,8 +56,7 @@ extension PostgreSQLServerTests {
 
         @Test(arguments: configurations)
         func everySearchFindsWhatTheServerFinds(configuration: Configuration) throws {
-            let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? 20_261_124
-            print("PostgreSQLTextSearchTests[\(configuration.label)] seed \(seed)")
+            let seed = randomisedTestSeed(20_261_124, for: "PostgreSQLTextSearchTests[\(configuration.label)]")
             var random = SplitMix64(seed: seed)
             let (conninfo, connection) = try standingsDatabase()
             let count = 2_000

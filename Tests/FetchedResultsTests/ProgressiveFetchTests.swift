@@ -67,8 +67,7 @@ import Testing
 
     @Test(arguments: configurations)
     func everyStepHoldsExactlyTheFirstRowsAndEveryCallbackStyleReplays(configuration: Configuration) throws {
-        let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? 20261123
-        print("ProgressiveFetchTests[\(configuration.label)] seed \(seed)")
+        let seed = randomisedTestSeed(20261123, for: "ProgressiveFetchTests[\(configuration.label)]")
         var random = SplitMix64(seed: seed)
         let history = configuration.writer == .otherConnection
         let (pool, path) = try makeItemDatabase(history: history)

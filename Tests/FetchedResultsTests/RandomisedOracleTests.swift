@@ -109,8 +109,7 @@ import Testing
 
     @Test(arguments: configurations)
     func everyCommitMatchesAFreshFetchAndEveryCallbackStyleReplays(configuration: Configuration) throws {
-        let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? 20261122
-        print("RandomisedOracleTests[\(configuration.label)] seed \(seed)")
+        let seed = randomisedTestSeed(20261122, for: "RandomisedOracleTests[\(configuration.label)]")
         var random = SplitMix64(seed: seed)
         let history = ![.local, .localPool, .otherConnectionThenNotify].contains(configuration.writer)
         let (pool, path) = try makeItemDatabase(history: history)

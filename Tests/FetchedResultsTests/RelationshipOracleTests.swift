@@ -33,8 +33,7 @@ import Testing
 
     @Test(arguments: configurations)
     func everyStepMatchesAFreshJoin(configuration: Configuration) throws {
-        let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? 20261122
-        print("RelationshipOracleTests[\(configuration.label)] seed \(seed)")
+        let seed = randomisedTestSeed(20261122, for: "RelationshipOracleTests[\(configuration.label)]")
         var random = SplitMix64(seed: seed)
         let (pool, path) = try makeBucketDatabase()
         let writer = try TransactionWriter(configuration.writer, pool: pool, path: path)

@@ -202,8 +202,7 @@ import Testing
     /// A controller reopened from its cache at random points equals one that never used a cache,
     /// with and without saving in between, and with pruning forcing rebuilds.
     @Test func cachedResultsEqualUncachedAfterRandomTransactions() throws {
-        let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? 20261122
-        print("ResultsCacheTests seed \(seed)")
+        let seed = randomisedTestSeed(20261122, for: "ResultsCacheTests")
         let fixture = try Fixture(seed: seed)
         var random = SplitMix64(seed: seed)
         var live = fixture.controller()

@@ -86,8 +86,7 @@ import Testing
     }
 
     @Test func aCommitBetweenStepsIsAppliedThoughTheNextStepsRowsWereReadAhead() throws {
-        let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? 20261125
-        print("SQLiteReadAheadTests seed \(seed)")
+        let seed = randomisedTestSeed(20261125, for: "SQLiteReadAheadTests")
         var random = SplitMix64(seed: seed)
         let (controller, recorder, pool, other) = try Self.loadingController(items: 300, random: &random)
         var commits = 0, steps = 0

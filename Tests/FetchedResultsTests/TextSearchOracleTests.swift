@@ -94,8 +94,7 @@ import Testing
 
     @Test(arguments: configurations)
     func everySearchFindsWhatSQLiteFinds(configuration: Configuration) throws {
-        let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? 20_261_124
-        print("TextSearchOracleTests[\(configuration.label)] seed \(seed)")
+        let seed = randomisedTestSeed(20_261_124, for: "TextSearchOracleTests[\(configuration.label)]")
         var random = SplitMix64(seed: seed)
         let pool = try Self.makeDatabase(count: 2_000, sharedStart: configuration.sharedStart, &random)
         let controller = FetchedResultsController<Item>(

@@ -8,7 +8,7 @@ extension PostgreSQLServerTests {
     /// reads only what the feed names since; a file that cannot be trusted is never used.
     @Suite struct PostgreSQLCacheTests {
         static let request = pgRequest(
-            table: "item", sortDescriptors: PostgreSQLControllerOracleTests.standings, predicate: "visible = $1",
+            table: "item", sortDescriptors: ItemWorkload.standings, predicate: "visible = $1",
             arguments: [1])
 
         func fill(_ connection: PostgreSQLConnection, rows: Int) throws {

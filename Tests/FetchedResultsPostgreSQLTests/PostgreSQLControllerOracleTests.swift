@@ -20,7 +20,7 @@ extension PostgreSQLServerTests {
 
         struct Configuration: Sendable, CustomTestStringConvertible {
             let label: String
-            var sortDescriptors = standings
+            var sortDescriptors = ItemWorkload.standings
             var orderBy = standingsOrderBy
             var sectioned = true
             var limit = 0, offset = 0, batchSize = 0
@@ -33,11 +33,6 @@ extension PostgreSQLServerTests {
             var testDescription: String { label }
         }
 
-        static let standings = [
-            ColumnSortDescriptor(key: "grp", collation: .caseInsensitive),
-            ColumnSortDescriptor(key: "score", ascending: false),
-            ColumnSortDescriptor(key: "name", collation: .caseInsensitive),
-        ]
         /// The same order, written by hand for the oracle.
         static let standingsOrderBy =
             #"lower(grp COLLATE "C") NULLS FIRST, score DESC NULLS LAST, lower(name COLLATE "C") NULLS FIRST, id"#

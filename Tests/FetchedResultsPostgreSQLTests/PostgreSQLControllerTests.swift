@@ -349,7 +349,7 @@ extension PostgreSQLServerTests {
                 FROM generate_series(1, 25000) AS i
                 """)
             let request = pgRequest(
-                table: "item", sortDescriptors: PostgreSQLControllerOracleTests.standings,
+                table: "item", sortDescriptors: ItemWorkload.standings,
                 predicate: "visible = $1", arguments: [1])
             let controller = FetchedResultsController<StandingsItem>(
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")

@@ -14,7 +14,7 @@ extension PostgreSQLServerTests {
 
         struct Configuration: Sendable, CustomTestStringConvertible {
             let label: String
-            var sortDescriptors = Oracle.standings
+            var sortDescriptors = ItemWorkload.standings
             var orderBy = Oracle.standingsOrderBy
             var sectioned = true
             var limit = 0, offset = 0, batchSize = 0
@@ -41,11 +41,9 @@ extension PostgreSQLServerTests {
         @Test func aValidCacheIsReadThenFinishesTheLoad() throws {
             var random = SplitMix64(seed: 12)
             let (conninfo, helper) = try standingsDatabase()
-            var fill = ItemWorkload(itemIDs: [])
-            for _ in 0..<120 { _ = fill.commonStep(0, on: nil, random: &random) }
-            for statement in fill.statements { try helper.execute(statement) }
+            for statement in ItemWorkload.inserts(120, random: &random) { try helper.execute(statement) }
             let request = pgRequest(
-                table: "item", sortDescriptors: Oracle.standings, predicate: "visible = $1", arguments: [1],
+                table: "item", sortDescriptors: ItemWorkload.standings, predicate: "visible = $1", arguments: [1],
                 fetchBatchSize: 5)
             let cacheDirectory = URL(
                 fileURLWithPath: NSTemporaryDirectory() + "pg-progressive-cache-" + UUID().uuidString)
@@ -105,9 +103,7 @@ extension PostgreSQLServerTests {
             let seed = randomisedTestSeed(20261123, for: "PostgreSQLProgressiveFetchTests[\(configuration.label)]")
             var random = SplitMix64(seed: seed)
             let (conninfo, helper) = try standingsDatabase()
-            var fill = ItemWorkload(itemIDs: [])
-            for _ in 0..<150 { _ = fill.commonStep(0, on: nil, random: &random) }
-            for statement in fill.statements { try helper.execute(statement) }
+            for statement in ItemWorkload.inserts(150, random: &random) { try helper.execute(statement) }
             let request = pgRequest(
                 table: "item", sortDescriptors: configuration.sortDescriptors, predicate: "visible = $1",
                 arguments: [1],

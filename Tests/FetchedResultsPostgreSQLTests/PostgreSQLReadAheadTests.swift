@@ -17,11 +17,9 @@ extension PostgreSQLServerTests {
             items count: Int, random: inout SplitMix64
         ) throws -> (FetchedResultsController<StandingsItem>, PostgreSQLRecorder, PostgreSQLConnection) {
             let (conninfo, helper) = try standingsDatabase()
-            var fill = ItemWorkload(itemIDs: [])
-            for _ in 0..<count { _ = fill.commonStep(0, on: nil, random: &random) }
-            for statement in fill.statements { try helper.execute(statement) }
+            for statement in ItemWorkload.inserts(count, random: &random) { try helper.execute(statement) }
             let request = pgRequest(
-                table: "item", sortDescriptors: Oracle.standings, predicate: "visible = $1", arguments: [1],
+                table: "item", sortDescriptors: ItemWorkload.standings, predicate: "visible = $1", arguments: [1],
                 fetchBatchSize: 5)
             let controller = FetchedResultsController<StandingsItem>(
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")

@@ -23,7 +23,7 @@ extension PostgreSQLServerTests {
 
         static let configurations: [Configuration] = [
             .init(
-                label: "last of three, case-insensitive", sortDescriptors: PostgreSQLControllerOracleTests.standings,
+                label: "last of three, case-insensitive", sortDescriptors: ItemWorkload.standings,
                 searched: 2,
                 condition: folded, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy),
             .init(
@@ -49,7 +49,7 @@ extension PostgreSQLServerTests {
                 orderBy: #"grp COLLATE "C" DESC NULLS LAST, lower(name COLLATE "C") NULLS FIRST, id"#),
             .init(
                 label: "names sharing their start, case-insensitive",
-                sortDescriptors: PostgreSQLControllerOracleTests.standings,
+                sortDescriptors: ItemWorkload.standings,
                 searched: 2, condition: folded, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy,
                 sharedStart: true),
         ]

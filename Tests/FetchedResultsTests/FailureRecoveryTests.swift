@@ -26,7 +26,7 @@ import Testing
             }
             controller = FetchedResultsController<Item>(
                 fetchRequest: TableFetchRequest(
-                    table: "item", sortDescriptors: RandomisedOracleTests.standings, fetchBatchSize: batchSize),
+                    table: "item", sortDescriptors: ItemWorkload.standings, fetchBatchSize: batchSize),
                 database: pool, sectionNameKeyPath: "grp")
             controller.delegate = recorder
             try controller.performFetch()

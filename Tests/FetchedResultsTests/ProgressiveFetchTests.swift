@@ -21,14 +21,15 @@ import Testing
         var testDescription: String { label }
     }
 
-    static let standings = RandomisedOracleTests.standings
     static let configurations: [Configuration] = [
         .init(
             label: "sections, predicate, local writer",
-            request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings)),
+            request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: ItemWorkload.standings)
+        ),
         .init(
             label: "sections, per-object callbacks and snapshots only",
-            request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings),
+            request: TableFetchRequest(
+                table: "item", predicate: "visible = 1", sortDescriptors: ItemWorkload.standings),
             withDifference: false),
         .init(
             label: "no sections, binary names",
@@ -41,16 +42,18 @@ import Testing
         .init(
             label: "window limit 7 offset 3",
             request: TableFetchRequest(
-                table: "item", predicate: "visible = 1", sortDescriptors: standings, fetchLimit: 7, fetchOffset: 3)),
+                table: "item", predicate: "visible = 1", sortDescriptors: ItemWorkload.standings, fetchLimit: 7,
+                fetchOffset: 3)),
         .init(
             label: "batches of 3",
             request: TableFetchRequest(
-                table: "item", predicate: "visible = 1", sortDescriptors: standings, fetchBatchSize: 3)),
+                table: "item", predicate: "visible = 1", sortDescriptors: ItemWorkload.standings, fetchBatchSize: 3)),
         // Without batches: after pruned history a batched controller cannot tell which rows it
         // did not hold changed (see `checkStep`), which the progressive fetch does not change.
         .init(
             label: "history, writer on another connection, pruning",
-            request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings),
+            request: TableFetchRequest(
+                table: "item", predicate: "visible = 1", sortDescriptors: ItemWorkload.standings),
             writer: .otherConnection),
     ]
 
@@ -58,10 +61,9 @@ import Testing
     static let initialRows = 150
 
     static func fill(_ pool: DatabasePool, rows: Int, random: inout SplitMix64) throws {
-        var workload = ItemWorkload(itemIDs: [])
-        for _ in 0..<rows { _ = workload.commonStep(0, on: nil, random: &random) }
+        let statements = ItemWorkload.inserts(rows, random: &random)
         try pool.write { db in
-            for statement in workload.statements { try db.execute(sql: statement) }
+            for statement in statements { try db.execute(sql: statement) }
         }
     }
 
@@ -151,7 +153,7 @@ import Testing
         let (pool, path) = try makeItemDatabase(history: true)
         try Self.fill(pool, rows: 3_000, random: &random)
         let request = TableFetchRequest(
-            table: "item", predicate: "visible = 1", sortDescriptors: Self.standings, fetchBatchSize: 5)
+            table: "item", predicate: "visible = 1", sortDescriptors: ItemWorkload.standings, fetchBatchSize: 5)
         let cacheDirectory = URL(fileURLWithPath: NSTemporaryDirectory() + "progressive-cache-" + UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: cacheDirectory) }
         func makeController() -> (FetchedResultsController<Item>, CallbackLogWithoutDifference<Item>) {
@@ -226,7 +228,8 @@ import Testing
         var random = SplitMix64(seed: 7)
         let (pool, _) = try makeItemDatabase()
         try Self.fill(pool, rows: 60, random: &random)
-        let request = TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: Self.standings)
+        let request = TableFetchRequest(
+            table: "item", predicate: "visible = 1", sortDescriptors: ItemWorkload.standings)
         let controller = FetchedResultsController<Item>(
             fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
         let full = FetchedResultsController<Item>(fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
@@ -245,7 +248,7 @@ import Testing
         let (pool, _) = try makeItemDatabase()
         try Self.fill(pool, rows: 10, random: &random)
         let controller = FetchedResultsController<Item>(
-            fetchRequest: TableFetchRequest(table: "item", sortDescriptors: Self.standings), database: pool)
+            fetchRequest: TableFetchRequest(table: "item", sortDescriptors: ItemWorkload.standings), database: pool)
         try controller.performFetch(firstRows: 10)
         #expect(controller.hasRowsToLoad, "exactly as many as asked: the next step finds none")
         #expect(try !controller.loadMoreRows())

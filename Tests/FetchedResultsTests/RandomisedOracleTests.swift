@@ -47,16 +47,11 @@ import Testing
         var testDescription: String { label }
     }
 
-    static let standings = [
-        ColumnSortDescriptor(key: "grp", ascending: true, collation: .caseInsensitive),
-        ColumnSortDescriptor(key: "score", ascending: false),
-        ColumnSortDescriptor(key: "name", ascending: true, collation: .caseInsensitive),
-    ]
-
     static let configurations: [Configuration] = [
         .init(
             label: "sections, predicate",
-            request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings),
+            request: TableFetchRequest(
+                table: "item", predicate: "visible = 1", sortDescriptors: ItemWorkload.standings),
             sectioned: true, transactions: 2000),
         .init(
             label: "no sections, binary names",
@@ -69,41 +64,42 @@ import Testing
         .init(
             label: "window limit 7 offset 3",
             request: TableFetchRequest(
-                table: "item", predicate: "visible = 1", sortDescriptors: standings,
+                table: "item", predicate: "visible = 1", sortDescriptors: ItemWorkload.standings,
                 fetchLimit: 7, fetchOffset: 3), sectioned: true, transactions: 1000),
         .init(
             label: "no history, writes through the pool",
             request: TableFetchRequest(
                 table: "item", predicate: "visible = 1",
-                sortDescriptors: standings), sectioned: true, transactions: 600, writer: .localPool),
+                sortDescriptors: ItemWorkload.standings), sectioned: true, transactions: 600, writer: .localPool),
         .init(
             label: "history, local writer",
-            request: TableFetchRequest(table: "item", predicate: "visible = 1", sortDescriptors: standings),
+            request: TableFetchRequest(
+                table: "item", predicate: "visible = 1", sortDescriptors: ItemWorkload.standings),
             sectioned: true, transactions: 600, writer: .localWithHistory),
         .init(
             label: "history, writer on another connection, pruning",
             request: TableFetchRequest(
-                table: "item", predicate: "visible = 1", sortDescriptors: standings),
+                table: "item", predicate: "visible = 1", sortDescriptors: ItemWorkload.standings),
             sectioned: true, transactions: 1000, writer: .otherConnection),
         .init(
             label: "batches of 3, local writer",
             request: TableFetchRequest(
-                table: "item", predicate: "visible = 1", sortDescriptors: standings,
+                table: "item", predicate: "visible = 1", sortDescriptors: ItemWorkload.standings,
                 fetchBatchSize: 3), sectioned: true, transactions: 800),
         .init(
             label: "batches of 3, writer on another connection, pruning",
             request: TableFetchRequest(
-                table: "item", predicate: "visible = 1", sortDescriptors: standings, fetchBatchSize: 3),
+                table: "item", predicate: "visible = 1", sortDescriptors: ItemWorkload.standings, fetchBatchSize: 3),
             sectioned: true, transactions: 800, writer: .otherConnection),
         .init(
             label: "history, writer in another process, pruning",
             request: TableFetchRequest(
-                table: "item", predicate: "visible = 1", sortDescriptors: standings),
+                table: "item", predicate: "visible = 1", sortDescriptors: ItemWorkload.standings),
             sectioned: true, transactions: 600, writer: .otherProcess),
         .init(
             label: "writer on another connection, then notifyChanges",
             request: TableFetchRequest(
-                table: "item", predicate: "visible = 1", sortDescriptors: standings),
+                table: "item", predicate: "visible = 1", sortDescriptors: ItemWorkload.standings),
             sectioned: true, transactions: 400, writer: .otherConnectionThenNotify),
     ]
 

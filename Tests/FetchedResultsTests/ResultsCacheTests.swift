@@ -7,13 +7,8 @@ import Testing
 /// The persistent cache: used when valid (no ordered fetch of the table), rebuilt for every
 /// cause of invalidity, and always giving the same results as a fetch without it.
 @Suite struct ResultsCacheTests {
-    static let standings = [
-        ColumnSortDescriptor(key: "grp", collation: .caseInsensitive),
-        ColumnSortDescriptor(key: "score", ascending: false),
-        ColumnSortDescriptor(key: "name", collation: .caseInsensitive),
-    ]
     static let request = TableFetchRequest(
-        table: "item", predicate: "visible = 1", sortDescriptors: standings, fetchBatchSize: 4)
+        table: "item", predicate: "visible = 1", sortDescriptors: ItemWorkload.standings, fetchBatchSize: 4)
     static let oracleSQL =
         "SELECT * FROM item WHERE visible = 1 ORDER BY grp COLLATE NOCASE, score DESC, name COLLATE NOCASE, id"
 

@@ -22,7 +22,7 @@ import Testing
         let (pool, path) = try makeItemDatabase(history: true, configuration: configuration)
         try ProgressiveFetchTests.fill(pool, rows: count, random: &random)
         let request = TableFetchRequest(
-            table: "item", predicate: "visible = 1", sortDescriptors: RandomisedOracleTests.standings,
+            table: "item", predicate: "visible = 1", sortDescriptors: ItemWorkload.standings,
             fetchBatchSize: 5)
         let controller = FetchedResultsController<Item>(
             fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
@@ -42,7 +42,7 @@ import Testing
         try ProgressiveFetchTests.fill(pool, rows: count, random: &random)
         let store = SQLiteStore(database: pool)
         let request = TableFetchRequest(
-            table: "item", sortDescriptors: RandomisedOracleTests.standings, fetchBatchSize: 5)
+            table: "item", sortDescriptors: ItemWorkload.standings, fetchBatchSize: 5)
         try store.prepare(request, sectionNameKeyPath: sectionNameKeyPath)
         return (store, pool)
     }
@@ -137,7 +137,7 @@ import Testing
                     """, arguments: [total])
         }
         let request = TableFetchRequest(
-            table: "item", sortDescriptors: RandomisedOracleTests.standings, fetchBatchSize: 50)
+            table: "item", sortDescriptors: ItemWorkload.standings, fetchBatchSize: 50)
         let controller = FetchedResultsController<Item>(
             fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
         let recorder = Recorder()

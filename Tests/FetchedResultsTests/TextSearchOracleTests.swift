@@ -22,16 +22,11 @@ import Testing
         var testDescription: String { label }
     }
 
-    static let standings = [
-        ColumnSortDescriptor(key: "grp", ascending: true, collation: .caseInsensitive),
-        ColumnSortDescriptor(key: "score", ascending: false),
-        ColumnSortDescriptor(key: "name", ascending: true, collation: .caseInsensitive),
-    ]
     static let standingsOrder = "grp COLLATE NOCASE, score DESC, name COLLATE NOCASE, id"
 
     static let configurations: [Configuration] = [
         .init(
-            label: "last of three, NOCASE", sortDescriptors: standings, searched: 2,
+            label: "last of three, NOCASE", sortDescriptors: ItemWorkload.standings, searched: 2,
             condition: "instr(lower(name), lower(?)) > 0", orderBy: standingsOrder),
         .init(
             label: "the only one, NOCASE descending",
@@ -49,10 +44,10 @@ import Testing
             ],
             searched: 0, condition: "instr(grp, ?) > 0", orderBy: "grp DESC, name COLLATE NOCASE, id"),
         .init(
-            label: "window limit 600 offset 900", sortDescriptors: standings, searched: 2,
+            label: "window limit 600 offset 900", sortDescriptors: ItemWorkload.standings, searched: 2,
             condition: "instr(lower(name), lower(?)) > 0", orderBy: standingsOrder, limit: 600, offset: 900),
         .init(
-            label: "names sharing their start, NOCASE", sortDescriptors: standings, searched: 2,
+            label: "names sharing their start, NOCASE", sortDescriptors: ItemWorkload.standings, searched: 2,
             condition: "instr(lower(name), lower(?)) > 0", orderBy: standingsOrder, sharedStart: true),
         .init(
             label: "names sharing their start, NOCASE descending",
@@ -162,7 +157,7 @@ import Testing
         var random = SplitMix64(seed: 7)
         let pool = try Self.makeDatabase(count: 5_000, &random)
         let controller = FetchedResultsController<Item>(
-            fetchRequest: TableFetchRequest(table: "item", sortDescriptors: Self.standings), database: pool)
+            fetchRequest: TableFetchRequest(table: "item", sortDescriptors: ItemWorkload.standings), database: pool)
         let recorder = Recorder()
         controller.delegate = recorder
         try controller.performFetch(firstRows: 1_500)

@@ -1,3 +1,5 @@
+import FetchedResults
+
 /// One random transaction being built over the `item` table that both stores' oracle tests use
 /// (`id`, `grp`, `score`, `name`, `note`, `visible`, unique `code`): the steps every store takes
 /// the same way. Each store's workload draws a choice and adds its own steps for the choices
@@ -10,6 +12,21 @@ public struct ItemWorkload {
         "alpha", "Alpha", "beta", "Émile", "émile", "zeta", "Z", "a", "日本", "ß", "", "Ωmega",
     ]
     public static let codes = ["c1", "c2", "c3", "c4"]
+
+    /// The order most tests of the table fetch in: groups ignoring case, the score descending,
+    /// names ignoring case.
+    public static let standings = [
+        ColumnSortDescriptor(key: "grp", collation: .caseInsensitive),
+        ColumnSortDescriptor(key: "score", ascending: false),
+        ColumnSortDescriptor(key: "name", collation: .caseInsensitive),
+    ]
+
+    /// The inserts of `count` random rows, ids from 1 on: a table to start from.
+    public static func inserts(_ count: Int, random: inout SplitMix64) -> [String] {
+        var workload = ItemWorkload(itemIDs: [])
+        for _ in 0..<count { _ = workload.commonStep(0, on: nil, random: &random) }
+        return workload.statements
+    }
 
     /// The ids of the rows the transaction leaves, so far.
     public var ids: [Int64]

@@ -70,20 +70,10 @@ typealias PostgreSQLRecorder = CallbackLog<StandingsItem>
 /// code moved from row to row or taken by a new row (the old holder deleted), now and then a
 /// `TRUNCATE`, and rollbacks. Literal values, so that `psql` in another process can run them.
 enum PostgreSQLWorkload {
-    struct Transaction {
-        var statements: [String]
-        var rollback: Bool
-
-        /// The transaction as one `psql -c` script.
-        var script: String {
-            (["BEGIN"] + statements + [rollback ? "ROLLBACK" : "COMMIT"]).joined(separator: ";\n") + ";"
-        }
-    }
-
-    static func transaction(itemIDs: [Int64], random: inout SplitMix64) -> Transaction {
+    static func transaction(itemIDs: [Int64], random: inout SplitMix64) -> RandomTransaction {
         let rollback = Int.random(in: 0..<10, using: &random) == 0
         if Int.random(in: 0..<400, using: &random) == 0 {
-            return Transaction(statements: ["TRUNCATE item"], rollback: rollback)
+            return RandomTransaction(statements: ["TRUNCATE item"], rollback: rollback)
         }
         var step = ItemWorkload(itemIDs: itemIDs)
         let literal = ItemWorkload.literal
@@ -117,6 +107,6 @@ enum PostgreSQLWorkload {
                 preconditionFailure("a step without a row is an insert")
             }
         }
-        return Transaction(statements: step.statements, rollback: rollback)
+        return RandomTransaction(statements: step.statements, rollback: rollback)
     }
 }

@@ -126,7 +126,7 @@ extension PostgreSQLServerTests {
         struct Rollback: Error {}
 
         func run(
-            _ transaction: PostgreSQLWorkload.Transaction, by writer: Writer, on connection: PostgreSQLConnection,
+            _ transaction: RandomTransaction, by writer: Writer, on connection: PostgreSQLConnection,
             controller: FetchedResultsController<StandingsItem>, conninfo: String
         ) throws {
             switch writer {
@@ -144,11 +144,11 @@ extension PostgreSQLServerTests {
             case .psql:
                 let psql = Process()
                 psql.executableURL = URL(fileURLWithPath: try TemporaryCluster.program("psql"))
-                psql.arguments = ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", conninfo, "-c", transaction.script]
+                psql.arguments = ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", conninfo, "-c", transaction.script()]
                 psql.standardOutput = FileHandle.nullDevice
                 try psql.run()
                 psql.waitUntilExit()
-                try #require(psql.terminationStatus == 0, "psql failed on \(transaction.script)")
+                try #require(psql.terminationStatus == 0, "psql failed on \(transaction.script())")
             }
         }
     }

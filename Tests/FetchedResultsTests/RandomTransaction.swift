@@ -1,13 +1,9 @@
 import GRDB
 import TestSupport
 
-/// A random transaction as SQL text, runnable on a connection of this process or in a
-/// ``SQLiteShell`` in another process.
-struct RandomTransaction {
-    var statements: [String]
-    /// Whether it ends in a rollback instead of a commit.
-    var rollback: Bool
-
+/// A random transaction run on a connection of this process or in a ``SQLiteShell`` in another
+/// process.
+extension RandomTransaction {
     func run(on writer: any DatabaseWriter) throws {
         try writer.writeWithoutTransaction { db in
             try db.inTransaction {
@@ -18,8 +14,7 @@ struct RandomTransaction {
     }
 
     func run(in shell: SQLiteShell) throws {
-        try shell.execute(
-            (["BEGIN IMMEDIATE"] + statements + [rollback ? "ROLLBACK" : "COMMIT"]).joined(separator: ";\n") + ";")
+        try shell.execute(script(begin: "BEGIN IMMEDIATE"))
     }
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Glibc
 import Synchronization
+import TestSupport
 import Testing
 
 /// The signal an event loop sleeps on: readable after any commit to the store, from any

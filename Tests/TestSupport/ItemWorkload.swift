@@ -93,3 +93,21 @@ public struct ItemWorkload {
         nextID += 1
     }
 }
+
+/// A random transaction as SQL text with literal values, for a connection of this process or a
+/// shell in another process.
+public struct RandomTransaction: Sendable {
+    public var statements: [String]
+    /// Whether it ends in a rollback instead of a commit.
+    public var rollback: Bool
+
+    public init(statements: [String], rollback: Bool) {
+        self.statements = statements
+        self.rollback = rollback
+    }
+
+    /// The transaction as one script for a shell, opened by `begin`.
+    public func script(begin: String = "BEGIN") -> String {
+        ([begin] + statements + [rollback ? "ROLLBACK" : "COMMIT"]).joined(separator: ";\n") + ";"
+    }
+}

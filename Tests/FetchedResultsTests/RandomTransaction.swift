@@ -18,6 +18,57 @@ extension RandomTransaction {
     }
 }
 
+/// Random writes to the item table: inserts, deletes, updates of the section, sort and plain
+/// columns, predicate entry and exit, no-op updates, several rows per transaction, rollbacks,
+/// and the changes SQLite's update hook does not report: row ids that change (onto a free id
+/// or over another row) and `REPLACE` through the unique `code` column.
+///
+/// Transactions are SQL text with literal values, so that a shell in another process can run
+/// them as well as a connection of this one.
+enum RandomWorkload {
+    /// One random transaction over the rows with these ids.
+    static func transaction(itemIDs: [Int64], random: inout SplitMix64) -> RandomTransaction {
+        let rollback = Int.random(in: 0..<10, using: &random) == 0
+        var step = ItemWorkload(itemIDs: itemIDs)
+        for _ in 0..<Int.random(in: 1...4, using: &random) {
+            let target = step.ids.randomElement(using: &random)
+            let choice = Int.random(in: 0..<13, using: &random)
+            if step.commonStep(choice, on: target, random: &random) { continue }
+            switch (choice, target) {
+            case (10, let id?):
+                // A new row id: a free one, or another row's (which REPLACE deletes).
+                let newID = Bool.random(using: &random) ? step.nextID : step.ids.randomElement(using: &random)!
+                step.statements.append("UPDATE OR REPLACE item SET id = \(newID) WHERE id = \(id)")
+                step.ids.removeAll { $0 == id || $0 == newID }
+                step.ids.append(newID)
+                if newID == step.nextID { step.nextID += 1 }
+            case (11, let id?):
+                // Another row holding this code is deleted by REPLACE.
+                step.statements.append(
+                    "UPDATE OR REPLACE item "
+                        + "SET code = \(ItemWorkload.literal(ItemWorkload.codes.randomElement(using: &random)!)) "
+                        + "WHERE id = \(id)")
+            case (12, _):
+                let values = [
+                    String(step.nextID), ItemWorkload.literal(ItemWorkload.groups.randomElement(using: &random)!),
+                    String(Int.random(in: 0...5, using: &random)),
+                    ItemWorkload.literal(ItemWorkload.names.randomElement(using: &random)!),
+                    "''", "1", ItemWorkload.literal(ItemWorkload.codes.randomElement(using: &random)!),
+                ]
+                step.statements.append(
+                    "INSERT OR REPLACE INTO item (id, grp, score, name, note, visible, code) "
+                        + "VALUES (\(values.joined(separator: ", ")))")
+                step.takeNextID()
+            case (_, let id?):
+                step.touch(id)
+            case (_, nil):
+                preconditionFailure("a step without a row is an insert")
+            }
+        }
+        return RandomTransaction(statements: step.statements, rollback: rollback)
+    }
+}
+
 extension RandomWorkload {
     /// Runs one random transaction on `writer`; returns true when it was rolled back.
     static func transaction(_ writer: any DatabaseWriter, random: inout SplitMix64) throws -> Bool {

@@ -3,13 +3,13 @@ import Foundation
 import GRDB
 
 /// The test table: sections (`grp`), sort keys, a predicate column, and a unique column.
-let itemTableSQL = """
+public let itemTableSQL = """
     CREATE TABLE item (id INTEGER PRIMARY KEY, grp TEXT, score INTEGER, name TEXT NOT NULL,
                        note TEXT NOT NULL DEFAULT '', visible INTEGER NOT NULL DEFAULT 1, code TEXT UNIQUE)
     """
 
 /// A new store file with the item table, and change history on it unless `history` is false.
-func makeItemDatabase(
+public func makeItemDatabase(
     history: Bool = true, configuration: Configuration = Configuration()
 ) throws -> (
     DatabasePool, String

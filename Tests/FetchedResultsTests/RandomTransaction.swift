@@ -4,7 +4,7 @@ import TestSupport
 /// A random transaction run on a connection of this process or in a ``SQLiteShell`` in another
 /// process.
 extension RandomTransaction {
-    func run(on writer: any DatabaseWriter) throws {
+    public func run(on writer: any DatabaseWriter) throws {
         try writer.writeWithoutTransaction { db in
             try db.inTransaction {
                 for statement in statements { try db.execute(sql: statement) }
@@ -13,7 +13,7 @@ extension RandomTransaction {
         }
     }
 
-    func run(in shell: SQLiteShell) throws {
+    public func run(in shell: SQLiteShell) throws {
         try shell.execute(script(begin: "BEGIN IMMEDIATE"))
     }
 }
@@ -25,9 +25,9 @@ extension RandomTransaction {
 ///
 /// Transactions are SQL text with literal values, so that a shell in another process can run
 /// them as well as a connection of this one.
-enum RandomWorkload {
+public enum RandomWorkload {
     /// One random transaction over the rows with these ids.
-    static func transaction(itemIDs: [Int64], random: inout SplitMix64) -> RandomTransaction {
+    public static func transaction(itemIDs: [Int64], random: inout SplitMix64) -> RandomTransaction {
         let rollback = Int.random(in: 0..<10, using: &random) == 0
         var step = ItemWorkload(itemIDs: itemIDs)
         for _ in 0..<Int.random(in: 1...4, using: &random) {
@@ -71,7 +71,7 @@ enum RandomWorkload {
 
 extension RandomWorkload {
     /// Runs one random transaction on `writer`; returns true when it was rolled back.
-    static func transaction(_ writer: any DatabaseWriter, random: inout SplitMix64) throws -> Bool {
+    public static func transaction(_ writer: any DatabaseWriter, random: inout SplitMix64) throws -> Bool {
         let ids = try writer.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM item") }
         let transaction = transaction(itemIDs: ids, random: &random)
         try transaction.run(on: writer)
@@ -84,19 +84,19 @@ extension RandomWorkload {
 /// next look), another connection, or the sqlite3 shell in another process — the last two seen
 /// through the change history — or through another connection followed by GRDB's
 /// `notifyChanges(in:)` on the pool, the documented remedy for changes a connection cannot see.
-final class TransactionWriter {
-    enum Kind: String, CaseIterable, Sendable {
+public final class TransactionWriter {
+    public enum Kind: String, CaseIterable, Sendable {
         case throughController, controllersPool, otherConnection, otherProcess, otherConnectionThenNotify
     }
 
-    let kind: Kind
+    public let kind: Kind
     private let pool: DatabasePool
     private let queue: DatabaseQueue?
     private let shell: SQLiteShell?
     /// The controller's `write(_:)`, for ``Kind/throughController``.
-    var controllerWrite: ((_ body: (Database) throws -> Void) throws -> Void)?
+    public var controllerWrite: ((_ body: (Database) throws -> Void) throws -> Void)?
 
-    init(_ kind: Kind, pool: DatabasePool, path: String) throws {
+    public init(_ kind: Kind, pool: DatabasePool, path: String) throws {
         self.kind = kind
         self.pool = pool
         queue = kind == .otherConnection || kind == .otherConnectionThenNotify ? try DatabaseQueue(path: path) : nil
@@ -104,15 +104,15 @@ final class TransactionWriter {
     }
 
     /// Whether the controller must look to see what this writer commits.
-    var needsPolling: Bool { kind != .throughController }
+    public var needsPolling: Bool { kind != .throughController }
 
     /// Whether the history may be pruned before a look: the controller reads the history then.
-    var mayPrune: Bool { kind == .otherConnection || kind == .otherProcess }
+    public var mayPrune: Bool { kind == .otherConnection || kind == .otherProcess }
 
     /// A transaction the test rolls back through the controller's write.
     private struct RolledBack: Error {}
 
-    func run(_ transaction: RandomTransaction) throws {
+    public func run(_ transaction: RandomTransaction) throws {
         if let shell { return try transaction.run(in: shell) }
         if kind == .throughController, let controllerWrite {
             do {
@@ -130,7 +130,7 @@ final class TransactionWriter {
     }
 
     /// Deletes the whole change history, so a controller that has not polled yet must refetch.
-    func pruneHistory() throws {
+    public func pruneHistory() throws {
         try run(RandomTransaction(statements: ["DELETE FROM fetchedresults_history"], rollback: false))
     }
 
@@ -138,7 +138,7 @@ final class TransactionWriter {
     /// process, so that a poll sees several at once); then, when the controller cannot see the
     /// commits, prunes the history every `pruneEvery` steps and polls. Returns whether
     /// everything written was rolled back.
-    func commitStep(
+    public func commitStep(
         _ step: Int, pruneEvery: Int, random: inout SplitMix64,
         transaction: (inout SplitMix64) throws -> RandomTransaction, poll: () throws -> Void
     ) throws -> Bool {

@@ -1,6 +1,7 @@
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import SQLiteFixtures
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import ControllerOracles
 import FetchedResultsSQLite
 import GRDB
+import SQLiteFixtures
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import ControllerOracles
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import SQLiteFixtures
 import Testing
 
 /// Requests SQLite cannot follow are refused by `performFetch()` with an error that names the

@@ -2,6 +2,7 @@ import FetchedResultsSQLite
 import Foundation
 import GRDB
 import Glibc
+import SQLiteFixtures
 import Synchronization
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import ControllerOracles
 import FetchedResultsPostgreSQL
 import Foundation
+import GRDB
 import TestSupport
 
 /// The randomised tests' table on PostgreSQL: sections (`grp`), sort keys, a predicate column
@@ -39,6 +40,14 @@ struct StandingsItem: PostgreSQLRecord, Equatable, Sendable {
         grp = row["grp"]
         score = row["score"].flatMap(Int64.init)
         code = row["code"]
+    }
+}
+
+extension StandingsItem: FetchableRecord {
+    /// A row of the same table on SQLite, for the tests over both stores.
+    init(row: GRDB.Row) {
+        (id, grp, score, name) = (row["id"], row["grp"], row["score"], row["name"])
+        (note, visible, code) = (row["note"], row["visible"], row["code"])
     }
 }
 

@@ -1,0 +1,140 @@
+import ControllerOracles
+import FetchedResultsPostgreSQL
+import FetchedResultsSQLite
+import Foundation
+import GRDB
+import SQLiteFixtures
+import TestSupport
+
+/// The randomised tests' `item` table (sections `grp`, sort keys, the predicate column
+/// `visible`, a unique `code`) on one store with its change feed: each store's own random
+/// workload on it, and the store's own order as the oracle.
+final class ItemTable {
+    let store: TestStore
+    var kind: StoreKind { store.kind }
+
+    /// An empty table. On SQLite with a change history unless `history` is false (controllers
+    /// then follow the pool's writes only), on a pool made with `configuration`.
+    init(_ kind: StoreKind, history: Bool = true, configuration: GRDB.Configuration = GRDB.Configuration()) throws {
+        switch kind {
+        case .sqlite:
+            let (pool, path) = try makeItemDatabase(history: history, configuration: configuration)
+            store = TestStore(pool: pool, path: path, history: history)
+        case .postgresql:
+            let (conninfo, helper) = try standingsDatabase()
+            store = TestStore(conninfo: conninfo, helper: helper)
+        }
+    }
+
+    /// The visible rows in the order of `sortDescriptors`, in a window, in batches. On
+    /// PostgreSQL the value of `visible` is bound (`$1`); on SQLite it is written in, unless
+    /// `bound` (`?`).
+    func request(
+        _ sortDescriptors: [ColumnSortDescriptor] = ItemWorkload.standings, bound: Bool = false, limit: Int = 0,
+        offset: Int = 0, batchSize: Int = 0
+    ) -> TableFetchRequest {
+        let predicate: any FetchPredicate =
+            switch kind {
+            case .sqlite:
+                bound ? SQLitePredicate(sql: "visible = ?", arguments: [1]) : SQLitePredicate(sql: "visible = 1")
+            case .postgresql: PostgreSQLPredicate(sql: "visible = $1", arguments: [1])
+            }
+        return TableFetchRequest(
+            table: "item", predicate: predicate, sortDescriptors: sortDescriptors, fetchLimit: limit,
+            fetchOffset: offset, fetchBatchSize: batchSize)
+    }
+
+    /// A controller on the table, sectioned by `grp` unless `sectioned` is false.
+    func controller(
+        _ request: TableFetchRequest, sectioned: Bool = true, cacheName: String? = nil, cacheDirectory: URL? = nil
+    ) -> FetchedResultsController<StandingsItem> {
+        store.controller(
+            request, sectionNameKeyPath: sectioned ? "grp" : nil, cacheName: cacheName, cacheDirectory: cacheDirectory)
+    }
+
+    /// The rows' ids: by id, or as each store's randomised tests have always read them
+    /// (SQLite in the order of its plan, PostgreSQL by id), which their seeds replay.
+    func ids(byID: Bool = false) throws -> [Int64] {
+        try store.ids("SELECT id FROM item" + (byID || kind == .postgresql ? " ORDER BY id" : ""))
+    }
+
+    /// One random transaction of the store's own workload (SQLite's `REPLACE`s, PostgreSQL's
+    /// re-keyed rows and now and then a `TRUNCATE`, unless `truncate` is false) over the rows
+    /// `itemIDs` names, by default those the table has now.
+    func randomTransaction(
+        _ random: inout SplitMix64, itemIDs: [Int64]? = nil, truncate: Bool = true
+    ) throws -> RandomTransaction {
+        let ids = try itemIDs ?? self.ids()
+        switch kind {
+        case .sqlite:
+            return RandomWorkload.transaction(itemIDs: ids, random: &random)
+        case .postgresql:
+            var transaction = PostgreSQLWorkload.transaction(itemIDs: ids, random: &random)
+            if !truncate { transaction.statements.removeAll { $0.hasPrefix("TRUNCATE") } }
+            return transaction
+        }
+    }
+
+    /// Inserts `count` random rows, with ids from 1.
+    func fill(_ count: Int, random: inout SplitMix64) throws {
+        let statements = ItemWorkload.inserts(count, random: &random)
+        switch kind {
+        case .sqlite: try store.pool!.write { db in for statement in statements { try db.execute(sql: statement) } }
+        case .postgresql: for statement in statements { try store.helper!.execute(statement) }
+        }
+    }
+
+    /// The oracle: the visible rows in the store's own order for `sortDescriptors` — the first
+    /// `held` of them when given — then cut by the window, grouped as NOCASE groups.
+    func state(
+        _ sortDescriptors: [ColumnSortDescriptor] = ItemWorkload.standings, limit: Int = 0, offset: Int = 0,
+        held: Int? = nil, sectioned: Bool = true
+    ) throws -> SectionedState<StandingsItem> {
+        let order = Self.orderBy(sortDescriptors, on: kind)
+        var window = ""
+        if limit > 0 || offset > 0 {
+            window =
+                kind == .sqlite
+                ? " LIMIT \(limit > 0 ? limit : -1) OFFSET \(offset)"
+                : (limit > 0 ? " LIMIT \(limit)" : "") + " OFFSET \(offset)"
+        }
+        var visible = "SELECT * FROM item WHERE visible = 1 ORDER BY \(order)"
+        if let held { visible += " LIMIT \(held)" }
+        let sql = "SELECT * FROM (\(visible)) AS item ORDER BY \(order)\(window)"
+        let items: [StandingsItem]
+        switch kind {
+        case .sqlite:
+            items = try store.pool!.read { db in try StandingsItem.fetchAll(db, sql: sql) }
+        case .postgresql:
+            let rows = try store.helper!.execute(sql)
+            items = try rows.rows.map { try StandingsItem(row: PostgreSQLRow(columns: rows.columns, values: $0)) }
+        }
+        return SectionedState(ordered: items.map { ($0.id, $0.grp, $0) }, sectioned: sectioned)
+    }
+
+    /// The columns of `item` that hold text.
+    static let textColumns: Set<String> = ["grp", "name", "note", "code"]
+
+    /// `sortDescriptors` as the store's own `ORDER BY`, then the id: the tests' translation,
+    /// not the library's. SQLite: its NOCASE and BINARY collations, NULL first. PostgreSQL:
+    /// bytes (`COLLATE "C"`), ASCII folded by `lower`, NULL first as SQLite has it.
+    static func orderBy(_ sortDescriptors: [ColumnSortDescriptor], on kind: StoreKind) -> String {
+        let terms = sortDescriptors.map { descriptor in
+            let key = descriptor.key
+            switch kind {
+            case .sqlite:
+                return key + " COLLATE " + (descriptor.collation == .caseInsensitive ? "NOCASE" : "BINARY")
+                    + (descriptor.ascending ? "" : " DESC")
+            case .postgresql:
+                var term = key
+                if textColumns.contains(key) {
+                    term =
+                        descriptor.collation == .caseInsensitive
+                        ? "lower(\(key) COLLATE \"C\")" : "\(key) COLLATE \"C\""
+                }
+                return term + (descriptor.ascending ? " NULLS FIRST" : " DESC NULLS LAST")
+            }
+        }
+        return (terms + ["id"]).joined(separator: ", ")
+    }
+}

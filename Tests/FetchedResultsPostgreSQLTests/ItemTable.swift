@@ -26,6 +26,9 @@ final class ItemTable {
         }
     }
 
+    /// Names in the order of their bytes, then the score descending.
+    static let binaryNames = [ColumnSortDescriptor(key: "name"), ColumnSortDescriptor(key: "score", ascending: false)]
+
     /// The visible rows in the order of `sortDescriptors`, in a window, in batches. On
     /// PostgreSQL the value of `visible` is bound (`$1`); on SQLite it is written in, unless
     /// `bound` (`?`).

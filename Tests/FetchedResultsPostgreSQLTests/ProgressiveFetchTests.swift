@@ -1,59 +1,144 @@
 import ControllerOracles
+import FetchedResults
 import FetchedResultsPostgreSQL
 import Foundation
 import TestSupport
 import Testing
 
 extension PostgreSQLServerTests {
-    /// The progressive fetch on a real server, against the server's own order: after every
-    /// transaction and every step of the load, the controller holds exactly the first rows of
-    /// `SELECT … ORDER BY` (as many as it says), every callback style replays, and once loaded
-    /// it is the full result.
-    @Suite struct PostgreSQLProgressiveFetchTests {
-        typealias Oracle = PostgreSQLControllerOracleTests
-
+    /// A progressive fetch (`performFetch(firstRows:)`, then `loadMoreRows`) under random
+    /// transactions, on every store: after every commit and every step of the load, the
+    /// controller holds exactly the first rows of the store's own `SELECT … ORDER BY` (as many
+    /// as it says it holds), every callback style turns the old state into the new one, and
+    /// once loaded it equals the full fetch.
+    @Suite struct ProgressiveFetchTests {
         struct Configuration: Sendable, CustomTestStringConvertible {
+            let store: StoreKind
             let label: String
             var sortDescriptors = ItemWorkload.standings
-            var orderBy = Oracle.standingsOrderBy
             var sectioned = true
             var limit = 0, offset = 0, batchSize = 0
-            var writer = Oracle.Writer.otherConnection
+            let writer: StoreWriter.Kind
+            /// SQLite: a change history on the table, so that the controller follows every
+            /// connection's commits (without it, its pool's only).
+            var history = false
+            /// Prune the feed every this many steps (0: never), before the controller looks.
             var pruneEvery = 0
-            var testDescription: String { label }
+            /// Without a `CollectionDifference` callback, rows of inserted sections are not
+            /// placed one by one.
+            var withDifference = true
+            let steps: Int
+            var testDescription: String { "\(store): \(label)" }
         }
 
+        // Batches never with pruning: after pruned history a batched controller cannot tell
+        // which rows it did not hold changed (see `checkStep`), which the progressive fetch
+        // does not change.
         static let configurations: [Configuration] = [
-            .init(label: "sections, another connection"),
+            .init(store: .sqlite, label: "sections, predicate, local writer", writer: .controllersPool, steps: 400),
             .init(
-                label: "no sections, binary names, the controller's own connection",
-                sortDescriptors: [
-                    ColumnSortDescriptor(key: "name"), ColumnSortDescriptor(key: "score", ascending: false),
-                ],
-                orderBy: #"name COLLATE "C", score DESC NULLS LAST, id"#, sectioned: false,
-                writer: .controllersConnection),
-            .init(label: "window limit 7 offset 3, pruning", limit: 7, offset: 3, pruneEvery: 61),
-            // Not with pruning: after pruned history a batched controller cannot tell which rows
-            // it did not hold changed (see `checkStep`), which the progressive fetch does not change.
-            .init(label: "batches of 3", batchSize: 3),
+                store: .sqlite, label: "sections, per-object callbacks and snapshots only", writer: .controllersPool,
+                withDifference: false, steps: 400),
+            .init(
+                store: .sqlite, label: "no sections, binary names", sortDescriptors: ItemTable.binaryNames,
+                sectioned: false,
+                writer: .controllersPool, steps: 400),
+            .init(
+                store: .sqlite, label: "window limit 7 offset 3", limit: 7, offset: 3, writer: .controllersPool,
+                steps: 400),
+            .init(store: .sqlite, label: "batches of 3", batchSize: 3, writer: .controllersPool, steps: 400),
+            .init(
+                store: .sqlite, label: "history, writer on another connection, pruning", writer: .otherConnection,
+                history: true, pruneEvery: 53, steps: 400),
+            .init(store: .postgresql, label: "sections, another connection", writer: .otherConnection, steps: 250),
+            .init(
+                store: .postgresql, label: "no sections, binary names, the controller's own connection",
+                sortDescriptors: ItemTable.binaryNames, sectioned: false, writer: .controller, steps: 250),
+            .init(
+                store: .postgresql, label: "window limit 7 offset 3, pruning", limit: 7, offset: 3,
+                writer: .otherConnection, pruneEvery: 61, steps: 250),
+            .init(store: .postgresql, label: "batches of 3", batchSize: 3, writer: .otherConnection, steps: 250),
         ]
 
-        @Test func aValidCacheIsReadThenFinishesTheLoad() throws {
-            var random = SplitMix64(seed: 12)
-            let (conninfo, helper) = try standingsDatabase()
-            for statement in ItemWorkload.inserts(120, random: &random) { try helper.execute(statement) }
-            let request = pgRequest(
-                table: "item", sortDescriptors: ItemWorkload.standings, predicate: "visible = $1", arguments: [1],
-                fetchBatchSize: 5)
-            let cacheDirectory = URL(
-                fileURLWithPath: NSTemporaryDirectory() + "pg-progressive-cache-" + UUID().uuidString)
+        /// Rows in the table before the fetch, so that the load takes many steps.
+        static let initialRows = 150
+
+        @Test(arguments: configurations)
+        func everyStepHoldsExactlyTheFirstRowsAndEveryCallbackStyleReplays(configuration: Configuration) throws {
+            let name = "ProgressiveFetchTests[\(configuration.testDescription)]"
+            let seed = randomisedTestSeed(20261123, for: name)
+            var random = SplitMix64(seed: seed)
+            let table = try ItemTable(configuration.store, history: configuration.history)
+            try table.fill(Self.initialRows, random: &random)
+            let writer = try StoreWriter(configuration.writer, on: table.store)
+            let (limit, offset) = (configuration.limit, configuration.offset)
+            let request = table.request(
+                configuration.sortDescriptors, limit: limit, offset: offset, batchSize: configuration.batchSize)
+            let controller = table.controller(request, sectioned: configuration.sectioned)
+            writer.attach(controller)
+            let recorder: any CallbackRecords & FetchedResultsControllerDelegate<StandingsItem> =
+                configuration.withDifference
+                ? CallbackLog<StandingsItem>() : CallbackLogWithoutDifference<StandingsItem>()
+            controller.delegate = recorder
+            try controller.performFetch(firstRows: 4)
+            #expect(controller.hasRowsToLoad && controller.heldRowCount == 4)
+
+            /// The first `held` rows of the store's order, cut by the request's window.
+            func oracle(held: Int?) throws -> SectionedState<StandingsItem> {
+                try table.state(
+                    configuration.sortDescriptors, limit: limit, offset: offset, held: held,
+                    sectioned: configuration.sectioned)
+            }
+
+            var state = try oracle(held: controller.heldRowCount)
+            var loads = 0, commitsWhileLoading = 0
+            for step in 0..<configuration.steps {
+                recorder.reset()
+                let rolledBack: Bool
+                if controller.hasRowsToLoad, Int.random(in: 0..<4, using: &random) == 0 {
+                    try controller.loadMoreRows(Int.random(in: 1...4, using: &random))
+                    rolledBack = false
+                    loads += 1
+                } else {
+                    if controller.hasRowsToLoad { commitsWhileLoading += 1 }
+                    rolledBack = try writer.commitStep(
+                        step, pruneEvery: configuration.pruneEvery, random: &random,
+                        transaction: { random in try table.randomTransaction(&random) },
+                        look: { try lookUntilConnected(controller) })
+                }
+                let newState = try oracle(held: controller.heldRowCount)
+                _ = try checkStep(
+                    recorder, old: state, new: newState, controllerState: controllerState(controller, id: \.id),
+                    rolledBack: rolledBack, batched: configuration.batchSize > 0,
+                    context: "seed \(seed), step \(step), held \(controller.heldRowCount)",
+                    withDifference: configuration.withDifference)
+                state = newState
+            }
+            print("\(name): \(loads) steps of the load, \(commitsWhileLoading) transactions during it")
+            #expect(loads >= 10 && commitsWhileLoading >= 30, "the load and the transactions must interleave")
+
+            while try controller.loadMoreRows(3) {}
+            #expect(!controller.hasRowsToLoad)
+            #expect(try controllerState(controller, id: \.id) == (try oracle(held: nil)), "once loaded, the full fetch")
+            #expect(recorder.errors.isEmpty && recorder.connectionStates.isEmpty)
+        }
+
+        /// A cache file is read a chunk per step, with transactions committed between the
+        /// steps: until the last step the results stay the first rows (exact after every step),
+        /// and the last step takes every row from the file, brought up to date by the feed. One
+        /// chunk (120 rows) is read in one step; several (3,000 rows), over several.
+        @Test(arguments: StoreKind.allCases, [120, 3_000])
+        func aValidCacheIsReadOverStepsThenFinishesTheLoad(_ store: StoreKind, rows: Int) throws {
+            var random = SplitMix64(seed: store == .sqlite ? 11 : 12)
+            let table = try ItemTable(store)
+            try table.fill(rows, random: &random)
+            let request = table.request(batchSize: 5)
+            let cacheDirectory = URL(fileURLWithPath: NSTemporaryDirectory() + "progressive-cache-" + UUID().uuidString)
             defer { try? FileManager.default.removeItem(at: cacheDirectory) }
             func makeController() -> (
                 FetchedResultsController<StandingsItem>, CallbackLogWithoutDifference<StandingsItem>
             ) {
-                let controller = FetchedResultsController<StandingsItem>(
-                    fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp", cacheName: "items",
-                    cacheDirectory: cacheDirectory)
+                let controller = table.controller(request, cacheName: "items", cacheDirectory: cacheDirectory)
                 let recorder = CallbackLogWithoutDifference<StandingsItem>()
                 controller.delegate = recorder
                 return (controller, recorder)
@@ -61,118 +146,74 @@ extension PostgreSQLServerTests {
             let (first, _) = makeController()
             try first.performFetch()
             try first.saveCache()
+            let cachedRows = first.heldRowCount
+            let severalChunks = rows > 1_000
+            if severalChunks { #expect(cachedRows > 2 * OrderedKeys.maximumChunkCount, "several chunks in the file") }
             // Changes after the file was written, anywhere in the order.
-            for _ in 0..<20 {
-                let ids = try helper.execute("SELECT id FROM item ORDER BY id").rows.compactMap {
-                    $0[0].flatMap(Int64.init)
-                }
-                var transaction = PostgreSQLWorkload.transaction(itemIDs: ids, random: &random)
-                transaction.statements.removeAll { $0.hasPrefix("TRUNCATE") }
-                try Oracle().run(transaction, by: .otherConnection, on: helper, controller: first, conninfo: conninfo)
-            }
+            let writer = try StoreWriter(.otherConnection, on: table.store)
+            func commit() throws { try writer.run(try table.randomTransaction(&random, truncate: false)) }
+            for _ in 0..<20 { try commit() }
 
             let (controller, recorder) = makeController()
             try controller.performFetch(firstRows: 4)
             #expect(
-                controller.lastFetchSource == .store && controller.hasRowsToLoad, "the first rows come from the server")
-            func oracle(held: Int?) throws -> StandingsState {
-                let rows = try helper.execute(
-                    "SELECT * FROM item WHERE visible = 1 ORDER BY \(Oracle.standingsOrderBy)"
-                        + (held.map { " LIMIT \($0)" } ?? ""))
-                let items = try rows.rows.map {
-                    try StandingsItem(row: PostgreSQLRow(columns: rows.columns, values: $0))
+                controller.lastFetchSource == .store && controller.hasRowsToLoad, "the first rows come from the store")
+            var state = try table.state(held: controller.heldRowCount)
+            var steps = 0
+            while controller.hasRowsToLoad {
+                try commit()
+                recorder.reset()
+                try controller.loadMoreRows(OrderedKeys.maximumChunkCount)
+                steps += 1
+                let held = controller.hasRowsToLoad ? controller.heldRowCount : nil
+                if held != nil {
+                    #expect(controller.heldRowCount < 20, "step \(steps): the file is still being read")
                 }
-                return StandingsState(ordered: items.map { ($0.id, $0.grp, $0) }, sectioned: true)
+                let newState = try table.state(held: held)
+                _ = try checkStep(
+                    recorder, old: state, new: newState, controllerState: controllerState(controller, id: \.id),
+                    rolledBack: false, batched: true, context: "cache, step \(steps)", withDifference: false)
+                state = newState
+                try #require(steps < 100)
             }
-            let before = try oracle(held: 4)
-            recorder.reset()
-            #expect(try controller.loadMoreRows(2), "a step reads the file (one chunk: all of it)")
-            #expect(controller.heldRowCount == 4 && recorder.batches.isEmpty, "nothing taken from it yet")
-            #expect(try !controller.loadMoreRows(2), "the next step takes every row from it")
+            print("ProgressiveFetchTests[\(store)]: \(cachedRows) cached rows taken in \(steps) steps")
+            #expect(severalChunks ? steps >= 3 : steps == 2, "the file is read a chunk per step, then installed")
             #expect(controller.lastFetchSource == .cache)
-            let after = try oracle(held: nil)
-            try checkStep(
-                recorder, old: before, new: after, controllerState: controllerState(controller), rolledBack: false,
-                batched: true,
-                context: "cache", withDifference: false)
-            #expect(after.flatIDs.count > 60)
+            #expect(state.flatIDs.count > (severalChunks ? 2 * OrderedKeys.maximumChunkCount : rows / 2))
+            #expect(recorder.errors.isEmpty)
         }
 
-        @Test(arguments: configurations)
-        func everyStepHoldsExactlyTheFirstRowsAndEveryCallbackStyleReplays(configuration: Configuration) throws {
-            let seed = randomisedTestSeed(20261123, for: "PostgreSQLProgressiveFetchTests[\(configuration.label)]")
-            var random = SplitMix64(seed: seed)
-            let (conninfo, helper) = try standingsDatabase()
-            for statement in ItemWorkload.inserts(150, random: &random) { try helper.execute(statement) }
-            let request = pgRequest(
-                table: "item", sortDescriptors: configuration.sortDescriptors, predicate: "visible = $1",
-                arguments: [1],
-                fetchLimit: configuration.limit, fetchOffset: configuration.offset,
-                fetchBatchSize: configuration.batchSize)
-            let controller = FetchedResultsController<StandingsItem>(
-                fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: configuration.sectioned ? "grp" : nil)
-            let recorder = PostgreSQLRecorder()
-            controller.delegate = recorder
-            try controller.performFetch(firstRows: 4)
-            #expect(controller.hasRowsToLoad && controller.heldRowCount == 4)
+        @Test(arguments: StoreKind.allCases)
+        func withoutADelegateTheLoadEndsAtTheFullFetch(_ store: StoreKind) throws {
+            var random = SplitMix64(seed: 7)
+            let table = try ItemTable(store)
+            try table.fill(60, random: &random)
+            let request = table.request()
+            let controller = table.controller(request)
+            let full = table.controller(request)
+            try full.performFetch()
+            try controller.performFetch(firstRows: 5)
+            #expect(try controller.fetchedObjects?.map(\.id) == full.fetchedObjects?.prefix(5).map(\.id))
+            var steps = 0
+            while try controller.loadMoreRows(7) { steps += 1 }
+            #expect(steps >= 6)
+            #expect(try controller.fetchedObjects?.map(\.id) == full.fetchedObjects?.map(\.id))
+            #expect(try controller.sections?.map(\.name) == full.sections?.map(\.name))
+        }
 
-            /// The first `held` rows of the server's order, cut by the request's window.
-            func oracle(held: Int?) throws -> StandingsState {
-                let window =
-                    (configuration.limit > 0 ? " LIMIT \(configuration.limit)" : "")
-                    + (configuration.offset > 0 ? " OFFSET \(configuration.offset)" : "")
-                let first =
-                    "SELECT * FROM item WHERE visible = 1 ORDER BY \(configuration.orderBy)"
-                    + (held.map { " LIMIT \($0)" } ?? "")
-                let rows = try helper.execute(
-                    "SELECT * FROM (\(first)) AS item ORDER BY \(configuration.orderBy)\(window)")
-                let items = try rows.rows.map {
-                    try StandingsItem(row: PostgreSQLRow(columns: rows.columns, values: $0))
-                }
-                return StandingsState(ordered: items.map { ($0.id, $0.grp, $0) }, sectioned: configuration.sectioned)
-            }
-
-            var state = try oracle(held: controller.heldRowCount)
-            var loads = 0, transactionsWhileLoading = 0
-            for step in 0..<250 {
-                recorder.reset()
-                var rolledBack = false
-                if controller.hasRowsToLoad, Int.random(in: 0..<4, using: &random) == 0 {
-                    try controller.loadMoreRows(Int.random(in: 1...4, using: &random))
-                    loads += 1
-                } else {
-                    if controller.hasRowsToLoad { transactionsWhileLoading += 1 }
-                    let ids = try helper.execute("SELECT id FROM item ORDER BY id").rows.compactMap {
-                        $0[0].flatMap(Int64.init)
-                    }
-                    let transaction = PostgreSQLWorkload.transaction(itemIDs: ids, random: &random)
-                    try Oracle().run(
-                        transaction, by: configuration.writer, on: helper, controller: controller, conninfo: conninfo)
-                    rolledBack = transaction.rollback
-                    if configuration.writer != .controllersConnection {
-                        if configuration.pruneEvery > 0, step % configuration.pruneEvery == configuration.pruneEvery - 1
-                        {
-                            try PostgreSQLChangeFeed.prune(
-                                before: PostgreSQLChangeFeed.currentPosition(in: helper), in: helper)
-                        }
-                        try lookUntilConnected(controller)
-                    }
-                }
-                let newState = try oracle(held: controller.heldRowCount)
-                try checkStep(
-                    recorder, old: state, new: newState, controllerState: controllerState(controller),
-                    rolledBack: rolledBack,
-                    batched: configuration.batchSize > 0,
-                    context: "seed \(seed), step \(step), held \(controller.heldRowCount)")
-                state = newState
-            }
-            print(
-                "PostgreSQLProgressiveFetchTests[\(configuration.label)]: \(loads) steps of the load, "
-                    + "\(transactionsWhileLoading) transactions during it")
-            #expect(loads >= 10 && transactionsWhileLoading >= 30, "the load and the transactions must interleave")
-            while try controller.loadMoreRows(3) {}
-            #expect(try controllerState(controller) == (try oracle(held: nil)), "once loaded, the full result")
-            #expect(recorder.errors.isEmpty && recorder.connectionStates.isEmpty)
+        @Test(arguments: StoreKind.allCases)
+        func aFetchOfMoreRowsThanMatchIsComplete(_ store: StoreKind) throws {
+            var random = SplitMix64(seed: 8)
+            let table = try ItemTable(store)
+            try table.fill(10, random: &random)
+            let controller: FetchedResultsController<StandingsItem> = table.store.controller(
+                TableFetchRequest(table: "item", sortDescriptors: ItemWorkload.standings), sectionNameKeyPath: nil)
+            try controller.performFetch(firstRows: 10)
+            #expect(controller.hasRowsToLoad, "exactly as many as asked: the next step finds none")
+            #expect(try !controller.loadMoreRows())
+            #expect(controller.heldRowCount == 10)
+            try controller.performFetch(firstRows: 11)
+            #expect(!controller.hasRowsToLoad && controller.heldRowCount == 10)
         }
     }
 }

@@ -15,13 +15,21 @@ import Testing
 @Suite struct SQLiteReadAheadTests {
     static let orderBy = "grp COLLATE NOCASE, score DESC, name COLLATE NOCASE, id"
 
+    /// Inserts `rows` random items.
+    static func fill(_ pool: DatabasePool, rows: Int, random: inout SplitMix64) throws {
+        let statements = ItemWorkload.inserts(rows, random: &random)
+        try pool.write { db in
+            for statement in statements { try db.execute(sql: statement) }
+        }
+    }
+
     /// A batched, sectioned controller on `count` made-up items of a table with a change
     /// history, its first 4 rows fetched; and another connection to the same file.
     static func loadingController(
         items count: Int, random: inout SplitMix64, configuration: Configuration = Configuration()
     ) throws -> (FetchedResultsController<Item>, Recorder, DatabasePool, DatabaseQueue) {
         let (pool, path) = try makeItemDatabase(history: true, configuration: configuration)
-        try ProgressiveFetchTests.fill(pool, rows: count, random: &random)
+        try fill(pool, rows: count, random: &random)
         let request = TableFetchRequest(
             table: "item", predicate: "visible = 1", sortDescriptors: ItemWorkload.standings,
             fetchBatchSize: 5)
@@ -40,7 +48,7 @@ import Testing
     ) throws -> (SQLiteStore, DatabasePool) {
         var random = SplitMix64(seed: seed)
         let (pool, _) = try makeItemDatabase(history: true)
-        try ProgressiveFetchTests.fill(pool, rows: count, random: &random)
+        try fill(pool, rows: count, random: &random)
         let store = SQLiteStore(database: pool)
         let request = TableFetchRequest(
             table: "item", sortDescriptors: ItemWorkload.standings, fetchBatchSize: 5)

@@ -11,7 +11,9 @@ import Testing
 
 /// The steps of a progressive fetch that take rows the store read ahead on another of the
 /// pool's connections (started at the step before, read while the program went on), against
-/// SQLite's own order after every step.
+/// SQLite's own order after every step: what only SQLite's read ahead has (its row limit, a
+/// pool of one reader, its copied reads); the steps both stores take are in the PostgreSQL
+/// tests' `ReadAheadTests`.
 @Suite struct SQLiteReadAheadTests {
     static let orderBy = "grp COLLATE NOCASE, score DESC, name COLLATE NOCASE, id"
 
@@ -69,68 +71,6 @@ import Testing
         SectionedState(
             sections: try controller.sections!.map { ($0.name, $0.objects.map { $0.id! }) },
             content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id!, $0) }))
-    }
-
-    @Test func stepsWithNothingCommittedTakeTheRowsReadAheadAndReplay() throws {
-        var random = SplitMix64(seed: 27)
-        let (controller, recorder, pool, _) = try Self.loadingController(items: 150, random: &random)
-        var state = try Self.oracle(held: controller.heldRowCount, pool)
-        var steps = 0
-        while controller.hasRowsToLoad {
-            recorder.reset()
-            // Sizes that vary, as a paced load's do: a step read ahead holds the size asked before it.
-            try controller.loadMoreRows(Int.random(in: 1...9, using: &random))
-            steps += 1
-            let newState = try Self.oracle(held: controller.heldRowCount, pool)
-            try checkStep(
-                recorder, old: state, new: newState, controllerState: Self.state(of: controller), rolledBack: false,
-                batched: true, context: "step \(steps), held \(controller.heldRowCount)")
-            state = newState
-        }
-        #expect(try Self.state(of: controller) == (try Self.oracle(held: nil, pool)), "the full result")
-        // The first step reads the store itself and starts the next one's read; every later one
-        // takes its rows from there.
-        #expect(steps > 10 && (controller.store as! SQLiteStore).stepsReadAhead == steps - 1)
-        #expect(recorder.errors.isEmpty)
-    }
-
-    @Test func aCommitBetweenStepsIsAppliedThoughTheNextStepsRowsWereReadAhead() throws {
-        let seed = randomisedTestSeed(20261125, for: "SQLiteReadAheadTests")
-        var random = SplitMix64(seed: seed)
-        let (controller, recorder, pool, other) = try Self.loadingController(items: 300, random: &random)
-        var commits = 0, steps = 0
-        while controller.hasRowsToLoad {
-            try controller.loadMoreRows(Int.random(in: 2...6, using: &random))
-            steps += 1
-            #expect(
-                try Self.state(of: controller) == (try Self.oracle(held: controller.heldRowCount, pool)),
-                "seed \(seed), after \(commits) commits, held \(controller.heldRowCount)")
-            // Now and then nothing is committed: the next step takes the rows read ahead.
-            let round = Int.random(in: 0..<4, using: &random)
-            if round == 0 { continue }
-            // A commit while the next step's rows are read ahead, through the controller's pool
-            // or another connection: the step itself must apply it, or a look between the steps
-            // (as a loop's wake) does.
-            let writer: any DatabaseWriter = round == 3 ? pool : other
-            let ids = try writer.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM item ORDER BY id") }
-            var transaction = RandomWorkload.transaction(itemIDs: ids, random: &random)
-            transaction.rollback = false
-            // And the row the read ahead starts with leaves the results.
-            if let next = try Self.oracle(held: controller.heldRowCount + 1, pool).flatIDs.last {
-                transaction.statements.append("UPDATE item SET visible = 0 WHERE id = \(next)")
-            }
-            try transaction.run(on: writer)
-            commits += 1
-            if round == 2 { try controller.processPendingChanges() }
-        }
-        // The commit after the last step is the next look's.
-        try controller.processPendingChanges()
-        #expect(try Self.state(of: controller) == (try Self.oracle(held: nil, pool)), "the full result")
-        #expect(commits > 10 && recorder.errors.isEmpty)
-        let readAhead = (controller.store as! SQLiteStore).stepsReadAhead
-        #expect(readAhead > 0 && readAhead < steps, "\(readAhead) of \(steps) steps read ahead")
-        let unclosed = recorder.batches.filter { !$0.closed }.count
-        #expect(unclosed == 0, "every change set ends")
     }
 
     /// A step asking for more rows than a read ahead holds takes that many (the next step

@@ -5,81 +5,93 @@ import TestSupport
 import Testing
 
 extension PostgreSQLServerTests {
-    /// The PostgreSQL controller's text search against the server's own `strpos` over random
-    /// names, with the checks the SQLite controller's search passes (``TextSearchOracle``).
-    @Suite struct PostgreSQLTextSearchTests {
+    /// The controller's text search against the store's own answer (SQLite's `instr`,
+    /// PostgreSQL's `strpos`) over random names, on every store: every match in order both
+    /// ways, the count, the places, with sort values searched first, in the middle or last,
+    /// ascending or descending, folded or not, with NULLs, in a window, after changes, and
+    /// while a progressive fetch loads (``TextSearchOracle``).
+    @Suite struct TextSearchTests {
         struct Configuration: Sendable, CustomTestStringConvertible {
             let label: String
             let sortDescriptors: [ColumnSortDescriptor]
+            /// The sort descriptor searched: its column, folded when it compares ignoring case.
             let searched: Int
-            /// The server's answer: a condition on `$1`, the text.
-            let condition: String
-            let orderBy: String
+            var limit = 0, offset = 0
             var sharedStart = false
             var testDescription: String { label }
         }
 
-        static let folded = #"strpos(lower(name COLLATE "C"), lower($1 COLLATE "C")) > 0"#
+        static let nameDescending = [ColumnSortDescriptor(key: "name", ascending: false, collation: .caseInsensitive)]
 
         static let configurations: [Configuration] = [
-            .init(
-                label: "last of three, case-insensitive", sortDescriptors: ItemWorkload.standings,
-                searched: 2,
-                condition: folded, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy),
-            .init(
-                label: "the only one, case-insensitive descending",
-                sortDescriptors: [
-                    ColumnSortDescriptor(key: "name", ascending: false, collation: .caseInsensitive)
-                ],
-                searched: 0, condition: folded, orderBy: #"lower(name COLLATE "C") DESC NULLS LAST, id"#),
+            .init(label: "last of three, case-insensitive", sortDescriptors: ItemWorkload.standings, searched: 2),
+            .init(label: "the only one, case-insensitive descending", sortDescriptors: nameDescending, searched: 0),
             .init(
                 label: "after a number, bytes",
-                sortDescriptors: [
-                    ColumnSortDescriptor(key: "score"),
-                    ColumnSortDescriptor(key: "name"),
-                ],
-                searched: 1, condition: "strpos(name, $1) > 0", orderBy: #"score NULLS FIRST, name COLLATE "C", id"#),
+                sortDescriptors: [ColumnSortDescriptor(key: "score"), ColumnSortDescriptor(key: "name")], searched: 1),
             .init(
                 label: "first, bytes descending, NULLs",
                 sortDescriptors: [
                     ColumnSortDescriptor(key: "grp", ascending: false),
                     ColumnSortDescriptor(key: "name", collation: .caseInsensitive),
                 ],
-                searched: 0, condition: "strpos(grp, $1) > 0",
-                orderBy: #"grp COLLATE "C" DESC NULLS LAST, lower(name COLLATE "C") NULLS FIRST, id"#),
+                searched: 0),
             .init(
-                label: "names sharing their start, case-insensitive",
-                sortDescriptors: ItemWorkload.standings,
-                searched: 2, condition: folded, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy,
-                sharedStart: true),
+                label: "window limit 600 offset 900", sortDescriptors: ItemWorkload.standings, searched: 2, limit: 600,
+                offset: 900),
+            .init(
+                label: "names sharing their start, case-insensitive", sortDescriptors: ItemWorkload.standings,
+                searched: 2, sharedStart: true),
+            .init(
+                label: "names sharing their start, case-insensitive descending", sortDescriptors: nameDescending,
+                searched: 0, sharedStart: true),
         ]
 
-        @Test(arguments: configurations)
-        func everySearchFindsWhatTheServerFinds(configuration: Configuration) throws {
-            let seed = randomisedTestSeed(20_261_124, for: "PostgreSQLTextSearchTests[\(configuration.label)]")
-            var random = SplitMix64(seed: seed)
-            let (conninfo, connection) = try standingsDatabase()
-            let count = 2_000
-            var columns: [[String?]] = [[], [], [], []]
+        /// `count` random rows (ids from 1) in an `item` table, and the texts searched in them
+        /// (each row's zone and name).
+        static func makeTable(
+            _ store: StoreKind, count: Int, sharedStart: Bool = false, _ random: inout SplitMix64
+        ) throws -> (ItemTable, values: [String]) {
+            let table = try ItemTable(store)
+            var rows: [String] = [], values: [String] = []
             for id in 1...count {
-                let row = TextSearchOracle.randomRow(sharedStart: configuration.sharedStart, &random)
-                columns[0].append(String(id))
-                columns[1].append(row.zone)
-                columns[2].append(String(row.score))
-                columns[3].append(row.name)
+                let row = TextSearchOracle.randomRow(sharedStart: sharedStart, &random)
+                rows.append(
+                    "(\(id), \(ItemWorkload.literal(row.zone)), \(row.score), \(ItemWorkload.literal(row.name)))")
+                values.append((row.zone ?? "") + row.name)
             }
-            try connection.execute(
-                "INSERT INTO item (id, grp, score, name) "
-                    + "SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[])",
-                columns.map(PostgreSQLConnection.arrayLiteral))
-            let controller = FetchedResultsController<StandingsItem>(
-                fetchRequest: pgRequest(table: "item", sortDescriptors: configuration.sortDescriptors),
-                conninfo: conninfo)
-            let recorder = PostgreSQLRecorder()
-            controller.delegate = recorder
-            try controller.performFetch()
-            let searched = configuration.searched
-            let oracle = TextSearchOracle(
+            try table.store.execute("INSERT INTO item (id, grp, score, name) VALUES " + rows.joined(separator: ", "))
+            return (table, values)
+        }
+
+        /// The condition that finds the store's parameter in the searched column, folded or not.
+        static func condition(_ descriptor: ColumnSortDescriptor, on store: TestStore) -> String {
+            let (column, text) = (descriptor.key, store.parameter)
+            let folded = descriptor.collation == .caseInsensitive
+            return switch store.kind {
+            case .sqlite: folded ? "instr(lower(\(column)), lower(\(text))) > 0" : "instr(\(column), \(text)) > 0"
+            case .postgresql:
+                folded
+                    ? "strpos(lower(\(column) COLLATE \"C\"), lower(\(text) COLLATE \"C\")) > 0"
+                    : "strpos(\(column), \(text)) > 0"
+            }
+        }
+
+        /// The ids of the rows whose searched column holds `text`, in order, among the rows
+        /// the window (`LIMIT`, `OFFSET`) keeps.
+        static func expected(
+            _ text: String, in table: ItemTable, sortDescriptors: [ColumnSortDescriptor], searched: Int,
+            window: String = ""
+        ) throws -> [Int64] {
+            let order = ItemTable.orderBy(sortDescriptors, on: table.kind)
+            return try table.store.ids(
+                "SELECT id FROM (SELECT * FROM item ORDER BY \(order)\(window)) AS item "
+                    + "WHERE \(condition(sortDescriptors[searched], on: table.store)) ORDER BY \(order)",
+                binding: text)
+        }
+
+        static func oracle(for controller: FetchedResultsController<StandingsItem>, searched: Int) -> TextSearchOracle {
+            TextSearchOracle(
                 search: { controller.search(sortDescriptorAt: searched, containing: $0, narrowing: $1) },
                 find: { controller.indexPath(matching: $0, from: $1, forward: $2, includingStart: $3) },
                 count: { controller.countMatches(&$0, for: $1) },
@@ -93,34 +105,95 @@ extension PostgreSQLServerTests {
                         }
                     }
                 })
+        }
+
+        @Test(arguments: StoreKind.allCases, configurations)
+        func everySearchFindsWhatTheStoreFinds(_ store: StoreKind, configuration: Configuration) throws {
+            let seed = randomisedTestSeed(20_261_124, for: "TextSearchTests[\(store): \(configuration.label)]")
+            var random = SplitMix64(seed: seed)
+            let count = 2_000
+            let (table, values) = try Self.makeTable(
+                store, count: count, sharedStart: configuration.sharedStart, &random)
+            let controller: FetchedResultsController<StandingsItem> = table.store.controller(
+                TableFetchRequest(
+                    table: "item", sortDescriptors: configuration.sortDescriptors,
+                    fetchLimit: configuration.limit, fetchOffset: configuration.offset),
+                sectionNameKeyPath: nil)
+            let recorder = CallbackLog<StandingsItem>()
+            controller.delegate = recorder
+            try controller.performFetch()
+            let oracle = Self.oracle(for: controller, searched: configuration.searched)
+            let window = configuration.limit > 0 ? " LIMIT \(configuration.limit) OFFSET \(configuration.offset)" : ""
             func expected(_ text: String) throws -> [Int64] {
-                try connection.execute(
-                    "SELECT id FROM item WHERE \(configuration.condition) ORDER BY \(configuration.orderBy)", [text]
-                )
-                .rows.compactMap { $0[0].flatMap(Int64.init) }
+                try Self.expected(
+                    text, in: table, sortDescriptors: configuration.sortDescriptors,
+                    searched: configuration.searched, window: window)
             }
-            let values = zip(columns[1], columns[3]).map { ($0 ?? "") + $1! }
-            let queries = TextSearchOracle.queries(values: values, count: 20, &random)
+            let queries = TextSearchOracle.queries(values: values, count: 24, &random)
             for text in queries {
                 oracle.check(text, expected: try expected(text), &random)
             }
 
-            // Others' changes: after the controller's look, the same answers as the server's.
-            for _ in 0..<20 {
+            // Changes under a counted search, a look after most of them: its count starts
+            // again, and ends right.
+            var kept = controller.search(sortDescriptorAt: configuration.searched, containing: "n")
+            while !controller.matchCount(of: kept).isComplete { controller.countMatches(&kept, for: .zero) }
+            var nextID = count + 1
+            for _ in 0..<30 {
                 let id = Int.random(in: 1...count, using: &random)
-                switch Int.random(in: 0..<3, using: &random) {
-                case 0: try connection.execute("UPDATE item SET score = score + 1 WHERE id = $1", [id])
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0: try table.store.execute("UPDATE item SET score = score + 1 WHERE id = \(id)")
                 case 1:
-                    try connection.execute(
-                        "UPDATE item SET name = $1 WHERE id = $2", [TextSearchOracle.randomName(&random), id])
-                default: try connection.execute("DELETE FROM item WHERE id = $1", [id])
+                    let name = ItemWorkload.literal(TextSearchOracle.randomName(&random))
+                    try table.store.execute("UPDATE item SET name = \(name) WHERE id = \(id)")
+                case 2:
+                    let name = ItemWorkload.literal(TextSearchOracle.randomName(&random))
+                    try table.store.execute(
+                        "INSERT INTO item (id, grp, score, name) VALUES (\(nextID), 'Nor', 1, \(name))")
+                    nextID += 1
+                default: try table.store.execute("DELETE FROM item WHERE id = \(id)")
                 }
+                // Sometimes several commits reach one look.
+                if Int.random(in: 0..<3, using: &random) > 0 { try controller.processPendingChanges() }
             }
-            _ = try controller.processPendingChanges()
-            for text in queries.prefix(8) {
+            try controller.processPendingChanges()
+            let afterChanges = try expected("n")
+            let stale = controller.matchCount(of: kept)
+            #expect(
+                !stale.isComplete || stale.matches == afterChanges.count,
+                "a count from before the changes is not taken for exact")
+            while !controller.matchCount(of: kept).isComplete { controller.countMatches(&kept, for: .zero) }
+            #expect(controller.matchCount(of: kept).matches == afterChanges.count)
+            for text in queries.prefix(10) {
                 oracle.check(text, expected: try expected(text), &random)
             }
             #expect(recorder.errors.isEmpty)
+        }
+
+        @Test(arguments: StoreKind.allCases)
+        func whileAProgressiveFetchLoadsTheCountCoversTheRowsLoadedAndGoesOn(_ store: StoreKind) throws {
+            var random = SplitMix64(seed: 7)
+            let (table, _) = try Self.makeTable(store, count: 5_000, &random)
+            let controller: FetchedResultsController<StandingsItem> = table.store.controller(
+                TableFetchRequest(table: "item", sortDescriptors: ItemWorkload.standings), sectionNameKeyPath: nil)
+            let recorder = CallbackLog<StandingsItem>()
+            controller.delegate = recorder
+            try controller.performFetch(firstRows: 1_500)
+            func expected(limit: Int) throws -> Int {
+                try Self.expected(
+                    "nor", in: table, sortDescriptors: ItemWorkload.standings, searched: 2, window: " LIMIT \(limit)"
+                ).count
+            }
+            var search = controller.search(sortDescriptorAt: 2, containing: "NOR")
+            while !controller.matchCount(of: search).isComplete { controller.countMatches(&search, for: .zero) }
+            #expect(controller.matchCount(of: search).matches == (try expected(limit: 1_500)), "the rows loaded so far")
+            while controller.hasRowsToLoad {
+                try controller.loadMoreRows(1_000)
+                #expect(!controller.matchCount(of: search).isComplete, "rows were appended")
+                while !controller.matchCount(of: search).isComplete { controller.countMatches(&search, for: .zero) }
+                #expect(controller.matchCount(of: search).matches == (try expected(limit: controller.heldRowCount)))
+            }
+            #expect(controller.matchCount(of: search).matches == (try expected(limit: 5_000)))
         }
     }
 }

@@ -5,112 +5,112 @@ import TestSupport
 import Testing
 
 extension PostgreSQLServerTests {
-    /// Random transactions on a real server; after each step the controller must equal the
-    /// server's own `SELECT … ORDER BY`, and every callback style must turn the old state into
-    /// exactly the new one — the SQLite controller's oracle, on PostgreSQL.
-    @Suite struct PostgreSQLControllerOracleTests {
-        enum Writer: String, Sendable {
-            /// The controller's own connection (`write(_:)`): callbacks before the write returns.
-            case controllersConnection
-            /// Another connection of this process; the controller looks after each commit.
-            case otherConnection
-            /// `psql` in another process, one to three transactions between two looks.
-            case psql
-        }
-
+    /// Thousands of random transactions on every store; after each step the controller must
+    /// equal the store's own `SELECT … ORDER BY`, and every callback style must turn the old
+    /// state into exactly the new one.
+    @Suite struct ControllerOracleTests {
         struct Configuration: Sendable, CustomTestStringConvertible {
+            let store: StoreKind
             let label: String
             var sortDescriptors = ItemWorkload.standings
-            var orderBy = standingsOrderBy
             var sectioned = true
+            /// SQLite: the predicate's value bound to `?`, not written in (PostgreSQL binds it always).
+            var bound = false
             var limit = 0, offset = 0, batchSize = 0
-            var writer = Writer.otherConnection
-            var steps = 300
-            /// Prune the history every this many steps (0: never), before the controller looks.
+            let writer: StoreWriter.Kind
+            /// SQLite: a change history on the table, so that the controller follows every
+            /// connection's commits (without it, its pool's only).
+            var history = true
+            let steps: Int
+            /// Prune the feed every this many steps (0: never), before the controller looks.
             var pruneEvery = 0
-            /// Restart the server (`pg_ctl restart -m fast`) before this step.
+            /// PostgreSQL: restart the server (`pg_ctl restart -m fast`) before this step.
             var restartAt: Int?
-            var testDescription: String { label }
+            var testDescription: String { "\(store): \(label)" }
         }
 
-        /// The same order, written by hand for the oracle.
-        static let standingsOrderBy =
-            #"lower(grp COLLATE "C") NULLS FIRST, score DESC NULLS LAST, lower(name COLLATE "C") NULLS FIRST, id"#
-
+        /// Each store's own configurations: its writers (SQLite's pool, with and without a
+        /// change history, and `notifyChanges`; PostgreSQL's restart), and as many steps as the
+        /// store takes in the time.
         static let configurations: [Configuration] = [
-            .init(label: "sections, the controller's own connection", writer: .controllersConnection, steps: 400),
+            .init(store: .sqlite, label: "sections, predicate", writer: .controller, history: false, steps: 2000),
             .init(
-                label: "no sections, binary names, another connection, pruning",
-                sortDescriptors: [
-                    ColumnSortDescriptor(key: "name"), ColumnSortDescriptor(key: "score", ascending: false),
-                ],
-                orderBy: #"name COLLATE "C", score DESC NULLS LAST, id"#, sectioned: false, pruneEvery: 97),
-            .init(label: "window limit 7 offset 3", limit: 7, offset: 3),
-            .init(label: "batches of 3, pruning", batchSize: 3, pruneEvery: 41),
-            .init(label: "psql in another process, pruning", writer: .psql, steps: 150, pruneEvery: 37),
-            .init(label: "server restarted in the middle", steps: 200, pruneEvery: 53, restartAt: 100),
+                store: .sqlite, label: "no sections, binary names", sortDescriptors: ItemTable.binaryNames,
+                sectioned: false,
+                bound: true, writer: .controller, history: false, steps: 1000),
+            .init(
+                store: .sqlite, label: "window limit 7 offset 3", limit: 7, offset: 3, writer: .controller,
+                history: false, steps: 1000),
+            .init(
+                store: .sqlite, label: "no history, writes through the pool", writer: .controllersPool,
+                history: false, steps: 600),
+            .init(store: .sqlite, label: "history, local writer", writer: .controllersPool, steps: 600),
+            .init(
+                store: .sqlite, label: "history, writer on another connection, pruning", writer: .otherConnection,
+                steps: 1000, pruneEvery: 97),
+            .init(
+                store: .sqlite, label: "batches of 3, local writer", batchSize: 3, writer: .controller,
+                history: false, steps: 800),
+            .init(
+                store: .sqlite, label: "batches of 3, writer on another connection, pruning", batchSize: 3,
+                writer: .otherConnection, steps: 800, pruneEvery: 97),
+            .init(
+                store: .sqlite, label: "history, writer in another process, pruning", writer: .otherProcess,
+                steps: 600, pruneEvery: 97),
+            .init(
+                store: .sqlite, label: "writer on another connection, then notifyChanges",
+                writer: .otherConnectionThenNotify, history: false, steps: 400),
+            .init(
+                store: .postgresql, label: "sections, the controller's own connection", writer: .controller, steps: 400),
+            .init(
+                store: .postgresql, label: "no sections, binary names, another connection, pruning",
+                sortDescriptors: ItemTable.binaryNames, sectioned: false, writer: .otherConnection, steps: 300,
+                pruneEvery: 97),
+            .init(
+                store: .postgresql, label: "window limit 7 offset 3", limit: 7, offset: 3, writer: .otherConnection,
+                steps: 300),
+            .init(
+                store: .postgresql, label: "batches of 3, pruning", batchSize: 3, writer: .otherConnection, steps: 300,
+                pruneEvery: 41),
+            .init(
+                store: .postgresql, label: "psql in another process, pruning", writer: .otherProcess, steps: 150,
+                pruneEvery: 37),
+            .init(
+                store: .postgresql, label: "server restarted in the middle", writer: .otherConnection, steps: 200,
+                pruneEvery: 53, restartAt: 100),
         ]
 
         @Test(arguments: configurations)
-        func everyStepMatchesTheServersOrderAndEveryCallbackStyleReplays(configuration: Configuration) throws {
-            let seed = randomisedTestSeed(20261123, for: "PostgreSQLControllerOracleTests[\(configuration.label)]")
+        func everyStepMatchesTheStoresOrderAndEveryCallbackStyleReplays(configuration: Configuration) throws {
+            let name = "ControllerOracleTests[\(configuration.testDescription)]"
+            let seed = randomisedTestSeed(configuration.store == .sqlite ? 20261122 : 20261123, for: name)
             var random = SplitMix64(seed: seed)
-            let (conninfo, connection) = try standingsDatabase()
-            var helper = connection
-            let request = pgRequest(
-                table: "item", sortDescriptors: configuration.sortDescriptors, predicate: "visible = $1",
-                arguments: [1],
-                fetchLimit: configuration.limit, fetchOffset: configuration.offset,
-                fetchBatchSize: configuration.batchSize)
-            let controller = FetchedResultsController<StandingsItem>(
-                fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: configuration.sectioned ? "grp" : nil)
-            let recorder = PostgreSQLRecorder()
+            let table = try ItemTable(configuration.store, history: configuration.history)
+            let writer = try StoreWriter(configuration.writer, on: table.store)
+            let (limit, offset) = (configuration.limit, configuration.offset)
+            let controller = table.controller(
+                table.request(
+                    configuration.sortDescriptors, bound: configuration.bound, limit: limit, offset: offset,
+                    batchSize: configuration.batchSize), sectioned: configuration.sectioned)
+            let recorder = CallbackLog<StandingsItem>()
             controller.delegate = recorder
             try controller.performFetch()
-            func oracle() throws -> StandingsState {
-                try serverState(
-                    helper, orderBy: configuration.orderBy, limit: configuration.limit, offset: configuration.offset,
-                    sectioned: configuration.sectioned)
-            }
 
-            var state = try oracle()
-            var stepsWithCallbacks = 0
-            for step in 0..<configuration.steps {
-                recorder.reset()
-                if step == configuration.restartAt {
+            let stepsWithCallbacks = try runCheckedSteps(
+                configuration.steps, controller: controller, recorder: recorder, writer: writer,
+                pruneEvery: configuration.pruneEvery, seed: seed, random: &random, id: \.id,
+                beforeStep: { step in
+                    guard step == configuration.restartAt else { return }
                     try TemporaryCluster.shared.get().restart()
-                    helper = try PostgreSQLConnection(conninfo)
-                }
-                var rolledBack = true
-                for _ in 0..<(configuration.writer == .psql ? Int.random(in: 1...3, using: &random) : 1) {
-                    let ids = try helper.execute("SELECT id FROM item ORDER BY id").rows.compactMap {
-                        $0[0].flatMap(Int64.init)
-                    }
-                    let transaction = PostgreSQLWorkload.transaction(itemIDs: ids, random: &random)
-                    try run(
-                        transaction, by: configuration.writer, on: helper, controller: controller, conninfo: conninfo)
-                    rolledBack = rolledBack && transaction.rollback
-                }
-                if configuration.writer != .controllersConnection {
-                    if configuration.pruneEvery > 0, step % configuration.pruneEvery == configuration.pruneEvery - 1 {
-                        try PostgreSQLChangeFeed.prune(
-                            before: PostgreSQLChangeFeed.currentPosition(in: helper), in: helper)
-                    }
-                    try lookUntilConnected(controller)
-                }
-                let newState = try oracle()
-                if try checkStep(
-                    recorder, old: state, new: newState, controllerState: controllerState(controller),
-                    rolledBack: rolledBack,
-                    batched: configuration.batchSize > 0, context: "seed \(seed), step \(step)")
-                {
-                    stepsWithCallbacks += 1
-                }
-                state = newState
-            }
-            print(
-                "PostgreSQLControllerOracleTests[\(configuration.label)]: \(configuration.steps) steps, "
-                    + "\(stepsWithCallbacks) with callbacks")
+                    try table.store.reconnect()
+                },
+                transaction: { random in try table.randomTransaction(&random) },
+                oracle: {
+                    try table.state(
+                        configuration.sortDescriptors, limit: limit, offset: offset,
+                        sectioned: configuration.sectioned)
+                })
+            print("\(name): \(configuration.steps) steps, \(stepsWithCallbacks) with callbacks")
             #expect(stepsWithCallbacks > configuration.steps / 10, "the workload must change the results often")
             if configuration.batchSize > 0 {
                 #expect(
@@ -120,35 +120,6 @@ extension PostgreSQLServerTests {
                 #expect(recorder.connectionStates.contains(.connected), "the controller reconnected after the restart")
             } else {
                 #expect(recorder.connectionStates.isEmpty && recorder.errors.isEmpty)
-            }
-        }
-
-        struct Rollback: Error {}
-
-        func run(
-            _ transaction: RandomTransaction, by writer: Writer, on connection: PostgreSQLConnection,
-            controller: FetchedResultsController<StandingsItem>, conninfo: String
-        ) throws {
-            switch writer {
-            case .controllersConnection:
-                do {
-                    try controller.write { connection in
-                        for statement in transaction.statements { try connection.execute(statement) }
-                        if transaction.rollback { throw Rollback() }
-                    }
-                } catch is Rollback {}
-            case .otherConnection:
-                try connection.execute("BEGIN")
-                for statement in transaction.statements { try connection.execute(statement) }
-                try connection.execute(transaction.rollback ? "ROLLBACK" : "COMMIT")
-            case .psql:
-                let psql = Process()
-                psql.executableURL = URL(fileURLWithPath: try TemporaryCluster.program("psql"))
-                psql.arguments = ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", conninfo, "-c", transaction.script()]
-                psql.standardOutput = FileHandle.nullDevice
-                try psql.run()
-                psql.waitUntilExit()
-                try #require(psql.terminationStatus == 0, "psql failed on \(transaction.script())")
             }
         }
     }

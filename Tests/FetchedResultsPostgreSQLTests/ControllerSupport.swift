@@ -53,6 +53,10 @@ extension StandingsItem: FetchableRecord {
 
 typealias StandingsState = SectionedState<StandingsItem>
 
+/// The standings order (``ItemWorkload/standings``) written out by hand for the server.
+let standingsOrderBy =
+    #"lower(grp COLLATE "C") NULLS FIRST, score DESC NULLS LAST, lower(name COLLATE "C") NULLS FIRST, id"#
+
 /// The oracle: the server's own `SELECT … ORDER BY`, written out by hand (not through the
 /// library's sort descriptors), grouped as NOCASE groups.
 func serverState(

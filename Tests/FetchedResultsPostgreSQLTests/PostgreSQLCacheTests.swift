@@ -57,7 +57,7 @@ extension PostgreSQLServerTests {
             let (second, recorder) = try launch(conninfo, folder, request: request)
             #expect(second.lastFetchSource == .cache)
             let expected = try serverState(
-                writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)
+                writer, orderBy: standingsOrderBy, sectioned: true)
             #expect(try controllerState(second) == expected)
             #expect(recorder.batches.isEmpty, "catching up is part of the fetch, not a change")
 
@@ -67,7 +67,7 @@ extension PostgreSQLServerTests {
             #expect(
                 try controllerState(second)
                     == (try serverState(
-                        writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
+                        writer, orderBy: standingsOrderBy, sectioned: true)))
         }
 
         @Test func aCacheThatCannotBeTrustedIsNotUsed() throws {
@@ -85,7 +85,7 @@ extension PostgreSQLServerTests {
             #expect(
                 try controllerState(afterPruning)
                     == (try serverState(
-                        writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
+                        writer, orderBy: standingsOrderBy, sectioned: true)))
             try afterPruning.saveCache()
 
             // Another request (other arguments), another database, another table shape.
@@ -113,7 +113,7 @@ extension PostgreSQLServerTests {
             #expect(
                 try controllerState(afterDamage)
                     == (try serverState(
-                        writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
+                        writer, orderBy: standingsOrderBy, sectioned: true)))
         }
 
         /// A role that may only read the table and its feed (a viewer) keeps and uses a cache too.
@@ -135,7 +135,7 @@ extension PostgreSQLServerTests {
             #expect(
                 try controllerState(second)
                     == (try serverState(
-                        writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
+                        writer, orderBy: standingsOrderBy, sectioned: true)))
         }
     }
 }

@@ -355,7 +355,7 @@ extension PostgreSQLServerTests {
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")
             try controller.performFetch()
             let expected = try serverState(
-                writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)
+                writer, orderBy: standingsOrderBy, sectioned: true)
             #expect(try controllerState(controller) == expected)
             #expect(controller.numberOfSections == 3, "NULL, then Africa/africa together, then Asia")
         }

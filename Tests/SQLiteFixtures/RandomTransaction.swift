@@ -106,9 +106,6 @@ public final class TransactionWriter {
     /// Whether the controller must look to see what this writer commits.
     public var needsPolling: Bool { kind != .throughController }
 
-    /// Whether the history may be pruned before a look: the controller reads the history then.
-    public var mayPrune: Bool { kind == .otherConnection || kind == .otherProcess }
-
     /// A transaction the test rolls back through the controller's write.
     private struct RolledBack: Error {}
 
@@ -132,26 +129,5 @@ public final class TransactionWriter {
     /// Deletes the whole change history, so a controller that has not polled yet must refetch.
     public func pruneHistory() throws {
         try run(RandomTransaction(statements: ["DELETE FROM fetchedresults_history"], rollback: false))
-    }
-
-    /// One step of a randomised test: commits one transaction (one to three from another
-    /// process, so that a poll sees several at once); then, when the controller cannot see the
-    /// commits, prunes the history every `pruneEvery` steps and polls. Returns whether
-    /// everything written was rolled back.
-    public func commitStep(
-        _ step: Int, pruneEvery: Int, random: inout SplitMix64,
-        transaction: (inout SplitMix64) throws -> RandomTransaction, poll: () throws -> Void
-    ) throws -> Bool {
-        var rolledBack = true
-        for _ in 0..<(kind == .otherProcess ? Int.random(in: 1...3, using: &random) : 1) {
-            let next = try transaction(&random)
-            try run(next)
-            rolledBack = rolledBack && next.rollback
-        }
-        if needsPolling {
-            if mayPrune, step % pruneEvery == pruneEvery - 1 { try pruneHistory() }
-            try poll()
-        }
-        return rolledBack
     }
 }

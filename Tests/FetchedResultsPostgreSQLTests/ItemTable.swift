@@ -37,14 +37,26 @@ final class ItemTable {
         offset: Int = 0, batchSize: Int = 0
     ) -> TableFetchRequest {
         let predicate: any FetchPredicate =
-            switch kind {
-            case .sqlite:
-                bound ? SQLitePredicate(sql: "visible = ?", arguments: [1]) : SQLitePredicate(sql: "visible = 1")
-            case .postgresql: PostgreSQLPredicate(sql: "visible = $1", arguments: [1])
-            }
+            kind == .sqlite && !bound ? SQLitePredicate(sql: "visible = 1") : self.predicate(visible: 1)
         return TableFetchRequest(
             table: "item", predicate: predicate, sortDescriptors: sortDescriptors, fetchLimit: limit,
             fetchOffset: offset, fetchBatchSize: batchSize)
+    }
+
+    /// The rows whose `visible` is `visible` (and whose score is above `minimumScore`), the
+    /// values bound.
+    func predicate(visible: Int, minimumScore: Int? = nil) -> any FetchPredicate {
+        let scoreTerm = minimumScore == nil ? "" : " AND score > " + (kind == .sqlite ? "?" : "$2")
+        let values = [visible] + (minimumScore.map { [$0] } ?? [])
+        return switch kind {
+        case .sqlite: SQLitePredicate(sql: "visible = ?" + scoreTerm, arguments: StatementArguments(values))
+        case .postgresql: PostgreSQLPredicate(sql: "visible = $1" + scoreTerm, arguments: values.map { $0 })
+        }
+    }
+
+    /// What ``predicate(visible:minimumScore:)`` selects, as SQL for the oracle.
+    static func condition(visible: Int = 1, minimumScore: Int? = nil) -> String {
+        "visible = \(visible)" + (minimumScore.map { " AND score > \($0)" } ?? "")
     }
 
     /// A controller on the table, sectioned by `grp` unless `sectioned` is false.
@@ -87,11 +99,12 @@ final class ItemTable {
         }
     }
 
-    /// The oracle: the visible rows in the store's own order for `sortDescriptors` — the first
-    /// `held` of them when given — then cut by the window, grouped as NOCASE groups.
+    /// The oracle: the visible rows (or those `condition` selects) in the store's own order for
+    /// `sortDescriptors` — the first `held` of them when given — then cut by the window,
+    /// grouped as NOCASE groups.
     func state(
         _ sortDescriptors: [ColumnSortDescriptor] = ItemWorkload.standings, limit: Int = 0, offset: Int = 0,
-        held: Int? = nil, sectioned: Bool = true
+        held: Int? = nil, sectioned: Bool = true, where condition: String = ItemTable.condition()
     ) throws -> SectionedState<StandingsItem> {
         let order = Self.orderBy(sortDescriptors, on: kind)
         var window = ""
@@ -101,7 +114,7 @@ final class ItemTable {
                 ? " LIMIT \(limit > 0 ? limit : -1) OFFSET \(offset)"
                 : (limit > 0 ? " LIMIT \(limit)" : "") + " OFFSET \(offset)"
         }
-        var visible = "SELECT * FROM item WHERE visible = 1 ORDER BY \(order)"
+        var visible = "SELECT * FROM item WHERE \(condition) ORDER BY \(order)"
         if let held { visible += " LIMIT \(held)" }
         let sql = "SELECT * FROM (\(visible)) AS item ORDER BY \(order)\(window)"
         let items: [StandingsItem]

@@ -62,6 +62,17 @@ final class TestStore {
         }
     }
 
+    /// Commits a transaction outside any controller, as ``execute(_:)`` does.
+    func run(_ transaction: RandomTransaction) throws {
+        switch kind {
+        case .sqlite: try transaction.run(on: pool!)
+        case .postgresql:
+            try helper!.execute("BEGIN")
+            for statement in transaction.statements { try helper!.execute(statement) }
+            try helper!.execute(transaction.rollback ? "ROLLBACK" : "COMMIT")
+        }
+    }
+
     /// The first column of a query's rows as ids; `text`, when given, is bound to the query's
     /// one parameter (`?` on SQLite, `$1` on PostgreSQL).
     func ids(_ sql: String, binding text: String? = nil) throws -> [Int64] {
@@ -78,10 +89,11 @@ final class TestStore {
     /// A parameter of ``ids(_:binding:)``'s query, as the store writes it.
     var parameter: String { kind == .sqlite ? "?" : "$1" }
 
-    /// Deletes the whole change feed, so that a controller that has not looked since must refetch.
-    func pruneHistory() throws {
+    /// Deletes the change feed, so that a controller that has not looked since must refetch:
+    /// on SQLite all but the last `keeping` rows, on PostgreSQL all of it.
+    func pruneHistory(keeping: Int = 0) throws {
         switch kind {
-        case .sqlite: try pool!.write { try ChangeHistory.prune(keeping: 0, in: $0) }
+        case .sqlite: try pool!.write { try ChangeHistory.prune(keeping: keeping, in: $0) }
         case .postgresql:
             try PostgreSQLChangeFeed.prune(before: PostgreSQLChangeFeed.currentPosition(in: helper!), in: helper!)
         }
@@ -177,10 +189,7 @@ final class StoreWriter {
         case .controller:
             try controllerWrite!(transaction)
         case .otherConnection:
-            let connection = store.helper!
-            try connection.execute("BEGIN")
-            for statement in transaction.statements { try connection.execute(statement) }
-            try connection.execute(transaction.rollback ? "ROLLBACK" : "COMMIT")
+            try store.run(transaction)
         default:
             let psql = Process()
             psql.executableURL = URL(fileURLWithPath: try TemporaryCluster.program("psql"))

@@ -88,23 +88,20 @@ enum PostgreSQLWorkload {
         if Int.random(in: 0..<400, using: &random) == 0 {
             return RandomTransaction(statements: ["TRUNCATE item"], rollback: rollback)
         }
-        var step = ItemWorkload(itemIDs: itemIDs)
         let literal = ItemWorkload.literal
-        for _ in 0..<Int.random(in: 1...4, using: &random) {
-            let target = step.ids.randomElement(using: &random)
-            let choice = Int.random(in: 0..<14, using: &random)
-            if step.commonStep(choice, on: target, random: &random) { continue }
-            switch (choice, target) {
-            case (9, let id?):
+        return ItemWorkload.transaction(itemIDs: itemIDs, rollback: rollback, choices: 14, random: &random) {
+            step, choice, id, random in
+            switch choice {
+            case 9:
                 // A new key for the row: the feed names the old id and the new one.
                 step.statements.append("UPDATE item SET id = \(step.nextID) WHERE id = \(id)")
                 step.ids.removeAll { $0 == id }
                 step.takeNextID()
-            case (10, let id?):
+            case 10:
                 let code = literal(ItemWorkload.codes.randomElement(using: &random)!)
                 step.statements.append("UPDATE item SET code = NULL WHERE code = \(code)")
                 step.statements.append("UPDATE item SET code = \(code) WHERE id = \(id)")
-            case (11, _):
+            case 11:
                 // The new row takes the code; the row that held it goes.
                 let code = literal(ItemWorkload.codes.randomElement(using: &random)!)
                 step.statements.append("DELETE FROM item WHERE code = \(code)")
@@ -114,12 +111,10 @@ enum PostgreSQLWorkload {
                         + "\(Int.random(in: 0...5, using: &random)), "
                         + "\(literal(ItemWorkload.names.randomElement(using: &random)!)), \(code))")
                 step.takeNextID()
-            case (_, let id?):
-                step.touch(id)
-            case (_, nil):
-                preconditionFailure("a step without a row is an insert")
+            default:
+                return false
             }
+            return true
         }
-        return RandomTransaction(statements: step.statements, rollback: rollback)
     }
 }

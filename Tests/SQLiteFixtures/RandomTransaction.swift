@@ -29,26 +29,23 @@ public enum RandomWorkload {
     /// One random transaction over the rows with these ids.
     public static func transaction(itemIDs: [Int64], random: inout SplitMix64) -> RandomTransaction {
         let rollback = Int.random(in: 0..<10, using: &random) == 0
-        var step = ItemWorkload(itemIDs: itemIDs)
-        for _ in 0..<Int.random(in: 1...4, using: &random) {
-            let target = step.ids.randomElement(using: &random)
-            let choice = Int.random(in: 0..<13, using: &random)
-            if step.commonStep(choice, on: target, random: &random) { continue }
-            switch (choice, target) {
-            case (10, let id?):
+        return ItemWorkload.transaction(itemIDs: itemIDs, rollback: rollback, choices: 13, random: &random) {
+            step, choice, id, random in
+            switch choice {
+            case 10:
                 // A new row id: a free one, or another row's (which REPLACE deletes).
                 let newID = Bool.random(using: &random) ? step.nextID : step.ids.randomElement(using: &random)!
                 step.statements.append("UPDATE OR REPLACE item SET id = \(newID) WHERE id = \(id)")
                 step.ids.removeAll { $0 == id || $0 == newID }
                 step.ids.append(newID)
                 if newID == step.nextID { step.nextID += 1 }
-            case (11, let id?):
+            case 11:
                 // Another row holding this code is deleted by REPLACE.
                 step.statements.append(
                     "UPDATE OR REPLACE item "
                         + "SET code = \(ItemWorkload.literal(ItemWorkload.codes.randomElement(using: &random)!)) "
                         + "WHERE id = \(id)")
-            case (12, _):
+            case 12:
                 let values = [
                     String(step.nextID), ItemWorkload.literal(ItemWorkload.groups.randomElement(using: &random)!),
                     String(Int.random(in: 0...5, using: &random)),
@@ -59,13 +56,11 @@ public enum RandomWorkload {
                     "INSERT OR REPLACE INTO item (id, grp, score, name, note, visible, code) "
                         + "VALUES (\(values.joined(separator: ", ")))")
                 step.takeNextID()
-            case (_, let id?):
-                step.touch(id)
-            case (_, nil):
-                preconditionFailure("a step without a row is an insert")
+            default:
+                return false
             }
+            return true
         }
-        return RandomTransaction(statements: step.statements, rollback: rollback)
     }
 }
 

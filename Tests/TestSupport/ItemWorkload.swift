@@ -82,6 +82,25 @@ public struct ItemWorkload {
         return true
     }
 
+    /// One random transaction over the rows with these ids, rolled back when `rollback`: one to
+    /// four steps, each on a random row, drawn from `choices` choices. A choice
+    /// ``commonStep(_:on:random:)`` leaves goes to `storeStep` (the row is then not nil), which
+    /// says whether it took it; a choice nobody takes touches the row.
+    public static func transaction(
+        itemIDs: [Int64], rollback: Bool, choices: Int, random: inout SplitMix64,
+        storeStep: (inout ItemWorkload, _ choice: Int, _ row: Int64, inout SplitMix64) -> Bool
+    ) -> RandomTransaction {
+        var step = ItemWorkload(itemIDs: itemIDs)
+        for _ in 0..<Int.random(in: 1...4, using: &random) {
+            let target = step.ids.randomElement(using: &random)
+            let choice = Int.random(in: 0..<choices, using: &random)
+            if step.commonStep(choice, on: target, random: &random) { continue }
+            guard let id = target else { preconditionFailure("a step without a row is an insert") }
+            if !storeStep(&step, choice, id, &random) { step.touch(id) }
+        }
+        return RandomTransaction(statements: step.statements, rollback: rollback)
+    }
+
     /// Touches the row without changing it: it must produce no callback by itself.
     public mutating func touch(_ id: Int64) {
         statements.append("UPDATE item SET score = score WHERE id = \(id)")

@@ -9,35 +9,14 @@ extension PostgreSQLServerTests {
     /// equal the store's own `SELECT … ORDER BY`, and every callback style must turn the old
     /// state into exactly the new one.
     @Suite struct ControllerOracleTests {
-        struct Configuration: Sendable, CustomTestStringConvertible {
-            let store: StoreKind
-            let label: String
-            var sortDescriptors = ItemWorkload.standings
-            var sectioned = true
-            /// SQLite: the predicate's value bound to `?`, not written in (PostgreSQL binds it always).
-            var bound = false
-            var limit = 0, offset = 0, batchSize = 0
-            let writer: StoreWriter.Kind
-            /// SQLite: a change history on the table, so that the controller follows every
-            /// connection's commits (without it, its pool's only).
-            var history = true
-            let steps: Int
-            /// Prune the feed every this many steps (0: never), before the controller looks.
-            var pruneEvery = 0
-            /// PostgreSQL: restart the server (`pg_ctl restart -m fast`) before this step.
-            var restartAt: Int?
-            var testDescription: String { "\(store): \(label)" }
-        }
-
         /// Each store's own configurations: its writers (SQLite's pool, with and without a
         /// change history, and `notifyChanges`; PostgreSQL's restart), and as many steps as the
         /// store takes in the time.
-        static let configurations: [Configuration] = [
+        static let configurations: [RandomisedRun] = [
             .init(store: .sqlite, label: "sections, predicate", writer: .controller, history: false, steps: 2000),
             .init(
                 store: .sqlite, label: "no sections, binary names", sortDescriptors: ItemTable.binaryNames,
-                sectioned: false,
-                bound: true, writer: .controller, history: false, steps: 1000),
+                sectioned: false, bound: true, writer: .controller, history: false, steps: 1000),
             .init(
                 store: .sqlite, label: "window limit 7 offset 3", limit: 7, offset: 3, writer: .controller,
                 history: false, steps: 1000),
@@ -81,17 +60,13 @@ extension PostgreSQLServerTests {
         ]
 
         @Test(arguments: configurations)
-        func everyStepMatchesTheStoresOrderAndEveryCallbackStyleReplays(configuration: Configuration) throws {
+        func everyStepMatchesTheStoresOrderAndEveryCallbackStyleReplays(configuration: RandomisedRun) throws {
             let name = "ControllerOracleTests[\(configuration.testDescription)]"
             let seed = randomisedTestSeed(configuration.store == .sqlite ? 20261122 : 20261123, for: name)
             var random = SplitMix64(seed: seed)
-            let table = try ItemTable(configuration.store, history: configuration.history)
+            let table = try ItemTable(configuration)
             let writer = try StoreWriter(configuration.writer, on: table.store)
-            let (limit, offset) = (configuration.limit, configuration.offset)
-            let controller = table.controller(
-                table.request(
-                    configuration.sortDescriptors, bound: configuration.bound, limit: limit, offset: offset,
-                    batchSize: configuration.batchSize), sectioned: configuration.sectioned)
+            let controller = table.controller(configuration)
             let recorder = CallbackLog<StandingsItem>()
             controller.delegate = recorder
             try controller.performFetch()
@@ -105,11 +80,7 @@ extension PostgreSQLServerTests {
                     try table.store.reconnect()
                 },
                 transaction: { random in try table.randomTransaction(&random) },
-                oracle: {
-                    try table.state(
-                        configuration.sortDescriptors, limit: limit, offset: offset,
-                        sectioned: configuration.sectioned)
-                })
+                oracle: { try table.state(configuration) })
             print("\(name): \(configuration.steps) steps, \(stepsWithCallbacks) with callbacks")
             #expect(stepsWithCallbacks > configuration.steps / 10, "the workload must change the results often")
             if configuration.batchSize > 0 {

@@ -5,6 +5,7 @@ import Foundation
 import GRDB
 import SQLiteFixtures
 import TestSupport
+import Testing
 
 /// The randomised tests' `item` table (sections `grp`, sort keys, the predicate column
 /// `visible`, a unique `code`) on one store with its change feed: each store's own random
@@ -152,5 +153,49 @@ final class ItemTable {
             }
         }
         return (terms + ["id"]).joined(separator: ", ")
+    }
+}
+
+/// One run of a randomised test on the item table: its store; the request (order, sections,
+/// window, batches); who writes, and how often the feed is pruned; how many steps.
+struct RandomisedRun: Sendable, CustomTestStringConvertible {
+    let store: StoreKind
+    let label: String
+    var sortDescriptors = ItemWorkload.standings
+    var sectioned = true
+    /// SQLite: the predicate's value bound to `?`, not written in (PostgreSQL binds it always).
+    var bound = false
+    var limit = 0, offset = 0, batchSize = 0
+    let writer: StoreWriter.Kind
+    /// SQLite: a change history on the table, so that the controller follows every
+    /// connection's commits (without it, its pool's only).
+    var history = true
+    let steps: Int
+    /// Prune the feed every this many steps (0: never), before the controller looks.
+    var pruneEvery = 0
+    /// PostgreSQL: restart the server (`pg_ctl restart -m fast`) before this step.
+    var restartAt: Int?
+    /// Whether the delegate has the `CollectionDifference` callback (without it, rows of
+    /// inserted sections are not placed one by one).
+    var withDifference = true
+    var testDescription: String { "\(store): \(label)" }
+}
+
+extension ItemTable {
+    /// A new table for the run.
+    convenience init(_ run: RandomisedRun) throws {
+        try self.init(run.store, history: run.history)
+    }
+
+    /// A controller of the run's request.
+    func controller(_ run: RandomisedRun) -> FetchedResultsController<StandingsItem> {
+        let request = request(
+            run.sortDescriptors, bound: run.bound, limit: run.limit, offset: run.offset, batchSize: run.batchSize)
+        return controller(request, sectioned: run.sectioned)
+    }
+
+    /// The run's oracle (the first `held` rows when given).
+    func state(_ run: RandomisedRun, held: Int? = nil) throws -> SectionedState<StandingsItem> {
+        try state(run.sortDescriptors, limit: run.limit, offset: run.offset, held: held, sectioned: run.sectioned)
     }
 }

@@ -12,51 +12,35 @@ extension PostgreSQLServerTests {
     /// as it says it holds), every callback style turns the old state into the new one, and
     /// once loaded it equals the full fetch.
     @Suite struct ProgressiveFetchTests {
-        struct Configuration: Sendable, CustomTestStringConvertible {
-            let store: StoreKind
-            let label: String
-            var sortDescriptors = ItemWorkload.standings
-            var sectioned = true
-            var limit = 0, offset = 0, batchSize = 0
-            let writer: StoreWriter.Kind
-            /// SQLite: a change history on the table, so that the controller follows every
-            /// connection's commits (without it, its pool's only).
-            var history = false
-            /// Prune the feed every this many steps (0: never), before the controller looks.
-            var pruneEvery = 0
-            /// Without a `CollectionDifference` callback, rows of inserted sections are not
-            /// placed one by one.
-            var withDifference = true
-            let steps: Int
-            var testDescription: String { "\(store): \(label)" }
-        }
-
         // Batches never with pruning: after pruned history a batched controller cannot tell
         // which rows it did not hold changed (see `checkStep`), which the progressive fetch
         // does not change.
-        static let configurations: [Configuration] = [
-            .init(store: .sqlite, label: "sections, predicate, local writer", writer: .controllersPool, steps: 400),
+        static let configurations: [RandomisedRun] = [
+            .init(
+                store: .sqlite, label: "sections, predicate, local writer", writer: .controllersPool, history: false,
+                steps: 400),
             .init(
                 store: .sqlite, label: "sections, per-object callbacks and snapshots only", writer: .controllersPool,
-                withDifference: false, steps: 400),
+                history: false, steps: 400, withDifference: false),
             .init(
                 store: .sqlite, label: "no sections, binary names", sortDescriptors: ItemTable.binaryNames,
-                sectioned: false,
-                writer: .controllersPool, steps: 400),
+                sectioned: false, writer: .controllersPool, history: false, steps: 400),
             .init(
                 store: .sqlite, label: "window limit 7 offset 3", limit: 7, offset: 3, writer: .controllersPool,
+                history: false, steps: 400),
+            .init(
+                store: .sqlite, label: "batches of 3", batchSize: 3, writer: .controllersPool, history: false,
                 steps: 400),
-            .init(store: .sqlite, label: "batches of 3", batchSize: 3, writer: .controllersPool, steps: 400),
             .init(
                 store: .sqlite, label: "history, writer on another connection, pruning", writer: .otherConnection,
-                history: true, pruneEvery: 53, steps: 400),
+                steps: 400, pruneEvery: 53),
             .init(store: .postgresql, label: "sections, another connection", writer: .otherConnection, steps: 250),
             .init(
                 store: .postgresql, label: "no sections, binary names, the controller's own connection",
                 sortDescriptors: ItemTable.binaryNames, sectioned: false, writer: .controller, steps: 250),
             .init(
                 store: .postgresql, label: "window limit 7 offset 3, pruning", limit: 7, offset: 3,
-                writer: .otherConnection, pruneEvery: 61, steps: 250),
+                writer: .otherConnection, steps: 250, pruneEvery: 61),
             .init(store: .postgresql, label: "batches of 3", batchSize: 3, writer: .otherConnection, steps: 250),
         ]
 
@@ -64,17 +48,14 @@ extension PostgreSQLServerTests {
         static let initialRows = 150
 
         @Test(arguments: configurations)
-        func everyStepHoldsExactlyTheFirstRowsAndEveryCallbackStyleReplays(configuration: Configuration) throws {
+        func everyStepHoldsExactlyTheFirstRowsAndEveryCallbackStyleReplays(configuration: RandomisedRun) throws {
             let name = "ProgressiveFetchTests[\(configuration.testDescription)]"
             let seed = randomisedTestSeed(20261123, for: name)
             var random = SplitMix64(seed: seed)
-            let table = try ItemTable(configuration.store, history: configuration.history)
+            let table = try ItemTable(configuration)
             try table.fill(Self.initialRows, random: &random)
             let writer = try StoreWriter(configuration.writer, on: table.store)
-            let (limit, offset) = (configuration.limit, configuration.offset)
-            let request = table.request(
-                configuration.sortDescriptors, limit: limit, offset: offset, batchSize: configuration.batchSize)
-            let controller = table.controller(request, sectioned: configuration.sectioned)
+            let controller = table.controller(configuration)
             writer.attach(controller)
             let recorder: any CallbackRecords & FetchedResultsControllerDelegate<StandingsItem> =
                 configuration.withDifference
@@ -85,9 +66,7 @@ extension PostgreSQLServerTests {
 
             /// The first `held` rows of the store's order, cut by the request's window.
             func oracle(held: Int?) throws -> SectionedState<StandingsItem> {
-                try table.state(
-                    configuration.sortDescriptors, limit: limit, offset: offset, held: held,
-                    sectioned: configuration.sectioned)
+                try table.state(configuration, held: held)
             }
 
             var state = try oracle(held: controller.heldRowCount)

@@ -167,10 +167,16 @@ let package = Package(
         // A throw-away PostgreSQL server, and hosts in network namespaces, for the tests and
         // the benchmarks.
         .target(name: "ThrowawayPostgreSQL", path: "Tests/ThrowawayPostgreSQL"),
+        // The SQLite tables, random workloads and writers (a connection, the controller's pool,
+        // the sqlite3 shell) that the SQLite tests and the tests over both stores share.
+        .target(
+            name: "SQLiteFixtures",
+            dependencies: ["FetchedResultsSQLite", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/SQLiteFixtures"),
         .testTarget(
             name: "FetchedResultsTests",
             dependencies: [
-                "FetchedResultsSQLite", "FetchedResults", "TestSupport", "ControllerOracles",
+                "FetchedResultsSQLite", "FetchedResults", "TestSupport", "ControllerOracles", "SQLiteFixtures",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -180,7 +186,7 @@ let package = Package(
             // With the SQLite store too: the tests of what every store promises run on both.
             dependencies: [
                 "FetchedResultsPostgreSQL", "FetchedResultsSQLite", "FetchedResults", "TestSupport",
-                "ControllerOracles",
+                "ControllerOracles", "SQLiteFixtures",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(

@@ -1,6 +1,7 @@
 import ControllerOracles
 import FetchedResultsPostgreSQL
 import Foundation
+import GRDB
 import TestSupport
 
 /// The randomised tests' table on PostgreSQL: sections (`grp`), sort keys, a predicate column
@@ -42,7 +43,19 @@ struct StandingsItem: PostgreSQLRecord, Equatable, Sendable {
     }
 }
 
+extension StandingsItem: FetchableRecord {
+    /// A row of the same table on SQLite, for the tests over both stores.
+    init(row: GRDB.Row) {
+        (id, grp, score, name) = (row["id"], row["grp"], row["score"], row["name"])
+        (note, visible, code) = (row["note"], row["visible"], row["code"])
+    }
+}
+
 typealias StandingsState = SectionedState<StandingsItem>
+
+/// The standings order (``ItemWorkload/standings``) written out by hand for the server.
+let standingsOrderBy =
+    #"lower(grp COLLATE "C") NULLS FIRST, score DESC NULLS LAST, lower(name COLLATE "C") NULLS FIRST, id"#
 
 /// The oracle: the server's own `SELECT … ORDER BY`, written out by hand (not through the
 /// library's sort descriptors), grouped as NOCASE groups.
@@ -70,38 +83,25 @@ typealias PostgreSQLRecorder = CallbackLog<StandingsItem>
 /// code moved from row to row or taken by a new row (the old holder deleted), now and then a
 /// `TRUNCATE`, and rollbacks. Literal values, so that `psql` in another process can run them.
 enum PostgreSQLWorkload {
-    struct Transaction {
-        var statements: [String]
-        var rollback: Bool
-
-        /// The transaction as one `psql -c` script.
-        var script: String {
-            (["BEGIN"] + statements + [rollback ? "ROLLBACK" : "COMMIT"]).joined(separator: ";\n") + ";"
-        }
-    }
-
-    static func transaction(itemIDs: [Int64], random: inout SplitMix64) -> Transaction {
+    static func transaction(itemIDs: [Int64], random: inout SplitMix64) -> RandomTransaction {
         let rollback = Int.random(in: 0..<10, using: &random) == 0
         if Int.random(in: 0..<400, using: &random) == 0 {
-            return Transaction(statements: ["TRUNCATE item"], rollback: rollback)
+            return RandomTransaction(statements: ["TRUNCATE item"], rollback: rollback)
         }
-        var step = ItemWorkload(itemIDs: itemIDs)
         let literal = ItemWorkload.literal
-        for _ in 0..<Int.random(in: 1...4, using: &random) {
-            let target = step.ids.randomElement(using: &random)
-            let choice = Int.random(in: 0..<14, using: &random)
-            if step.commonStep(choice, on: target, random: &random) { continue }
-            switch (choice, target) {
-            case (9, let id?):
+        return ItemWorkload.transaction(itemIDs: itemIDs, rollback: rollback, choices: 14, random: &random) {
+            step, choice, id, random in
+            switch choice {
+            case 9:
                 // A new key for the row: the feed names the old id and the new one.
                 step.statements.append("UPDATE item SET id = \(step.nextID) WHERE id = \(id)")
                 step.ids.removeAll { $0 == id }
                 step.takeNextID()
-            case (10, let id?):
+            case 10:
                 let code = literal(ItemWorkload.codes.randomElement(using: &random)!)
                 step.statements.append("UPDATE item SET code = NULL WHERE code = \(code)")
                 step.statements.append("UPDATE item SET code = \(code) WHERE id = \(id)")
-            case (11, _):
+            case 11:
                 // The new row takes the code; the row that held it goes.
                 let code = literal(ItemWorkload.codes.randomElement(using: &random)!)
                 step.statements.append("DELETE FROM item WHERE code = \(code)")
@@ -111,12 +111,10 @@ enum PostgreSQLWorkload {
                         + "\(Int.random(in: 0...5, using: &random)), "
                         + "\(literal(ItemWorkload.names.randomElement(using: &random)!)), \(code))")
                 step.takeNextID()
-            case (_, let id?):
-                step.touch(id)
-            case (_, nil):
-                preconditionFailure("a step without a row is an insert")
+            default:
+                return false
             }
+            return true
         }
-        return Transaction(statements: step.statements, rollback: rollback)
     }
 }

@@ -4,11 +4,11 @@ import TestSupport
 import Testing
 
 extension PostgreSQLServerTests {
-    /// The persistent cache on PostgreSQL: a later launch takes the ordering from the file and
-    /// reads only what the feed names since; a file that cannot be trusted is never used.
+    /// What only PostgreSQL's persistent cache has to do: serve a role that may only read; the
+    /// cache on both stores is tested in ``CacheTests``.
     @Suite struct PostgreSQLCacheTests {
         static let request = pgRequest(
-            table: "item", sortDescriptors: PostgreSQLControllerOracleTests.standings, predicate: "visible = $1",
+            table: "item", sortDescriptors: ItemWorkload.standings, predicate: "visible = $1",
             arguments: [1])
 
         func fill(_ connection: PostgreSQLConnection, rows: Int) throws {
@@ -34,88 +34,6 @@ extension PostgreSQLServerTests {
             return (controller, recorder)
         }
 
-        @Test(arguments: [0, 4])
-        func aLaterLaunchUsesTheCacheAndWhatChangedSince(batchSize: Int) throws {
-            let (conninfo, writer) = try standingsDatabase()
-            try fill(writer, rows: 200)
-            let folder = TemporaryDirectory()
-            var request = Self.request
-            request.fetchBatchSize = batchSize
-            let (first, _) = try launch(conninfo, folder, request: request)
-            #expect(first.lastFetchSource == .store)
-            try first.saveCache()
-            #expect(first.cacheFile.map { FileManager.default.fileExists(atPath: $0.path) } == true)
-
-            // While no scoreboard runs: inserts, deletes, moves, a section's first row renamed.
-            try writer.execute(
-                "INSERT INTO item (id, grp, score, name) VALUES (1000, 'Zone', 3, 'new'), "
-                    + "(1001, 'asia', 99, 'top of asia')")
-            try writer.execute("DELETE FROM item WHERE id IN (4, 8, 12)")
-            try writer.execute("UPDATE item SET score = score + 10 WHERE id IN (5, 6, 7)")
-            try writer.execute("UPDATE item SET visible = 0 WHERE id = 9")
-
-            let (second, recorder) = try launch(conninfo, folder, request: request)
-            #expect(second.lastFetchSource == .cache)
-            let expected = try serverState(
-                writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)
-            #expect(try controllerState(second) == expected)
-            #expect(recorder.batches.isEmpty, "catching up is part of the fetch, not a change")
-
-            // And it follows changes from there.
-            try writer.execute("UPDATE item SET grp = 'Africa' WHERE id = 1000")
-            try second.processPendingChanges()
-            #expect(
-                try controllerState(second)
-                    == (try serverState(
-                        writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
-        }
-
-        @Test func aCacheThatCannotBeTrustedIsNotUsed() throws {
-            let (conninfo, writer) = try standingsDatabase()
-            try fill(writer, rows: 50)
-            let folder = TemporaryDirectory()
-            let (first, _) = try launch(conninfo, folder)
-            try first.saveCache()
-
-            // The history since the file's position was pruned.
-            try writer.execute("UPDATE item SET score = 100 WHERE id = 3")
-            try PostgreSQLChangeFeed.prune(before: PostgreSQLChangeFeed.currentPosition(in: writer), in: writer)
-            let (afterPruning, _) = try launch(conninfo, folder)
-            #expect(afterPruning.lastFetchSource == .store)
-            #expect(
-                try controllerState(afterPruning)
-                    == (try serverState(
-                        writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
-            try afterPruning.saveCache()
-
-            // Another request (other arguments), another database, another table shape.
-            var otherRequest = Self.request
-            otherRequest.predicate = PostgreSQLPredicate(sql: "visible = $1", arguments: [0])
-            #expect(try launch(conninfo, folder, request: otherRequest).0.lastFetchSource == .store)
-            let (otherDatabase, otherWriter) = try standingsDatabase()
-            try fill(otherWriter, rows: 50)
-            #expect(try launch(otherDatabase, folder).0.lastFetchSource == .store)
-            try afterPruning.saveCache()
-            try writer.execute("ALTER TABLE item ADD COLUMN extra text")
-            #expect(try launch(conninfo, folder).0.lastFetchSource == .store)
-
-            // A damaged file.
-            let (current, _) = try launch(conninfo, folder)
-            try writer.execute("UPDATE item SET score = 101 WHERE id = 3")
-            try current.processPendingChanges()
-            try current.saveCache()
-            let file = try #require(current.cacheFile)
-            var bytes = try Data(contentsOf: file)
-            bytes[bytes.count - 3] ^= 0xFF
-            try bytes.write(to: file)
-            let (afterDamage, _) = try launch(conninfo, folder)
-            #expect(afterDamage.lastFetchSource == .store)
-            #expect(
-                try controllerState(afterDamage)
-                    == (try serverState(
-                        writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
-        }
-
         /// A role that may only read the table and its feed (a viewer) keeps and uses a cache too.
         @Test func aRoleThatOnlyReadsUsesTheCache() throws {
             let (conninfo, writer) = try standingsDatabase()
@@ -135,7 +53,7 @@ extension PostgreSQLServerTests {
             #expect(
                 try controllerState(second)
                     == (try serverState(
-                        writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)))
+                        writer, orderBy: standingsOrderBy, sectioned: true)))
         }
     }
 }

@@ -319,13 +319,13 @@ extension PostgreSQLServerTests {
                 FROM generate_series(1, 25000) AS i
                 """)
             let request = pgRequest(
-                table: "item", sortDescriptors: PostgreSQLControllerOracleTests.standings,
+                table: "item", sortDescriptors: ItemWorkload.standings,
                 predicate: "visible = $1", arguments: [1])
             let controller = FetchedResultsController<StandingsItem>(
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "grp")
             try controller.performFetch()
             let expected = try serverState(
-                writer, orderBy: PostgreSQLControllerOracleTests.standingsOrderBy, sectioned: true)
+                writer, orderBy: standingsOrderBy, sectioned: true)
             #expect(try controllerState(controller) == expected)
             #expect(controller.numberOfSections == 3, "NULL, then Africa/africa together, then Asia")
         }

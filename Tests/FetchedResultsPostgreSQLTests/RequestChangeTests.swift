@@ -31,8 +31,7 @@ extension PostgreSQLServerTests {
 
         @Test(arguments: StoreKind.allCases, [0, 7])
         func aNewRequestArrivesAsOneChangeSetFromTheOldResults(_ kind: StoreKind, batchSize: Int) throws {
-            let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? 20261127
-            print("RequestChangeTests[\(kind), batch \(batchSize)] seed \(seed)")
+            let seed = randomisedTestSeed(20261127, for: "RequestChangeTests[\(kind), batch \(batchSize)]")
             var random = SplitMix64(seed: seed)
             let table = try TodoTable(kind)
             try table.insertTasks(60, projects: 4)

@@ -1,3 +1,4 @@
+import ControllerOracles
 import FetchedResultsPostgreSQL
 import Foundation
 import TestSupport
@@ -5,7 +6,7 @@ import Testing
 
 extension PostgreSQLServerTests {
     /// Requests PostgreSQL cannot follow are refused by `performFetch()` with an error that names
-    /// the real problem and what to do.
+    /// the real problem and what to do; a sort key naming no column, on both stores.
     @Suite struct RequestErrorTests {
         private static func controller(
             _ conninfo: String, table: String, sortBy keys: [String], rowIDColumn: String? = nil
@@ -16,13 +17,24 @@ extension PostgreSQLServerTests {
                 conninfo: conninfo)
         }
 
-        /// A misspelt sort key: the column does not exist, which is not a type problem.
-        @Test func aSortDescriptorNamingNoColumnIsRefused() throws {
-            let (conninfo, _) = try itemDatabase()
-            let controller = Self.controller(conninfo, table: "item", sortBy: ["name", "nmae"])
+        /// A misspelt sort key, on every store, followed or not: the column does not exist
+        /// (which is not a type problem), and the error names the key and the table.
+        @Test(arguments: StoreKind.allCases, [false, true])
+        func aSortDescriptorNamingNoColumnIsRefused(_ store: StoreKind, tracking: Bool) throws {
+            let table = try ItemTable(store)
+            try table.store.execute("INSERT INTO item (id, name) VALUES (1, 'a')")
+            let controller: FetchedResultsController<StandingsItem> = table.store.controller(
+                TableFetchRequest(
+                    table: "item", sortDescriptors: ["name", "nmae"].map { ColumnSortDescriptor(key: $0) }),
+                sectionNameKeyPath: nil)
+            let recorder = CallbackLog<StandingsItem>()
+            if tracking { controller.delegate = recorder }
             #expect(throws: FetchedResultsError.unknownColumn(key: "nmae", table: "item")) {
                 try controller.performFetch()
             }
+            let description = "\(FetchedResultsError.unknownColumn(key: "nmae", table: "item"))"
+            #expect(description.contains("\"nmae\"") && description.contains("\"item\""), "\(description)")
+            #expect(description.contains("no column"), "\(description)")
         }
 
         /// A `uuid` key: the table has its id column, of a type the controller cannot follow rows

@@ -2,6 +2,7 @@ import ControllerOracles
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import SQLiteFixtures
 import TestSupport
 import Testing
 

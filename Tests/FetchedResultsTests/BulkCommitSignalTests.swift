@@ -4,6 +4,7 @@ import FetchedResultsSQLite
 import Foundation
 import GRDB
 import Glibc
+import SQLiteFixtures
 import TestSupport
 import Testing
 

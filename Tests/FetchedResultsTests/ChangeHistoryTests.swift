@@ -2,6 +2,7 @@ import FetchedResultsSQLite
 import Foundation
 import GRDB
 import GRDBSQLite
+import SQLiteFixtures
 import Testing
 
 @testable import FetchedResultsSQLite

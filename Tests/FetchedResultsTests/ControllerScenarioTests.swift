@@ -1,14 +1,11 @@
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import SQLiteFixtures
+import TestSupport
 import Testing
 
 @Suite struct ControllerScenarioTests {
-    static let standings = [
-        ColumnSortDescriptor(key: "grp", collation: .caseInsensitive),
-        ColumnSortDescriptor(key: "score", ascending: false),
-        ColumnSortDescriptor(key: "name", collation: .caseInsensitive),
-    ]
 
     /// A controller over a few rows in three groups, with a recording delegate.
     func makeController(
@@ -26,7 +23,8 @@ import Testing
         }
         let controller = FetchedResultsController<Item>(
             fetchRequest: TableFetchRequest(
-                table: "item", predicate: predicate.map { SQLitePredicate(sql: $0) }, sortDescriptors: Self.standings,
+                table: "item", predicate: predicate.map { SQLitePredicate(sql: $0) },
+                sortDescriptors: ItemWorkload.standings,
                 fetchLimit: limit, fetchOffset: offset),
             database: pool, sectionNameKeyPath: "grp")
         controller.delegate = delegate

@@ -2,6 +2,7 @@ import ControllerOracles
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import SQLiteFixtures
 import TestSupport
 import Testing
 
@@ -26,7 +27,7 @@ import Testing
             }
             controller = FetchedResultsController<Item>(
                 fetchRequest: TableFetchRequest(
-                    table: "item", sortDescriptors: RandomisedOracleTests.standings, fetchBatchSize: batchSize),
+                    table: "item", sortDescriptors: ItemWorkload.standings, fetchBatchSize: batchSize),
                 database: pool, sectionNameKeyPath: "grp")
             controller.delegate = recorder
             try controller.performFetch()

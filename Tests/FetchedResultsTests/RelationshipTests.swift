@@ -2,6 +2,7 @@ import ControllerOracles
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import SQLiteFixtures
 import TestSupport
 import Testing
 
@@ -156,39 +157,5 @@ import Testing
             "\(FetchedResultsError.unknownRelationship(keyPath: "owner.name", table: "content"))".contains(
                 "ToOneRelationship(\"owner\""))
         try fetch("bucket.color")
-    }
-
-    /// A cached launch brings the cache up to date with related changes committed meanwhile.
-    @Test func aCacheCatchesUpWithRelatedChanges() throws {
-        let directory = TemporaryDirectory()
-        let (pool, _) = try makeBucketDatabase()
-        try pool.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO bucket (id, name) VALUES (1, 'b'), (2, 'a');
-                    INSERT INTO content (title, created, bucketId) VALUES ('x', 1, 1), ('y', 2, 2), ('z', 3, 1);
-                    """)
-        }
-        let request = TableFetchRequest(
-            table: "content",
-            sortDescriptors: [ColumnSortDescriptor(key: "bucket.name"), ColumnSortDescriptor(key: "created")],
-            relationships: [ToOneRelationship("bucket", foreignKey: "bucketId", destinationTable: "bucket")])
-        let recorder = CallbackLog<Content>()
-        func launch() throws -> FetchedResultsController<Content> {
-            let controller = FetchedResultsController<Content>(
-                fetchRequest: request, database: pool, sectionNameKeyPath: "bucket.name",
-                cacheName: "buckets", cacheDirectory: URL(fileURLWithPath: directory.path))
-            controller.delegate = recorder
-            try controller.performFetch()
-            return controller
-        }
-        let first = try launch()
-        #expect(try first.fetchedObjects!.map(\.title) == ["y", "x", "z"])
-        try first.saveCache()
-        try pool.write { db in try db.execute(sql: "UPDATE bucket SET name = 'c' WHERE id = 2") }
-        let second = try launch()
-        #expect(second.lastFetchSource == .cache)
-        #expect(try second.sections!.map(\.name) == ["b", "c"])
-        #expect(try second.fetchedObjects!.map(\.title) == ["x", "z", "y"])
     }
 }

@@ -2,6 +2,7 @@ import ControllerOracles
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import SQLiteFixtures
 import TestSupport
 import Testing
 
@@ -10,9 +11,19 @@ import Testing
 
 /// The steps of a progressive fetch that take rows the store read ahead on another of the
 /// pool's connections (started at the step before, read while the program went on), against
-/// SQLite's own order after every step.
+/// SQLite's own order after every step: what only SQLite's read ahead has (its row limit, a
+/// pool of one reader, its copied reads); the steps both stores take are in the PostgreSQL
+/// tests' `ReadAheadTests`.
 @Suite struct SQLiteReadAheadTests {
     static let orderBy = "grp COLLATE NOCASE, score DESC, name COLLATE NOCASE, id"
+
+    /// Inserts `rows` random items.
+    static func fill(_ pool: DatabasePool, rows: Int, random: inout SplitMix64) throws {
+        let statements = ItemWorkload.inserts(rows, random: &random)
+        try pool.write { db in
+            for statement in statements { try db.execute(sql: statement) }
+        }
+    }
 
     /// A batched, sectioned controller on `count` made-up items of a table with a change
     /// history, its first 4 rows fetched; and another connection to the same file.
@@ -20,9 +31,9 @@ import Testing
         items count: Int, random: inout SplitMix64, configuration: Configuration = Configuration()
     ) throws -> (FetchedResultsController<Item>, Recorder, DatabasePool, DatabaseQueue) {
         let (pool, path) = try makeItemDatabase(history: true, configuration: configuration)
-        try ProgressiveFetchTests.fill(pool, rows: count, random: &random)
+        try fill(pool, rows: count, random: &random)
         let request = TableFetchRequest(
-            table: "item", predicate: "visible = 1", sortDescriptors: RandomisedOracleTests.standings,
+            table: "item", predicate: "visible = 1", sortDescriptors: ItemWorkload.standings,
             fetchBatchSize: 5)
         let controller = FetchedResultsController<Item>(
             fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
@@ -39,10 +50,10 @@ import Testing
     ) throws -> (SQLiteStore, DatabasePool) {
         var random = SplitMix64(seed: seed)
         let (pool, _) = try makeItemDatabase(history: true)
-        try ProgressiveFetchTests.fill(pool, rows: count, random: &random)
+        try fill(pool, rows: count, random: &random)
         let store = SQLiteStore(database: pool)
         let request = TableFetchRequest(
-            table: "item", sortDescriptors: RandomisedOracleTests.standings, fetchBatchSize: 5)
+            table: "item", sortDescriptors: ItemWorkload.standings, fetchBatchSize: 5)
         try store.prepare(request, sectionNameKeyPath: sectionNameKeyPath)
         return (store, pool)
     }
@@ -62,69 +73,6 @@ import Testing
             content: Dictionary(uniqueKeysWithValues: try controller.fetchedObjects!.map { ($0.id!, $0) }))
     }
 
-    @Test func stepsWithNothingCommittedTakeTheRowsReadAheadAndReplay() throws {
-        var random = SplitMix64(seed: 27)
-        let (controller, recorder, pool, _) = try Self.loadingController(items: 150, random: &random)
-        var state = try Self.oracle(held: controller.heldRowCount, pool)
-        var steps = 0
-        while controller.hasRowsToLoad {
-            recorder.reset()
-            // Sizes that vary, as a paced load's do: a step read ahead holds the size asked before it.
-            try controller.loadMoreRows(Int.random(in: 1...9, using: &random))
-            steps += 1
-            let newState = try Self.oracle(held: controller.heldRowCount, pool)
-            try checkStep(
-                recorder, old: state, new: newState, controllerState: Self.state(of: controller), rolledBack: false,
-                batched: true, context: "step \(steps), held \(controller.heldRowCount)")
-            state = newState
-        }
-        #expect(try Self.state(of: controller) == (try Self.oracle(held: nil, pool)), "the full result")
-        // The first step reads the store itself and starts the next one's read; every later one
-        // takes its rows from there.
-        #expect(steps > 10 && (controller.store as! SQLiteStore).stepsReadAhead == steps - 1)
-        #expect(recorder.errors.isEmpty)
-    }
-
-    @Test func aCommitBetweenStepsIsAppliedThoughTheNextStepsRowsWereReadAhead() throws {
-        let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? 20261125
-        print("SQLiteReadAheadTests seed \(seed)")
-        var random = SplitMix64(seed: seed)
-        let (controller, recorder, pool, other) = try Self.loadingController(items: 300, random: &random)
-        var commits = 0, steps = 0
-        while controller.hasRowsToLoad {
-            try controller.loadMoreRows(Int.random(in: 2...6, using: &random))
-            steps += 1
-            #expect(
-                try Self.state(of: controller) == (try Self.oracle(held: controller.heldRowCount, pool)),
-                "seed \(seed), after \(commits) commits, held \(controller.heldRowCount)")
-            // Now and then nothing is committed: the next step takes the rows read ahead.
-            let round = Int.random(in: 0..<4, using: &random)
-            if round == 0 { continue }
-            // A commit while the next step's rows are read ahead, through the controller's pool
-            // or another connection: the step itself must apply it, or a look between the steps
-            // (as a loop's wake) does.
-            let writer: any DatabaseWriter = round == 3 ? pool : other
-            let ids = try writer.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM item ORDER BY id") }
-            var transaction = RandomWorkload.transaction(itemIDs: ids, random: &random)
-            transaction.rollback = false
-            // And the row the read ahead starts with leaves the results.
-            if let next = try Self.oracle(held: controller.heldRowCount + 1, pool).flatIDs.last {
-                transaction.statements.append("UPDATE item SET visible = 0 WHERE id = \(next)")
-            }
-            try transaction.run(on: writer)
-            commits += 1
-            if round == 2 { try controller.processPendingChanges() }
-        }
-        // The commit after the last step is the next look's.
-        try controller.processPendingChanges()
-        #expect(try Self.state(of: controller) == (try Self.oracle(held: nil, pool)), "the full result")
-        #expect(commits > 10 && recorder.errors.isEmpty)
-        let readAhead = (controller.store as! SQLiteStore).stepsReadAhead
-        #expect(readAhead > 0 && readAhead < steps, "\(readAhead) of \(steps) steps read ahead")
-        let unclosed = recorder.batches.filter { !$0.closed }.count
-        #expect(unclosed == 0, "every change set ends")
-    }
-
     /// A step asking for more rows than a read ahead holds takes that many (the next step
     /// reads the rest), still exactly the next rows of SQLite's order.
     @Test func aReadAheadHoldsAtMostItsRowLimit() throws {
@@ -138,7 +86,7 @@ import Testing
                     """, arguments: [total])
         }
         let request = TableFetchRequest(
-            table: "item", sortDescriptors: RandomisedOracleTests.standings, fetchBatchSize: 50)
+            table: "item", sortDescriptors: ItemWorkload.standings, fetchBatchSize: 50)
         let controller = FetchedResultsController<Item>(
             fetchRequest: request, database: pool, sectionNameKeyPath: "grp")
         let recorder = Recorder()

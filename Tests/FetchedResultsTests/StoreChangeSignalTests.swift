@@ -2,7 +2,9 @@ import FetchedResultsSQLite
 import Foundation
 import GRDB
 import Glibc
+import SQLiteFixtures
 import Synchronization
+import TestSupport
 import Testing
 
 /// The signal an event loop sleeps on: readable after any commit to the store, from any

@@ -16,28 +16,8 @@ struct Item: Codable, FetchableRecord, PersistableRecord, Equatable, Sendable {
     var code: String? = nil
 }
 
-/// The test table: sections (`grp`), sort keys, a predicate column, and a unique column.
-let itemTableSQL = """
-    CREATE TABLE item (id INTEGER PRIMARY KEY, grp TEXT, score INTEGER, name TEXT NOT NULL,
-                       note TEXT NOT NULL DEFAULT '', visible INTEGER NOT NULL DEFAULT 1, code TEXT UNIQUE)
-    """
-
 /// Records every callback of a controller, batch by batch.
 typealias Recorder = CallbackLog<Item>
-
-func makeItemDatabase(
-    history: Bool = true, configuration: Configuration = Configuration()
-) throws -> (
-    DatabasePool, String
-) {
-    let path = NSTemporaryDirectory() + "fetched-results-" + UUID().uuidString + ".sqlite"
-    let pool = try DatabasePool(path: path, configuration: configuration)
-    try pool.write { db in
-        try db.execute(sql: itemTableSQL)
-        if history { try ChangeHistory.install(on: "item", in: db) }
-    }
-    return (pool, path)
-}
 
 typealias ItemState = SectionedState<Item>
 

@@ -1,3 +1,5 @@
+import FetchedResults
+
 /// One random transaction being built over the `item` table that both stores' oracle tests use
 /// (`id`, `grp`, `score`, `name`, `note`, `visible`, unique `code`): the steps every store takes
 /// the same way. Each store's workload draws a choice and adds its own steps for the choices
@@ -10,6 +12,21 @@ public struct ItemWorkload {
         "alpha", "Alpha", "beta", "Émile", "émile", "zeta", "Z", "a", "日本", "ß", "", "Ωmega",
     ]
     public static let codes = ["c1", "c2", "c3", "c4"]
+
+    /// The order most tests of the table fetch in: groups ignoring case, the score descending,
+    /// names ignoring case.
+    public static let standings = [
+        ColumnSortDescriptor(key: "grp", collation: .caseInsensitive),
+        ColumnSortDescriptor(key: "score", ascending: false),
+        ColumnSortDescriptor(key: "name", collation: .caseInsensitive),
+    ]
+
+    /// The inserts of `count` random rows, ids from 1 on: a table to start from.
+    public static func inserts(_ count: Int, random: inout SplitMix64) -> [String] {
+        var workload = ItemWorkload(itemIDs: [])
+        for _ in 0..<count { _ = workload.commonStep(0, on: nil, random: &random) }
+        return workload.statements
+    }
 
     /// The ids of the rows the transaction leaves, so far.
     public var ids: [Int64]
@@ -65,6 +82,25 @@ public struct ItemWorkload {
         return true
     }
 
+    /// One random transaction over the rows with these ids, rolled back when `rollback`: one to
+    /// four steps, each on a random row, drawn from `choices` choices. A choice
+    /// ``commonStep(_:on:random:)`` leaves goes to `storeStep` (the row is then not nil), which
+    /// says whether it took it; a choice nobody takes touches the row.
+    public static func transaction(
+        itemIDs: [Int64], rollback: Bool, choices: Int, random: inout SplitMix64,
+        storeStep: (inout ItemWorkload, _ choice: Int, _ row: Int64, inout SplitMix64) -> Bool
+    ) -> RandomTransaction {
+        var step = ItemWorkload(itemIDs: itemIDs)
+        for _ in 0..<Int.random(in: 1...4, using: &random) {
+            let target = step.ids.randomElement(using: &random)
+            let choice = Int.random(in: 0..<choices, using: &random)
+            if step.commonStep(choice, on: target, random: &random) { continue }
+            guard let id = target else { preconditionFailure("a step without a row is an insert") }
+            if !storeStep(&step, choice, id, &random) { step.touch(id) }
+        }
+        return RandomTransaction(statements: step.statements, rollback: rollback)
+    }
+
     /// Touches the row without changing it: it must produce no callback by itself.
     public mutating func touch(_ id: Int64) {
         statements.append("UPDATE item SET score = score WHERE id = \(id)")
@@ -74,5 +110,23 @@ public struct ItemWorkload {
     public mutating func takeNextID() {
         ids.append(nextID)
         nextID += 1
+    }
+}
+
+/// A random transaction as SQL text with literal values, for a connection of this process or a
+/// shell in another process.
+public struct RandomTransaction: Sendable {
+    public var statements: [String]
+    /// Whether it ends in a rollback instead of a commit.
+    public var rollback: Bool
+
+    public init(statements: [String], rollback: Bool) {
+        self.statements = statements
+        self.rollback = rollback
+    }
+
+    /// The transaction as one script for a shell, opened by `begin`.
+    public func script(begin: String = "BEGIN") -> String {
+        ([begin] + statements + [rollback ? "ROLLBACK" : "COMMIT"]).joined(separator: ";\n") + ";"
     }
 }

@@ -51,3 +51,11 @@ public final class TemporaryDirectory: Sendable {
         return filePath
     }
 }
+
+/// A randomised test's seed: `FETCHED_RESULTS_SEED` when set, else the test's own fixed seed;
+/// printed after the test's name, so that a failure can be replayed.
+public func randomisedTestSeed(_ fixed: UInt64, for test: String) -> UInt64 {
+    let seed = UInt64(ProcessInfo.processInfo.environment["FETCHED_RESULTS_SEED"] ?? "") ?? fixed
+    print("\(test) seed \(seed)")
+    return seed
+}

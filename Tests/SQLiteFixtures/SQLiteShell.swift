@@ -3,9 +3,9 @@ import Foundation
 /// The `sqlite3` command-line shell, running as a separate process on a store: the writer a
 /// controller cannot observe directly (like a script or a cron job). It commits what it is given
 /// before `execute` returns.
-final class SQLiteShell {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+public final class SQLiteShell {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
     private let process = Process()
@@ -14,7 +14,7 @@ final class SQLiteShell {
     private var pending = Data()
     private static let marker = "fetchedresults-shell-done"
 
-    init(path: String) throws {
+    public init(path: String) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // Line-buffered: the shell's output goes to a pipe, which stdio would otherwise buffer.
         process.arguments = ["stdbuf", "-oL", "sqlite3", "-batch", path]
@@ -32,7 +32,7 @@ final class SQLiteShell {
 
     /// Runs SQL text (statements or dot-commands) and waits until the shell has finished it;
     /// anything the shell prints (an error, say) is thrown.
-    func execute(_ sql: String) throws {
+    public func execute(_ sql: String) throws {
         // The lone semicolon ends a last statement that lacks one (an empty statement is fine).
         try input.fileHandleForWriting.write(contentsOf: Data((sql + "\n;\nSELECT '\(Self.marker)';\n").utf8))
         var printed = ""

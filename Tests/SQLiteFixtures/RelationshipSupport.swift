@@ -6,16 +6,16 @@ import TestSupport
 /// Seed 001's example: content items, each in a bucket (a to-one relationship through
 /// `bucketId`). There is no foreign-key constraint, so an item may refer to a bucket that does
 /// not exist (yet, or any more).
-struct Content: FetchableRecord, Equatable, Sendable {
-    var id: Int64
-    var title: String
-    var created: Int
-    var bucketId: Int64?
+public struct Content: FetchableRecord, Equatable, Sendable {
+    public var id: Int64
+    public var title: String
+    public var created: Int
+    public var bucketId: Int64?
     /// The related values, read from the columns named after their key paths.
-    var bucketName: String?
-    var bucketColor: String?
+    public var bucketName: String?
+    public var bucketColor: String?
 
-    init(row: Row) {
+    public init(row: Row) {
         id = row["id"]
         title = row["title"]
         created = row["created"]
@@ -26,7 +26,7 @@ struct Content: FetchableRecord, Equatable, Sendable {
 }
 
 /// A store with buckets and content, and change history on both tables.
-func makeBucketDatabase(foreignKey: Bool = false) throws -> (DatabasePool, String) {
+public func makeBucketDatabase(foreignKey: Bool = false) throws -> (DatabasePool, String) {
     let path = NSTemporaryDirectory() + "fetched-results-" + UUID().uuidString + ".sqlite"
     let pool = try DatabasePool(path: path)
     try pool.write { db in
@@ -47,11 +47,11 @@ func makeBucketDatabase(foreignKey: Bool = false) throws -> (DatabasePool, Strin
 /// or to the same name), recoloured, re-noted, inserted and deleted (leaving items that refer to
 /// nothing, which a later insert with that id resolves); items inserted, deleted, moved between
 /// buckets and re-dated.
-enum RelationshipWorkload {
-    static let bucketNames: [String?] = ["Inbox", "inbox", "Work", "Trips", "Été", "日本", nil]
-    static let colors: [String?] = ["red", "green", "blue", nil]
+public enum RelationshipWorkload {
+    public static let bucketNames: [String?] = ["Inbox", "inbox", "Work", "Trips", "Été", "日本", nil]
+    public static let colors: [String?] = ["red", "green", "blue", nil]
 
-    static func transaction(contentIDs: [Int64], random: inout SplitMix64) -> RandomTransaction {
+    public static func transaction(contentIDs: [Int64], random: inout SplitMix64) -> RandomTransaction {
         let rollback = Int.random(in: 0..<10, using: &random) == 0
         var statements: [String] = []
         // Bucket ids are drawn from a small range, so deleted ids come back.

@@ -68,7 +68,7 @@ extension PostgreSQLServerTests {
             try controller.performFetch()
             let integers: [Int64] = [0, 1, -1, Int64.max, Int64.min, 1 << 53, (1 << 53) + 1, -(1 << 53) - 1]
             let reals: [Double] = [
-                0, -0.0, 0.5, -0.5, 1e300, -1e300, 1e-300, .infinity, -.infinity, 2.5, 9007199254740993,
+                0, -0.0, 0.5, -0.5, 1e300, -1e300, 1e-300, .infinity, -.infinity, 2.5, 9007199254740992,
             ]
             for id in (1...400).shuffled(using: &random) {
                 func maybe<Value>(_ value: Value) -> Value? { Int.random(in: 0..<8, using: &random) == 0 ? nil : value }

@@ -267,6 +267,8 @@ extension ScoreboardScreen {
         do {
             try controller.saveCache()
         } catch {
+            // Without the server the cache waits for the next rest; the status line says why.
+            if case .reconnecting = controller.connectionState { return }
             message = "Could not save the standings cache (the next start will be slower): \(error)"
         }
     }

@@ -18,7 +18,13 @@ extension ControllerCore {
         try exclusive("saveCache()") {
             // A progressive fetch's rows up to its boundary are not the results a cache describes.
             guard cacheIsStale, loadBoundary == nil, let url = cacheFile, let state, let position else { return }
-            let validity = try store.read(consistent: false) { try cacheValidity($0) }
+            let validity: CacheValidity
+            do {
+                validity = try store.read(consistent: false) { try cacheValidity($0) }
+            } catch  where store.isConnectionLoss(error) {
+                noteConnectionState(error: error)
+                throw error
+            }
             guard let generation = store.generation(of: position) else { return }
             try ResultsCacheFile.write(
                 state.keys, validity: validity, generation: generation,

@@ -273,7 +273,8 @@ open class FetchedResultsController<Record> {
     ///
     /// - Throws: ``FetchedResultsError/changeFeedMissing(table:installation:)`` when a fetched
     ///   table has no change feed, without which a cache could not be brought up to date; the
-    ///   file system's error.
+    ///   file system's error; the store's error when the connection is lost (the controller's
+    ///   ``connectionState`` then says it is reconnecting, and a later call writes the file).
     public func saveCache() throws { try core.saveCache() }
 
     /// Deletes the cache file with this name, or every cache file when `name` is nil (Core

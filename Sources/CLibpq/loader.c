@@ -11,8 +11,9 @@
     X(PQbackendPID) X(PQclear) X(PQcmdTuples) X(PQconnectPoll) X(PQconnectStartParams) \
     X(PQconnectdbParams) X(PQconninfo) X(PQconninfoFree) X(PQconninfoParse) X(PQconsumeInput) \
     X(PQerrorMessage) X(PQexecParams) X(PQexecPrepared) X(PQfinish) X(PQfname) X(PQfreemem) \
-    X(PQgetResult) X(PQgetisnull) X(PQgetlength) X(PQgetvalue) X(PQnfields) X(PQnotifies) X(PQntuples) \
-    X(PQprepare) X(PQresultErrorField) X(PQresultStatus) X(PQsendQueryParams) X(PQsetNoticeProcessor) X(PQsocket) \
+    X(PQgetResult) X(PQgetisnull) X(PQgetlength) X(PQgetvalue) X(PQisBusy) X(PQnfields) X(PQnotifies) X(PQntuples) \
+    X(PQprepare) X(PQresultErrorField) X(PQresultStatus) X(PQsendQueryParams) X(PQsendQueryPrepared) \
+    X(PQsetNoticeProcessor) X(PQsocket) \
     X(PQstatus) X(PQtransactionStatus)
 
 static struct {
@@ -89,6 +90,7 @@ PGresult *PQgetResult(PGconn *conn) { loaded(); return libpq.PQgetResult(conn); 
 int PQgetisnull(const PGresult *res, int tup_num, int field_num) { loaded(); return libpq.PQgetisnull(res, tup_num, field_num); }
 int PQgetlength(const PGresult *res, int tup_num, int field_num) { loaded(); return libpq.PQgetlength(res, tup_num, field_num); }
 char *PQgetvalue(const PGresult *res, int tup_num, int field_num) { loaded(); return libpq.PQgetvalue(res, tup_num, field_num); }
+int PQisBusy(PGconn *conn) { loaded(); return libpq.PQisBusy(conn); }
 int PQnfields(const PGresult *res) { loaded(); return libpq.PQnfields(res); }
 PGnotify *PQnotifies(PGconn *conn) { loaded(); return libpq.PQnotifies(conn); }
 int PQntuples(const PGresult *res) { loaded(); return libpq.PQntuples(res); }
@@ -104,6 +106,11 @@ int PQsendQueryParams(PGconn *conn, const char *command, int nParams, const Oid 
     loaded();
     return libpq.PQsendQueryParams(conn, command, nParams, paramTypes, paramValues, paramLengths, paramFormats,
                                    resultFormat);
+}
+int PQsendQueryPrepared(PGconn *conn, const char *stmtName, int nParams, const char *const *paramValues,
+                        const int *paramLengths, const int *paramFormats, int resultFormat) {
+    loaded();
+    return libpq.PQsendQueryPrepared(conn, stmtName, nParams, paramValues, paramLengths, paramFormats, resultFormat);
 }
 PQnoticeProcessor PQsetNoticeProcessor(PGconn *conn, PQnoticeProcessor proc, void *arg) {
     loaded();

@@ -1,5 +1,9 @@
 import CLibpq
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 extension PostgreSQLConnection {
     /// Where the query sent ahead is.
     enum SentAhead {
@@ -42,6 +46,46 @@ extension PostgreSQLConnection {
         for row in 0..<count { try body(PostgreSQLRawRow(result: result, row: row)) }
         return true
     }
+
+    /// What became of a query sent ahead.
+    enum RowsSentAhead {
+        /// Its rows.
+        case rows(PostgreSQLRows)
+        /// Still on its way: the socket turns readable when more of it arrives.
+        case onItsWay
+        /// None was sent, or the server refused it: the caller runs its query itself, and meets
+        /// the error there if it stays.
+        case none
+    }
+
+    /// The rows of the query sent ahead, waiting at most `patience` for them, so that a loop
+    /// waiting on a slow server or a cut link stays responsive.
+    ///
+    /// - Throws: ``PostgreSQLError/connectionLost(_:)`` when the connection broke.
+    func rowsSentAhead(waitingAtMost patience: Duration) throws -> RowsSentAhead {
+        if case .inFlight = sentAhead {
+            let deadline = ContinuousClock.now + patience
+            while true {
+                guard PQconsumeInput(connection) == 1 else {
+                    sentAhead = .none
+                    throw PostgreSQLError.connectionLost(Self.text(PQerrorMessage(connection)))
+                }
+                if PQisBusy(connection) == 0 { break }
+                let left = ContinuousClock.now.duration(to: deadline)
+                guard left > .zero else { return .onItsWay }
+                var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+                _ = poll(&entry, 1, Int32(clamping: Int64((left / .milliseconds(1)).rounded(.up))))
+            }
+            settleSentAhead()
+        }
+        guard case let .arrived(result) = sentAhead else { return .none }
+        sentAhead = .none
+        defer { PQclear(result) }
+        return .rows(PostgreSQLRows(result))
+    }
+
+    /// Whether no transaction is open (nor failed) on the connection.
+    var isIdle: Bool { PQtransactionStatus(connection) == PQTRANS_IDLE }
 
     /// Forgets the query sent ahead, reading its result first if it is on its way.
     public func discardSentAhead() {

@@ -39,6 +39,20 @@ extension PostgreSQLConnection {
         }
     }
 
+    /// Sends a statement like ``executePrepared(_:_:)`` without waiting for its result (see
+    /// ``sendAhead(_:_:)``); ``rowsSentAhead(waitingAtMost:)`` takes it. Preparing it, the
+    /// first time, waits.
+    func sendPreparedAhead(_ sql: String, _ parameters: [(any PostgreSQLValue)?]) throws {
+        discardSentAhead()
+        try deallocateForgottenStatements()
+        let name = try preparedName(of: sql)
+        let sent = Self.withCParameters(postgreSQLParameters(parameters)) { count, values in
+            PQsendQueryPrepared(connection, name, count, values, nil, nil, 0)
+        }
+        guard sent == 1 else { throw PostgreSQLError.connectionLost(Self.text(PQerrorMessage(connection))) }
+        sentAhead = .inFlight
+    }
+
     /// The name `sql` is prepared under on this connection, preparing it first if needed.
     private func preparedName(of sql: String) throws -> String {
         if let name = preparedStatements.names[sql] { return name }

@@ -33,7 +33,7 @@ extension PostgreSQLStore {
                 """
         }.joined(separator: "\n")
         let predicate = query.predicate.map { " AND (\($0.sql))" } ?? ""
-        let result = try connection.executePrepared(
+        let found = try lookRows(
             """
             \(PostgreSQLChangeFeed.changesCTE(positionParameter: positionParameter)),
             touched AS (
@@ -48,7 +48,9 @@ extension PostgreSQLStore {
             FROM feed_state
             LEFT JOIN touched ON true
             LEFT JOIN \(query.fromSQL) ON \(alias).\(query.quotedKey) = fetched_results_touched\(predicate)
-            """, query.arguments + [position.snapshot, PostgreSQLConnection.arrayLiteral(tables)])
+            """, query.arguments + [position.snapshot, PostgreSQLConnection.arrayLiteral(tables)],
+            since: position, connection)
+        guard let result = found else { return .changed(touched: [], rows: [:], position: position) }
         // History this controller had not read is gone, or a table was truncated.
         if result.rows.contains(where: { $0[1] == "t" || $0[2] == "t" }) {
             looks.found(at: start)
@@ -75,14 +77,54 @@ extension PostgreSQLStore {
         return .changed(touched: touched, rows: rows, position: newPosition)
     }
 
+    /// The rows of a look's statement. A look that began with ``didWake()`` outside a
+    /// transaction sends it ahead and waits for its rows at most ``lookPatience``: nil while they
+    /// are on their way (the socket wakes the loop when they arrive, and the next look takes
+    /// them), so that a slow server or a cut link never holds up the caller's loop. A look after
+    /// a write, in a fetch, or beside a read ahead waits for its rows.
+    private func lookRows(
+        _ sql: String, _ arguments: [(any PostgreSQLValue)?], since position: PostgreSQLChangeFeed.Position,
+        _ connection: PostgreSQLConnection
+    ) throws -> PostgreSQLRows? {
+        // While the look sent ahead runs, libpq says a command is active: no transaction is open.
+        let mayReturnEarly = lookBegan && sentReadAhead == nil && (sentLook == position || connection.isIdle)
+        lookBegan = false
+        if mayReturnEarly {
+            if sentLook != position {
+                try connection.sendPreparedAhead(sql, arguments)
+                sentLook = position
+            }
+            switch try connection.rowsSentAhead(waitingAtMost: Self.lookPatience) {
+            case let .rows(rows):
+                sentLook = nil
+                return rows
+            case .onItsWay: return nil
+            case .none: break
+            }
+        } else if sentLook != nil {
+            connection.discardSentAhead()
+        }
+        sentLook = nil
+        return try connection.executePrepared(sql, arguments)
+    }
+
     // MARK: - The cache
 
     /// The request's predicate and relationships, the fetched table's columns, and the
-    /// database's identity (the cluster's system identifier and the database's oid).
+    /// database's identity (the cluster's system identifier and the database's oid). Read once
+    /// per connection and request, so that saving a cache while the link is cut waits for
+    /// nothing (a table altered meanwhile only makes the next launch refetch).
     ///
     /// - Throws: `FetchedResultsError.changeFeedMissing(table:installation:)` when an observed
     ///   table has no change feed: a cache could not be brought up to date.
     public func cacheValidity(in connection: PostgreSQLConnection) throws -> CacheValidity {
+        if let known = knownValidity, known.connection === connection { return known.validity }
+        let validity = try readCacheValidity(connection)
+        knownValidity = (connection, validity)
+        return validity
+    }
+
+    private func readCacheValidity(_ connection: PostgreSQLConnection) throws -> CacheValidity {
         try requireChangeFeed(connection)
         let query = prepared
         let identity =

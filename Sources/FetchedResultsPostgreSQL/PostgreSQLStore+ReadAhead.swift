@@ -39,6 +39,7 @@ extension PostgreSQLStore {
             throw error
         }
         sentReadAhead = (boundary, limit, position)
+        sentLook = nil
         return true
     }
 

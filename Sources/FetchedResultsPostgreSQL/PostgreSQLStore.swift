@@ -14,7 +14,9 @@ import struct Foundation.URL
 /// ``PostgreSQLChangeFeed``: triggers record every changed row's id in the writing transaction
 /// itself, and nothing else (no `NOTIFY`: it would make every writer's commit wait for every
 /// other's). A look reads the feed from the controller's position and the touched rows in one
-/// statement (one round trip, one snapshot); a look that finds nothing is one cheap query. The
+/// statement (one round trip, one snapshot); a look that finds nothing is one cheap query. A
+/// look of a loop waits for its rows a few milliseconds at most: a slow server or a cut link
+/// never holds the loop up (the socket wakes it when the rows arrive). The
 /// store needs no `LISTEN`, so it follows a hot standby or a connection pooler as well.
 ///
 /// **Connections.** The store owns one connection, made from `conninfo` as `psql` would (URI or
@@ -56,6 +58,15 @@ public final class PostgreSQLStore: ResultsStore {
     private(set) var connection: PostgreSQLConnection?
     /// The read sent ahead on the connection (see ``readAhead(limit:after:unchangedSince:)``).
     var sentReadAhead: (boundary: LoadBoundary<[String?]>, limit: Int, position: Position)?
+    /// The position a look's statement was sent ahead for, while its rows are on their way.
+    var sentLook: Position?
+    /// The cache validity read on a connection (see ``cacheValidity(in:)``).
+    var knownValidity: (connection: PostgreSQLConnection, validity: CacheValidity)?
+    /// ``didWake()`` began a look: its statement need not be waited for.
+    var lookBegan = false
+    /// How long a look that began with ``didWake()`` waits for its rows before it returns and
+    /// lets the loop go on; short enough that no key waits for a look.
+    static let lookPatience = Duration.milliseconds(10)
     /// How many steps of a progressive fetch took rows read ahead, for a program's statistics.
     public internal(set) var stepsReadAhead = 0
     private var tracking = false
@@ -128,6 +139,7 @@ public final class PostgreSQLStore: ResultsStore {
             }
             return PostgreSQLSortKey(descriptor: descriptor, type: type)
         }
+        knownValidity = nil
         query = PostgreSQLQuery(
             request: request, keyColumn: keyColumn, predicate: predicate, related: related, sortKeys: sortKeys)
         self.sectionNameKeyPath = sectionNameKeyPath
@@ -218,6 +230,8 @@ public final class PostgreSQLStore: ResultsStore {
         _ body: (PostgreSQLConnection) throws -> T, then follow: (PostgreSQLConnection) throws -> Void
     ) throws -> T {
         let connection = try connect()
+        // The look after a write delivers what it committed before the write returns.
+        lookBegan = false
         do {
             let value = try connection.transaction { try body(connection) }
             try follow(connection)
@@ -230,9 +244,10 @@ public final class PostgreSQLStore: ResultsStore {
 
     // MARK: - The connection
 
-    /// The connection's socket: readable when the server closes the connection (or says
-    /// something unasked), so that a loop finds a loss at once. Commits do not make it readable:
-    /// ``nextLookDeadline`` says when to look for them.
+    /// The connection's socket: readable when the rows of a look still on its way arrive, or
+    /// when the server closes the connection (or says something unasked), so that a loop finds
+    /// a loss at once. Commits do not make it readable: ``nextLookDeadline`` says when to look
+    /// for them.
     public var wakeDescriptor: Int32? { connection?.socket }
 
     /// While reconnecting: the next attempt, or soon while one is under way (each look takes it
@@ -250,6 +265,7 @@ public final class PostgreSQLStore: ResultsStore {
     /// parameter's new value), so that the socket turns quiet; a loss is found by the look.
     public func didWake() {
         looks.began()
+        lookBegan = true
         _ = try? connection?.notifications()
     }
 
@@ -302,6 +318,7 @@ public final class PostgreSQLStore: ResultsStore {
         guard connection === lost else { return }
         connection = nil
         sentReadAhead = nil
+        sentLook = nil
         reconnection.lost()
         connectionState = .reconnecting(attempts: 0, lastError: "\(error)")
     }

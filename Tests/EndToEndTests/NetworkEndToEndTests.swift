@@ -84,8 +84,8 @@ import Testing
             if cutNoticedAfter == nil, first.lines.contains(where: { $0.contains("Reconnecting to") }) {
                 cutNoticedAfter = Date().timeIntervalSince(cutAt)
             }
-            if cutNoticedAfter != nil, let row = first.cursor?.row {
-                // Keys work while it reconnects: the cursor moves at once.
+            if let row = first.cursor?.row {
+                // Keys work while the link is cut and while it reconnects: the cursor moves at once.
                 let pressedAt = Date()
                 try first.press(row < 20 ? "Down" : "Home")
                 _ = first.waitUntil(timeout: 5) { first.cursor?.row != row }
@@ -98,8 +98,8 @@ import Testing
             "the cut host's screen said it was reconnecting after "
                 + "\(cutNoticedAfter.map { String(format: "%.1f s", $0) } ?? "never")")
         #expect(cutNoticedAfter != nil, "a silent cut is noticed within 10 s (keepalives, tcp_user_timeout)")
-        print(String(format: "slowest key while reconnecting: %.2f s", slowestKeyWhileCut))
-        #expect(slowestKeyWhileCut < 1, "reconnecting never blocks keys")
+        print(String(format: "slowest key while cut: %.2f s", slowestKeyWhileCut))
+        #expect(slowestKeyWhileCut < 1, "a cut link never blocks keys")
         let wins = try party.database.wins()
         let reported = AuditLogFile(path: log).wins.count
         #expect(wins["Algeria"] == reported, "every win the second host reported is counted once")

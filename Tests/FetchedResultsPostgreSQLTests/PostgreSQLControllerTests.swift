@@ -146,6 +146,30 @@ extension PostgreSQLServerTests {
             #expect(recorder.batches.count == 1)
         }
 
+        /// A look does not wait for a server that has not answered (here the table is locked;
+        /// a cut link is the same): it returns with nothing, the socket wakes the loop when the
+        /// rows arrive, and the next look delivers them.
+        @Test func aLookReturnsBeforeAServerThatHasNotAnswered() throws {
+            let (conninfo, writer) = try standingsDatabase()
+            let (controller, recorder) = try trackedController(conninfo)
+            // A follower that has looked before (and so prepared its look's statement).
+            #expect(try controller.processPendingChanges() == false)
+            // A look that waited for the lock would outlast this, and the commit below would fail.
+            try writer.execute("SET idle_in_transaction_session_timeout = '5s'")
+            try writer.execute("BEGIN")
+            try writer.execute("LOCK TABLE item IN ACCESS EXCLUSIVE MODE")
+            try insert(["alpha"], from: 1, on: writer)
+            for _ in 0..<3 { #expect(try controller.processPendingChanges() == false) }
+            #expect(recorder.batches.isEmpty)
+            try writer.execute("COMMIT")
+            let end = ContinuousClock.now + .seconds(30)
+            while recorder.batches.isEmpty, ContinuousClock.now < end {
+                if controller.wait(until: end).storeMayHaveChanged { try controller.processPendingChanges() }
+            }
+            #expect(try controller.fetchedObjects?.map(\.name) == ["alpha"])
+            #expect(recorder.batches.count == 1)
+        }
+
         /// Twenty items followed in batches of 5, none held: a row asked for is read from the
         /// server, on the controller's connection.
         func batchedController() throws -> (

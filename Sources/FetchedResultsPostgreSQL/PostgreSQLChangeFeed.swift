@@ -35,11 +35,13 @@ public enum PostgreSQLChangeFeed {
         try connection.execute(
             """
             CREATE TABLE IF NOT EXISTS \(history) (
-                sequence bigserial PRIMARY KEY,
                 transaction xid8 NOT NULL DEFAULT pg_current_xact_id(),
                 table_name text NOT NULL,
                 row_id bigint)
             """)
+        // Earlier versions numbered the rows, which nothing reads (positions are snapshots): a
+        // sequence's number and a second index entry for every changed row, paid by writers.
+        try connection.execute("ALTER TABLE \(history) DROP COLUMN IF EXISTS sequence")
         try connection.execute(
             "CREATE INDEX IF NOT EXISTS \(quoted(historyTable + "_transaction")) ON \(history) (transaction)")
         // One row: the oldest transaction whose history is still complete.

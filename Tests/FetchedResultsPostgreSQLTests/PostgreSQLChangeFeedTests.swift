@@ -36,27 +36,27 @@ extension PostgreSQLServerTests {
             #expect(read.truncatedTables == ["item"])
         }
 
-        /// The trap the design is built around: a transaction that took its sequence number first
-        /// commits last. A reader that remembers the highest sequence number it read loses it; the
-        /// snapshot position does not.
+        /// The trap the design is built around: a transaction that took its number first commits
+        /// last. A reader that remembers the highest number it read (here the rows' ids, from a
+        /// sequence) loses it; the snapshot position does not.
         @Test func aSlowCommitterIsNotLost() throws {
             let (conninfo, reader) = try itemDatabase()
             let slow = try PostgreSQLConnection(conninfo), fast = try PostgreSQLConnection(conninfo)
             let start = try PostgreSQLChangeFeed.currentPosition(in: reader)
 
             try slow.execute("BEGIN")
-            try slow.execute("INSERT INTO item (name) VALUES ('slow')")  // history sequence 1, id 1
-            try fast.execute("INSERT INTO item (name) VALUES ('fast')")  // sequence 2, id 2, committed
+            try slow.execute("INSERT INTO item (name) VALUES ('slow')")  // id 1
+            try fast.execute("INSERT INTO item (name) VALUES ('fast')")  // id 2, committed
             let first = try PostgreSQLChangeFeed.changes(since: start, in: reader)
             #expect(first.rowIDs == ["item": [2]])
-            let highestSequenceRead = try reader.execute("SELECT max(sequence) FROM fetched_results_history").scalar
+            let highestNumberRead = try reader.execute("SELECT max(row_id) FROM fetched_results_history").scalar
 
             try slow.execute("COMMIT")
             let second = try PostgreSQLChangeFeed.changes(since: first.position, in: reader)
             #expect(second.rowIDs == ["item": [1]], "the slow transaction's row, read after it committed")
-            // The naive feed, for contrast: nothing above the highest sequence number it had read.
+            // The naive feed, for contrast: nothing above the highest number it had read.
             let naive = try reader.execute(
-                "SELECT row_id FROM fetched_results_history WHERE sequence > $1", [highestSequenceRead]
+                "SELECT row_id FROM fetched_results_history WHERE row_id > $1", [highestNumberRead]
             ).rows
             #expect(naive.isEmpty, "a sequence-number position would have lost row 1")
         }

@@ -8,7 +8,8 @@ import Testing
 
 /// A database an earlier `worldcup` made, whose change feed sent a `NOTIFY` with every score
 /// (which made every scorer's commit wait for every other's): opened by this version as its
-/// owner, its schema's migration takes the notification away, and screens still follow.
+/// owner, its schema's migration takes the notification (and the history's row numbers) away,
+/// and screens still follow.
 @Suite(.serialized) struct PostgreSQLFeedMigrationTests {
     @Test func openingAnEarlierDatabaseTakesItsNotificationAway() throws {
         let database = try SharedDatabase()
@@ -29,6 +30,8 @@ import Testing
             CREATE OR REPLACE TRIGGER fetched_results_team_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON team
             FOR EACH STATEMENT EXECUTE FUNCTION fetched_results_notify()
             """)
+        // …and the history's row numbers, which writers paid for and nothing read.
+        try owner.execute("ALTER TABLE fetched_results_history ADD COLUMN sequence bigserial PRIMARY KEY")
         try owner.execute("DELETE FROM worldcup_schema_version WHERE version > 2")
         let listener = try database.connect()
         try listener.execute("LISTEN fetched_results")
@@ -49,5 +52,12 @@ import Testing
             "SELECT string_agg(tgname, ', ' ORDER BY tgname) FROM pg_trigger WHERE tgrelid = 'team'::regclass"
         ).scalar
         #expect(triggers == "fetched_results_team_rows, fetched_results_team_truncate")
+        let historyColumns = try owner.execute(
+            """
+            SELECT string_agg(attname, ', ' ORDER BY attnum) FROM pg_attribute
+            WHERE attrelid = 'fetched_results_history'::regclass AND attnum > 0 AND NOT attisdropped
+            """
+        ).scalar
+        #expect(historyColumns == "transaction, table_name, row_id", "no row numbers")
     }
 }

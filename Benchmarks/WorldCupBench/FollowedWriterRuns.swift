@@ -8,10 +8,12 @@ import WorldCupStores
 
 /// Writers of a table that screens follow, on PostgreSQL with its defaults (`fsync` on): pgbench
 /// (the server package's own), `UPDATE team SET wins = wins + 1 WHERE id = random` on a store of
-/// 100,000 teams that `worldcup` made, at 1, 8, 32 and 64 concurrent writers, in three modes
+/// 100,000 teams that `worldcup` made, at 1, 8, 32 and 64 concurrent writers, in four modes
 /// interleaved in one run (each round runs every mode once, in turn):
 /// - *no triggers*: the table as if nobody followed it;
-/// - *change feed*: the feed as shipped (history rows, no `NOTIFY`);
+/// - *change feed, nobody following*: the feed's triggers alone, the followers paused (what
+///   writers pay when the followers run on other machines);
+/// - *change feed*: the feed as shipped (history rows, no `NOTIFY`), followed on this machine;
 /// - *old NOTIFY triggers*: the feed of earlier versions (history rows through `to_jsonb`, and
 ///   a statement trigger that `NOTIFY`s), for the record.
 ///
@@ -25,6 +27,7 @@ import WorldCupStores
 struct FollowedWriterRuns {
     enum Mode: String, CaseIterable {
         case bare = "no triggers"
+        case unfollowed = "change feed, nobody following"
         case feed = "change feed"
         case notify = "old NOTIFY triggers"
     }
@@ -35,6 +38,10 @@ struct FollowedWriterRuns {
         let transactionsPerSecond: Double
         /// Each transaction's latency as pgbench logged it, ms.
         let latencies: [Double]
+        /// CPU time per transaction, ms: the server's (every PostgreSQL process), and the
+        /// followers' own (this process: the controllers applying the changes, and the probe).
+        let serverCPUPerTransaction: Double
+        let followersCPUPerTransaction: Double
         var latency: Percentiles { Percentiles(latencies) }
     }
 
@@ -113,6 +120,7 @@ struct FollowedWriterRuns {
             for round in 1...rounds {
                 for mode in Mode.allCases {
                     try Self.set(mode, owner)
+                    following.paused.set(mode == .unfollowed)
                     try owner.execute("CHECKPOINT")
                     following.latencies.take()
                     let stopProbe = Flag()
@@ -120,8 +128,13 @@ struct FollowedWriterRuns {
                     if mode == .feed { probing.start() }
                     let sample = try pgbench(
                         writers: writers, mode: mode, script: script, cluster: cluster, database: name,
-                        tag: "\(writers)-\(round)-\(mode)")
+                        postmaster: postmaster, tag: "\(writers)-\(round)-\(mode)")
                     stopProbe.set()
+                    if mode == .unfollowed {
+                        // The followers catch up before the next run, with nobody writing.
+                        following.paused.set(false)
+                        sleep(3)
+                    }
                     if mode == .feed {
                         while !probing.isFinished { usleep(10_000) }
                         follow += following.latencies.take()
@@ -129,9 +142,11 @@ struct FollowedWriterRuns {
                     result.samples.append(sample)
                     print(
                         String(
-                            format: "  pgbench %2d writers, round %d, %@: %.0f tps, p50 %.2f ms, p99 %.2f ms",
+                            format:
+                                "  pgbench %2d writers, round %d, %@: %.0f tps, p50 %.2f ms, p99 %.2f ms; "
+                                + "CPU per transaction: server %.3f ms, followers %.3f ms",
                             writers, round, mode.rawValue, sample.transactionsPerSecond, sample.latency.p50,
-                            sample.latency.p99))
+                            sample.latency.p99, sample.serverCPUPerTransaction, sample.followersCPUPerTransaction))
                 }
             }
             result.follow[writers] = Percentiles(follow)
@@ -148,10 +163,13 @@ struct FollowedWriterRuns {
     /// One pgbench run: `writers` clients (two threads, the machine's cores), each transaction
     /// logged, for `seconds`.
     private func pgbench(
-        writers: Int, mode: Mode, script: String, cluster: TemporaryCluster, database: String, tag: String
+        writers: Int, mode: Mode, script: String, cluster: TemporaryCluster, database: String, postmaster: pid_t,
+        tag: String
     ) throws -> Sample {
         let prefix = folder + "/pgbench-\(tag.replacingOccurrences(of: " ", with: "-"))"
         let output = prefix + ".out"
+        let serverBefore = ProcessUsage.cpuMillisecondsOfServer(postmaster)
+        let followersBefore = ProcessUsage.cpuMillisecondsOfThisProcess()
         let pid = try TemporaryCluster.spawn(
             [
                 try TemporaryCluster.program("pgbench"), "-n", "-M", "prepared", "-c", "\(writers)", "-j",
@@ -160,6 +178,10 @@ struct FollowedWriterRuns {
             ], output: output)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        // The backends of pgbench's connections have ended, and the postmaster counts them.
+        usleep(200_000)
+        let serverCPU = ProcessUsage.cpuMillisecondsOfServer(postmaster) - serverBefore
+        let followersCPU = ProcessUsage.cpuMillisecondsOfThisProcess() - followersBefore
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         guard status == 0 else { throw BenchError("pgbench failed (\(status)): \(text)") }
         // "tps = 5432.1 (without initial connection time)"
@@ -179,7 +201,10 @@ struct FollowedWriterRuns {
             }
             try? FileManager.default.removeItem(atPath: directory + "/" + file)
         }
-        return Sample(writers: writers, mode: mode, transactionsPerSecond: tps, latencies: latencies)
+        let transactions = Double(max(1, latencies.count))
+        return Sample(
+            writers: writers, mode: mode, transactionsPerSecond: tps, latencies: latencies,
+            serverCPUPerTransaction: serverCPU / transactions, followersCPUPerTransaction: followersCPU / transactions)
     }
 
     /// Commits a +1 win on the probe team every 20 ms until `stop`, noting when each commit
@@ -203,7 +228,7 @@ struct FollowedWriterRuns {
             for trigger in ["rows", "truncate", "notify"] {
                 try owner.execute("DROP TRIGGER IF EXISTS fetched_results_team_\(trigger) ON team")
             }
-        case .feed:
+        case .feed, .unfollowed:
             try PostgreSQLChangeFeed.install(on: "team", keyColumn: "id", in: owner)
         case .notify:
             try PostgreSQLChangeFeed.install(on: "team", keyColumn: "id", in: owner)
@@ -271,6 +296,14 @@ final class Flag: @unchecked Sendable {
     func set() { lock.withLock { raised = true } }
 }
 
+/// A switch one thread turns and others read.
+final class Switch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var on = false
+    var value: Bool { lock.withLock { on } }
+    func set(_ value: Bool) { lock.withLock { on = value } }
+}
+
 /// A count several threads add to.
 final class Counter: @unchecked Sendable {
     private let lock = NSLock()
@@ -329,12 +362,14 @@ final class Following: @unchecked Sendable {
 
     let latencies = Latencies()
     let looks = Counter()
+    /// While on, the followers do not look (the feed's cost to writers alone).
+    let paused = Switch()
     private let stopping = Flag()
     private var threads: [Thread] = []
 
     init(uri: String, count: Int, probe: Int64) throws {
         let ready = Counter(), failed = Flag()
-        let latencies = latencies, looks = looks, stopping = stopping
+        let latencies = latencies, looks = looks, stopping = stopping, paused = paused
         for index in 0..<count {
             let thread = Thread {
                 do {
@@ -345,6 +380,10 @@ final class Following: @unchecked Sendable {
                     try controller.performFetch()
                     ready.add()
                     while !stopping.value {
+                        if paused.value {
+                            usleep(10_000)
+                            continue
+                        }
                         let woke = controller.wait(until: .now + .milliseconds(200))
                         if woke.storeMayHaveChanged {
                             looks.add()

@@ -10,18 +10,22 @@ extension Report {
             `synchronous_commit` on; Unix socket; `max_connections` 100), a store of \(Self.count(run.teams)) teams
             that the release binary made. pgbench (PostgreSQL's own, `-M prepared`, two threads), each
             transaction `UPDATE team SET wins = wins + 1 WHERE id = random`, for \(run.seconds) s per run;
-            \(run.rounds) rounds, each running the three modes in turn, so that the machine's drift falls
-            on all three alike. *No triggers*: the table as if nobody followed it. *Change feed*: the
+            \(run.rounds) rounds, each running the four modes in turn, so that the machine's drift falls
+            on all alike. *No triggers*: the table as if nobody followed it. *Change feed, nobody
+            following*: the feed's triggers alone, the followers paused — what writers pay when the
+            screens run on other machines. *Change feed*: the
             feed as shipped (a history row per changed row; no `NOTIFY`). *Old NOTIFY triggers*: the
             feed before issue 46, for the record (the key read through `to_jsonb(OLD)`, and a statement
             trigger that `NOTIFY`s: a notifying commit holds a lock for the whole cluster through its
             WAL flush). Meanwhile \(run.followers) results controllers follow the table, as `serve` and ten
             terminal scoreboards do (the scoreboard's request, each on its own thread and connection,
             looking on the store's default pace). *tps*: the median run (and the range); *latency*:
-            every transaction of the mode's runs, as pgbench logged it (`-l`).
+            every transaction of the mode's runs, as pgbench logged it (`-l`); *CPU per transaction*
+            (medians of the runs): the server's (every PostgreSQL process) and the followers' own (the
+            benchmark's process: eleven controllers applying the changes, and the probe below).
 
-            | writers | mode | tps median (range) | latency p50 / p99 (ms) | tps ÷ no triggers |
-            |---:|---|---:|---:|---:|
+            | writers | mode | tps median (range) | latency p50 / p99 (ms) | tps ÷ no triggers | CPU per transaction: server / followers (ms) |
+            |---:|---|---:|---:|---:|---:|
 
             """
         for writers in Set(run.samples.map(\.writers)).sorted() {
@@ -31,11 +35,14 @@ extension Report {
                 guard !samples.isEmpty else { continue }
                 let tps = samples.map(\.transactionsPerSecond)
                 let latency = Percentiles(samples.flatMap(\.latencies))
-                let shown = mode == .feed ? "**\(mode.rawValue)**" : mode.rawValue
+                let shown = mode == .feed || mode == .unfollowed ? "**\(mode.rawValue)**" : mode.rawValue
+                let cpu =
+                    String(format: "%.3f", middle(samples.map(\.serverCPUPerTransaction))) + " / "
+                    + String(format: "%.3f", middle(samples.map(\.followersCPUPerTransaction)))
                 text +=
                     "| \(writers) | \(shown) | \(String(format: "%.0f", median(samples))) "
                     + "(\(String(format: "%.0f", tps.min() ?? 0))–\(String(format: "%.0f", tps.max() ?? 0))) | "
-                    + "\(Self.pair(latency)) | \(Self.closeRatio(median(samples) / bare)) |\n"
+                    + "\(Self.pair(latency)) | \(Self.closeRatio(median(samples) / bare)) | \(cpu) |\n"
             }
         }
         text += """
@@ -60,6 +67,11 @@ extension Report {
 
             """
         return text
+    }
+
+    private func middle(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
     }
 
     private func median(_ samples: [FollowedWriterRuns.Sample]) -> Double {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Another process's CPU time and memory, from /proc.
+/// A process's CPU time and memory, from /proc (and this process's, from `getrusage`).
 public enum ProcessUsage {
     /// User and system CPU time of `pid` so far, in ms (0 once it is gone).
     public static func cpuMilliseconds(_ pid: pid_t) -> Double {
@@ -11,6 +11,26 @@ public enum ProcessUsage {
         let fields = stat[end.upperBound...].split(separator: " ")
         let ticks = (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
         return Double(ticks) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The CPU time of `pid`, of its children, and of the children it has waited for (a
+    /// PostgreSQL server's every process, including the backends of connections that ended), in ms.
+    public static func cpuMillisecondsOfServer(_ pid: pid_t) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let end = stat.range(of: ")", options: .backwards)
+        else { return 0 }
+        let fields = stat[end.upperBound...].split(separator: " ")
+        let ticks = fields[11...14].reduce(0) { $0 + (Int($1) ?? 0) }
+        let own = Double(ticks) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
+        return own + children(of: pid).reduce(0) { $0 + cpuMilliseconds($1) }
+    }
+
+    /// The CPU time of this process (every thread), in ms.
+    public static func cpuMillisecondsOfThisProcess() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let time = { (value: timeval) in Double(value.tv_sec) * 1000 + Double(value.tv_usec) / 1000 }
+        return time(usage.ru_utime) + time(usage.ru_stime)
     }
 
     /// The CPU time of `pid` and of its children, in ms.

@@ -132,8 +132,9 @@ struct FollowedWriterRuns {
                     stopProbe.set()
                     if mode == .unfollowed {
                         // The followers catch up before the next run, with nobody writing.
+                        let resumed = Clock.now()
                         following.paused.set(false)
-                        sleep(3)
+                        try following.waitUntilEachFoundNothing(since: resumed)
                     }
                     if mode == .feed {
                         while !probing.isFinished { usleep(10_000) }
@@ -362,6 +363,8 @@ final class Following: @unchecked Sendable {
 
     let latencies = Latencies()
     let looks = Counter()
+    /// When each follower's last look found nothing new.
+    private let quiet: QuietLooks
     /// While on, the followers do not look (the feed's cost to writers alone).
     let paused = Switch()
     private let stopping = Flag()
@@ -369,7 +372,8 @@ final class Following: @unchecked Sendable {
 
     init(uri: String, count: Int, probe: Int64) throws {
         let ready = Counter(), failed = Flag()
-        let latencies = latencies, looks = looks, stopping = stopping, paused = paused
+        quiet = QuietLooks(count: count)
+        let latencies = latencies, looks = looks, stopping = stopping, paused = paused, quiet = quiet
         for index in 0..<count {
             let thread = Thread {
                 do {
@@ -387,7 +391,7 @@ final class Following: @unchecked Sendable {
                         let woke = controller.wait(until: .now + .milliseconds(200))
                         if woke.storeMayHaveChanged {
                             looks.add()
-                            try controller.processPendingChanges()
+                            if try !controller.processPendingChanges() { quiet.found(nothingBy: index) }
                         }
                     }
                     controller.stopTracking()
@@ -402,6 +406,24 @@ final class Following: @unchecked Sendable {
         }
         while ready.value < count, !failed.value { usleep(10_000) }
         if failed.value { throw BenchError("a follower could not start") }
+    }
+
+    /// Waits until every follower has looked and found nothing new after `instant`: all caught up.
+    func waitUntilEachFoundNothing(since instant: UInt64) throws {
+        let deadline = Clock.now() + 120_000_000_000
+        while !quiet.allAfter(instant) {
+            guard Clock.now() < deadline else { throw BenchError("the followers did not catch up in 120 s") }
+            usleep(10_000)
+        }
+    }
+
+    /// When each follower last found nothing new.
+    private final class QuietLooks: @unchecked Sendable {
+        private let lock = NSLock()
+        private var times: [UInt64]
+        init(count: Int) { times = Array(repeating: 0, count: count) }
+        func found(nothingBy index: Int) { lock.withLock { times[index] = Clock.now() } }
+        func allAfter(_ instant: UInt64) -> Bool { lock.withLock { times.allSatisfy { $0 > instant } } }
     }
 
     func stop() {

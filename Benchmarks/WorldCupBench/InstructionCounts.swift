@@ -19,6 +19,7 @@ struct InstructionCounts {
                 FileManager.default.isExecutableFile(atPath: $0)
             })
         else { return nil }
+        let binary = try withoutDebugInfo(CommandLine.arguments[0], in: folder)
         func perWin(_ way: String) throws -> Double {
             try (Double(collected(way, rounds)) - Double(collected(way, 0))) / Double(rounds)
         }
@@ -29,7 +30,7 @@ struct InstructionCounts {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: valgrind)
             process.arguments = [
-                "--tool=callgrind", "--callgrind-out-file=/dev/null", CommandLine.arguments[0], "--commit-loop", way,
+                "--tool=callgrind", "--callgrind-out-file=/dev/null", binary, "--commit-loop", way,
                 "--store", copy, "--rounds", String(rounds),
             ]
             let errors = Pipe()
@@ -44,5 +45,20 @@ struct InstructionCounts {
             return count
         }
         return InstructionCounts(ours: try perWin("ours"), floor: try perWin("floor"), rounds: rounds)
+    }
+
+    /// A copy of `binary` without its debug information, which valgrind 3.19 cannot read in a
+    /// toolchain's DWARF 5 ("abbrev form code 0x23"); the counts need no symbols. The binary
+    /// itself when `strip` is missing.
+    private static func withoutDebugInfo(_ binary: String, in folder: String) throws -> String {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strip") else { return binary }
+        let copy = folder + "/commit-loop-without-debug-info"
+        let strip = Process()
+        strip.executableURL = URL(fileURLWithPath: "/usr/bin/strip")
+        strip.arguments = ["--strip-debug", "-o", copy, binary]
+        try strip.run()
+        strip.waitUntilExit()
+        guard strip.terminationStatus == 0 else { throw BenchError("strip --strip-debug \(binary) failed") }
+        return copy
     }
 }

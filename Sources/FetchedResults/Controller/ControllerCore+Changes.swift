@@ -242,6 +242,12 @@ extension ControllerCore {
         undelivered = earlier.followed(byAppended: changes)
     }
 
+    /// Whether a change set has told which optional styles the delegate implements (or there
+    /// is no delegate to tell).
+    var knowsDelegateStyles: Bool {
+        delegate == nil || (delegateStyles.snapshot != nil && delegateStyles.difference != nil)
+    }
+
     /// Whether a look computes the flat list's changes: when the delegate implements the
     /// `CollectionDifference` callback, or may (it has not had a change set yet).
     var wantsFlatDifference: Bool { delegate != nil && delegateStyles.difference != false }

@@ -182,6 +182,13 @@ extension ControllerCore {
         case .none:
             return false
         case .untried:
+            // The file's last step appends every row in one change set: were it the delegate's
+            // first, the styles it may implement (a snapshot, a flat difference of a million
+            // rows) would all be computed. A step from the store teaches them first.
+            if !knowsDelegateStyles {
+                cacheLoad = .untried
+                return false
+            }
             guard let url = cacheFile, case let validity = try cacheValidity(snapshot),
                 var reader = ResultsCacheFile.Reader(url: url, expecting: validity), reader.read(rows: count)
             else { return false }

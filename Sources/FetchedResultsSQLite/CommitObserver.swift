@@ -22,11 +22,6 @@ final class CommitObserver: TransactionObserver {
         var first: Int64
         var last: Int64
         var count: Int64
-
-        /// Whether the numbers are exactly `after + 1 ... last`, with none missing.
-        func directlyFollows(_ after: Int64) -> Bool {
-            first == after + 1 && last - first + 1 == count
-        }
     }
 
     /// What one committed transaction touched.

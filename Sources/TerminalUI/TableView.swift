@@ -169,9 +169,6 @@ public final class TableView {
     public var hasLinesAbove: Bool { scrollTop > 0 }
     public var hasLinesBelow: Bool { scrollTop + height < lineCount }
 
-    /// The section the cursor is in, and the number of sections.
-    public var sectionCount: Int { sectionStarts.count }
-
     /// The screen row where the cursor is drawn, if visible.
     public var cursorScreenRow: Int? {
         guard let cursor, isValid(cursor) else { return nil }

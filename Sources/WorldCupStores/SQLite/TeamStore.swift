@@ -370,9 +370,10 @@ public final class TeamStore: ScoreStore, Sendable {
         }
     }
 
-    /// Deletes a team; returns whether it existed.
+    /// Deletes a team; returns whether it existed. For tests: the app removes no team but the
+    /// one an undo takes back.
     @discardableResult
-    public func deleteTeam(teamID: Int64) throws -> Bool {
+    func deleteTeam(teamID: Int64) throws -> Bool {
         try StoreErrors.translating(path: path) {
             try pool.write { db in try Team.deleteOne(db, key: teamID) }
         }

@@ -63,11 +63,13 @@ public final class TemporaryCluster: @unchecked Sendable {
         let bin = try Self.binaryFolder()
         if let primary {
             // A streaming standby: the primary's files, and `standby.signal` with the
-            // `primary_conninfo` that reaches it (over its Unix socket), written by `-R`.
+            // `primary_conninfo` that reaches it (over its Unix socket), written by `-R`. A fast
+            // checkpoint: the default spreads the backup's checkpoint over minutes.
             try Self.run(
                 bin + "/pg_basebackup",
                 [
-                    "-D", dataFolder, "-R", "-X", "stream", "--no-sync", "-h", primary.socketFolder, "-p",
+                    "-D", dataFolder, "-R", "-X", "stream", "--no-sync", "--checkpoint=fast", "-h",
+                    primary.socketFolder, "-p",
                     "\(primary.port)", "-U", "postgres", "-d", "application_name=standby_\(port)",
                 ],
                 asPostgres: asRoot)

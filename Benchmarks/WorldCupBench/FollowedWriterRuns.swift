@@ -233,7 +233,7 @@ struct FollowedWriterRuns {
             try PostgreSQLChangeFeed.install(on: "team", keyColumn: "id", in: owner)
         case .notify:
             try PostgreSQLChangeFeed.install(on: "team", keyColumn: "id", in: owner)
-            try EarlierFeed.install(on: "team", owner)
+            try EarlierChangeFeed.install(on: "team", owner)
         }
     }
 
@@ -246,63 +246,12 @@ struct FollowedWriterRuns {
     }
 }
 
-/// The triggers of the change feed before issue 46, kept for the benchmark's record: each row's
-/// key read through `to_jsonb`, and a statement trigger that `NOTIFY`s.
-enum EarlierFeed {
-    static func install(on table: String, _ connection: PostgreSQLConnection) throws {
-        try connection.execute(
-            """
-            CREATE OR REPLACE FUNCTION fetched_results_record_row() RETURNS trigger LANGUAGE plpgsql AS $$
-            DECLARE old_id bigint; new_id bigint;
-            BEGIN
-                IF TG_OP <> 'INSERT' THEN old_id := (to_jsonb(OLD) ->> TG_ARGV[0])::bigint; END IF;
-                IF TG_OP <> 'DELETE' THEN new_id := (to_jsonb(NEW) ->> TG_ARGV[0])::bigint; END IF;
-                IF old_id IS NOT NULL THEN
-                    INSERT INTO fetched_results_history (table_name, row_id) VALUES (TG_TABLE_NAME, old_id);
-                END IF;
-                IF new_id IS NOT NULL AND new_id IS DISTINCT FROM old_id THEN
-                    INSERT INTO fetched_results_history (table_name, row_id) VALUES (TG_TABLE_NAME, new_id);
-                END IF;
-                RETURN NULL;
-            END $$
-            """)
-        try connection.execute(
-            """
-            CREATE OR REPLACE FUNCTION fetched_results_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                PERFORM pg_notify('fetched_results', TG_TABLE_NAME);
-                RETURN NULL;
-            END $$
-            """)
-        try connection.execute("DROP TRIGGER IF EXISTS fetched_results_\(table)_rows ON \(table)")
-        try connection.execute(
-            """
-            CREATE TRIGGER fetched_results_\(table)_rows AFTER INSERT OR UPDATE OR DELETE ON \(table)
-            FOR EACH ROW EXECUTE FUNCTION fetched_results_record_row('id')
-            """)
-        try connection.execute(
-            """
-            CREATE OR REPLACE TRIGGER fetched_results_\(table)_notify
-            AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(table)
-            FOR EACH STATEMENT EXECUTE FUNCTION fetched_results_notify()
-            """)
-    }
-}
-
-/// A flag one thread sets and others read.
+/// A flag one thread raises (or lowers) and others read.
 final class Flag: @unchecked Sendable {
     private let lock = NSLock()
     private var raised = false
     var value: Bool { lock.withLock { raised } }
-    func set() { lock.withLock { raised = true } }
-}
-
-/// A switch one thread turns and others read.
-final class Switch: @unchecked Sendable {
-    private let lock = NSLock()
-    private var on = false
-    var value: Bool { lock.withLock { on } }
-    func set(_ value: Bool) { lock.withLock { on = value } }
+    func set(_ value: Bool = true) { lock.withLock { raised = value } }
 }
 
 /// A count several threads add to.
@@ -366,7 +315,7 @@ final class Following: @unchecked Sendable {
     /// When each follower's last look found nothing new.
     private let quiet: QuietLooks
     /// While on, the followers do not look (the feed's cost to writers alone).
-    let paused = Switch()
+    let paused = Flag()
     private let stopping = Flag()
     private var threads: [Thread] = []
 

@@ -93,12 +93,6 @@ public struct EscapeSequence: Equatable, Sendable {
         let numbers = String(decoding: parameters.map { UInt8(truncatingIfNeeded: $0) }, as: UTF8.self)
             .split(separator: ";", omittingEmptySubsequences: false).map { Int($0) }
         switch final {
-        case 0x41: return .up
-        case 0x42: return .down
-        case 0x43: return .right
-        case 0x44: return .left
-        case 0x48: return .home
-        case 0x46: return .end
         case 0x5A: return .backTab
         case 0x7E:  // ESC [ n ~ (vt220, rxvt, tmux, the Linux console)
             switch numbers.first ?? nil {
@@ -110,20 +104,24 @@ public struct EscapeSequence: Equatable, Sendable {
             default: return nil
             }
         default:
-            return nil
+            return cursorKey(final)
         }
     }
 
     /// ESC O and one character (xterm's application cursor and keypad keys).
     private static func ss3Key(_ character: UInt32) -> Key? {
-        switch character {
+        character == 0x4D ? .enter : cursorKey(character)  // 0x4D: the keypad's Enter
+    }
+
+    /// The cursor keys' last character, the same after ESC [ and ESC O.
+    private static func cursorKey(_ final: UInt32) -> Key? {
+        switch final {
         case 0x41: return .up
         case 0x42: return .down
         case 0x43: return .right
         case 0x44: return .left
         case 0x48: return .home
         case 0x46: return .end
-        case 0x4D: return .enter  // the keypad's Enter
         default: return nil
         }
     }

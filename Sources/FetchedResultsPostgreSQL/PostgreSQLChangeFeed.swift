@@ -177,9 +177,10 @@ public enum PostgreSQLChangeFeed {
 
     /// A `WITH` clause for reading the changes since the position in parameter
     /// `positionParameter` in one statement, with whatever else the statement joins to them:
-    /// `feed_state(fetched_results_snapshot, fetched_results_pruned)` is one row (the
-    /// statement's snapshot, the new position; whether the history was pruned past the old
-    /// one), and `feed_changes(fetched_results_table, fetched_results_row)` the rows changed
+    /// `feed_state(fetched_results_snapshot, fetched_results_pruned, fetched_results_replica)`
+    /// is one row (the statement's snapshot, the new position; whether the history was pruned
+    /// past the old one; on a standby, the WAL it has received and replayed, in bytes, as
+    /// "received replayed", "-" for none received by streaming; NULL on a primary), and `feed_changes(fetched_results_table, fetched_results_row)` the rows changed
     /// since, each once (a NULL row: the table was truncated). The long column names keep
     /// clear of the columns of the tables a statement joins.
     static func changesCTE(positionParameter position: String) -> String {
@@ -193,7 +194,11 @@ public enum PostgreSQLChangeFeed {
             SELECT pg_current_snapshot()::text AS fetched_results_snapshot,
                    pg_snapshot_xmin(\(position)::pg_snapshot)
                        < (SELECT max(before) FROM \(quoted(historyTable + "_pruned")))
-                       AS fetched_results_pruned
+                       AS fetched_results_pruned,
+                   CASE WHEN pg_is_in_recovery() THEN
+                       coalesce(pg_wal_lsn_diff(pg_last_wal_receive_lsn(), '0/0')::bigint::text, '-') || ' '
+                       || coalesce(pg_wal_lsn_diff(pg_last_wal_replay_lsn(), '0/0')::bigint::text, '0')
+                   END AS fetched_results_replica
         )
         """
     }

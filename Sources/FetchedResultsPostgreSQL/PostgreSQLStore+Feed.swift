@@ -44,7 +44,7 @@ extension PostgreSQLStore {
             SELECT fetched_results_snapshot, fetched_results_pruned,
                    EXISTS (SELECT 1 FROM feed_changes
                            WHERE fetched_results_row IS NULL AND fetched_results_table = ANY(\(tablesParameter))),
-                   fetched_results_touched, \(query.fullRowSQL)
+                   fetched_results_replica, fetched_results_touched, \(query.fullRowSQL)
             FROM feed_state
             LEFT JOIN touched ON true
             LEFT JOIN \(query.fromSQL) ON \(alias).\(query.quotedKey) = fetched_results_touched\(predicate)
@@ -57,24 +57,34 @@ extension PostgreSQLStore {
             return .mustRefetch
         }
         let newPosition = PostgreSQLChangeFeed.Position(snapshot: result.rows.first?[0] ?? position.snapshot)
-        let columns = PostgreSQLColumns(Array(result.columns.dropFirst(4)))
-        guard let keyIndex = columns.index(of: query.keyColumn).map({ $0 + 4 }) else {
+        noteReplica(result.rows.first?[3] ?? nil, at: start)
+        let columns = PostgreSQLColumns(Array(result.columns.dropFirst(5)))
+        guard let keyIndex = columns.index(of: query.keyColumn).map({ $0 + 5 }) else {
             throw FetchedResultsError.tableWithoutRowID(table: query.table)
         }
         var touched: Set<Int64> = []
         var rows: [Int64: PostgreSQLRow] = [:]
         for values in result.rows {
-            guard let text = values[3] else { continue }
+            guard let text = values[4] else { continue }
             guard let id = Int64(text) else {
                 throw FetchedResultsError.rowIDUnreadable(table: query.table, column: query.keyColumn)
             }
             touched.insert(id)
             if values[keyIndex] != nil {
-                rows[id] = PostgreSQLRow(columns: columns, values: Array(values.dropFirst(4)))
+                rows[id] = PostgreSQLRow(columns: columns, values: Array(values.dropFirst(5)))
             }
         }
         if !touched.isEmpty { looks.found(at: start) }
         return .changed(touched: touched, rows: rows, position: newPosition)
+    }
+
+    /// Notes where a standby's replay stands ("received replayed", in bytes), or that the
+    /// server is a primary (nil).
+    private func noteReplica(_ text: String?, at now: ContinuousClock.Instant) {
+        let positions = text?.split(separator: " ") ?? []
+        let received = positions.first.flatMap { Int64($0) }
+        let replayed = positions.count == 2 ? Int64(positions[1]) : nil
+        replica.observe(received: received, replayed: replayed, at: now)
     }
 
     /// The rows of a look's statement. A look that began with ``didWake()`` outside a

@@ -85,6 +85,13 @@ public final class PostgreSQLStore: ResultsStore {
     /// A reconnection under way (see `connect()`).
     private var attempt: PostgreSQLConnectionAttempt?
     public private(set) var connectionState = ConnectionState.connected
+    /// Where the standby this store reads stands in its replay, from the looks.
+    var replica = ReplicaLag()
+
+    /// How long the WAL that the hot standby this store reads has received waits for its replay
+    /// (an estimate on this process's clock, short by at most one look's interval); zero when
+    /// it has caught up, nil when the store reads a primary or has not looked yet.
+    public var replicaLag: Duration? { replica.lag(at: .now) }
 
     /// A store reaching the server `conninfo` names.
     public init(conninfo: String, connectionDefaults: [String: String] = [:], lookPace: LookPace = .default) {
@@ -319,6 +326,7 @@ public final class PostgreSQLStore: ResultsStore {
         connection = nil
         sentReadAhead = nil
         sentLook = nil
+        replica.forget()
         reconnection.lost()
         connectionState = .reconnecting(attempts: 0, lastError: "\(error)")
     }

@@ -88,6 +88,12 @@ extension ScoreboardScreen {
             let inDoubt = scoresInDoubt.isEmpty ? "" : " · \(scoresInDoubt.count) in doubt, checked once back"
             return (Self.sentence(problem) + " · standings as last known" + inDoubt, [.bold], true)
         }
+        if let seconds = shownReplicaLag {
+            return (
+                "Reading a standby \(seconds) s behind the primary · newer wins show once it catches up", [.bold],
+                true
+            )
+        }
         return (hints, [.dim], false)
     }
 

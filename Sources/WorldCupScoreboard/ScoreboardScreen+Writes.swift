@@ -227,6 +227,10 @@ extension ScoreboardScreen {
             }
             shownConnectionProblem = problem
         }
+        if replicaLagSeconds != shownReplicaLag {
+            changed = true
+            shownReplicaLag = replicaLagSeconds
+        }
         // Not inside the look: a write delivers its own change set.
         if !scoresInDoubt.isEmpty, connectionProblem == nil {
             resolveScoresInDoubt()

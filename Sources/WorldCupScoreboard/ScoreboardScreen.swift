@@ -32,6 +32,8 @@ public final class ScoreboardScreen: TableViewDataSource {
     var scoresInDoubt: [ScoreInDoubt] = []
     /// The connection problem the status line shows (nil: none), to notice when it changes.
     var shownConnectionProblem: String?
+    /// The replica's lag the status line shows, in whole seconds (nil: none worth saying).
+    var shownReplicaLag: Int?
     /// The search that `n` and `N` step through (kept when it found nothing: `n` looks again).
     var lastSearch: TeamSearch?
     /// Whether the last search's matches are marked in the rows: from Enter until Esc.
@@ -320,6 +322,13 @@ public final class ScoreboardScreen: TableViewDataSource {
         guard case let .reconnecting(_, lastError) = controller.connectionState else { return nil }
         let reason = lastError.prefix { $0 != "\n" }
         return "reconnecting to \(store.displayName)…" + (reason.isEmpty ? "" : " (\(reason))")
+    }
+
+    /// How many whole seconds the standby the standings come from is behind its primary, from
+    /// one second on (less is the time a look takes anyway), or nil.
+    var replicaLagSeconds: Int? {
+        guard let lag = controller.replicaLag, lag >= .seconds(1) else { return nil }
+        return Int(lag.components.seconds)
     }
 
     /// A store message as a sentence for the screen ("a team named…" → "A team named…").

@@ -9,28 +9,62 @@ import ThrowawayPostgreSQL
 /// primary, and every win shows on it. A primary and a standby of the test's own
 /// (`pg_basebackup -R`), each in its folder, on its port, Unix sockets only.
 @Suite(.serialized) struct StandbyScoreboardTests {
-    @Test func aScreenOnTheStandbyShowsWinsScoredThroughThePrimary() throws {
-        let primary = try TemporaryCluster(port: 5443)
-        defer { primary.stop() }
-        try PostgreSQLConnection(primary.connectionString).execute("CREATE DATABASE league")
-        let onPrimary = "postgresql://postgres@/league?host=\(primary.socketFolder)&port=\(primary.port)"
-        let seeded = try SharedScoreboardEndToEndTests.runWorldCup(["list", "--db", onPrimary])
-        try #require(seeded.status == 0, "\(seeded.stderr)")
-        let standby = try primary.makeStandby(port: 5444)
-        defer { standby.stop() }
-        let onStandby = "host=\(standby.socketFolder) port=\(standby.port) dbname=league user=postgres"
-        let replicated = ContinuousClock.now + .seconds(30)
-        while (try? PostgreSQLConnection(onStandby).execute("SELECT count(*) FROM team").scalar) != "32" {
-            try #require(ContinuousClock.now < replicated, "the standby never had the teams")
-            usleep(50_000)
-        }
-        let both =
+    /// A primary with the seed's 32 teams in database `league`, and its standby once it has them.
+    struct Servers {
+        let primary: TemporaryCluster
+        let standby: TemporaryCluster
+        var onPrimary: String { "host=\(primary.socketFolder) port=\(primary.port) dbname=league user=postgres" }
+        var onStandby: String { "host=\(standby.socketFolder) port=\(standby.port) dbname=league user=postgres" }
+        /// One URI naming both, as a league gives its screens.
+        var both: String {
             "postgresql://postgres@/league?host=\(primary.socketFolder),\(standby.socketFolder)"
-            + "&port=\(primary.port),\(standby.port)"
-        let directory = TemporaryDirectory()
-        let terminal = try Tmux(
-            command: "XDG_CACHE_HOME='\(directory.path)/cache' '\(WorldCupProcess.binary)' --db '\(both)' "
+                + "&port=\(primary.port),\(standby.port)"
+        }
+
+        func stop() {
+            standby.stop()
+            primary.stop()
+        }
+    }
+
+    enum ClusterError: Error { case standbyNeverCaughtUp }
+
+    static func servers(primaryPort: Int, standbyPort: Int) throws -> Servers {
+        let primary = try TemporaryCluster(port: primaryPort)
+        do {
+            try PostgreSQLConnection(primary.connectionString).execute("CREATE DATABASE league")
+            let onPrimary = "postgresql://postgres@/league?host=\(primary.socketFolder)&port=\(primary.port)"
+            let seeded = try SharedScoreboardEndToEndTests.runWorldCup(["list", "--db", onPrimary])
+            try #require(seeded.status == 0, "\(seeded.stderr)")
+            let servers = Servers(primary: primary, standby: try primary.makeStandby(port: standbyPort))
+            let replicated = ContinuousClock.now + .seconds(30)
+            while (try? PostgreSQLConnection(servers.onStandby).execute("SELECT count(*) FROM team").scalar) != "32" {
+                guard ContinuousClock.now < replicated else {
+                    servers.standby.stop()
+                    throw ClusterError.standbyNeverCaughtUp
+                }
+                usleep(50_000)
+            }
+            return servers
+        } catch {
+            primary.stop()
+            throw error
+        }
+    }
+
+    /// The scoreboard on `uri`, its cache in a folder of its own.
+    static func screen(_ uri: String, _ directory: TemporaryDirectory) throws -> Tmux {
+        try Tmux(
+            command: "XDG_CACHE_HOME='\(directory.path)/cache' '\(WorldCupProcess.binary)' --db '\(uri)' "
                 + "--seed '\(WorldCupProcess.seedPath)'")
+    }
+
+    @Test func aScreenOnTheStandbyShowsWinsScoredThroughThePrimary() throws {
+        let servers = try Self.servers(primaryPort: 5443, standbyPort: 5444)
+        defer { servers.stop() }
+        let onStandby = servers.onStandby, both = servers.both
+        let directory = TemporaryDirectory()
+        let terminal = try Self.screen(both, directory)
         #expect(terminal.waitFor("World Cup — 32 teams"), "\(terminal.lines)")
         let readers = try PostgreSQLConnection(onStandby).execute(
             "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'worldcup'"
@@ -45,11 +79,36 @@ import ThrowawayPostgreSQL
         #expect(try terminal.moveCursor(to: "Ghana"))
         try terminal.press("Enter")
         #expect(terminal.wait { _ in terminal.wins(of: "Ghana") == 1 }, "\(terminal.statusLine)")
-        let onPrimaryServer = "host=\(primary.socketFolder) port=\(primary.port) dbname=league user=postgres"
-        let counted = try PostgreSQLConnection(onPrimaryServer).execute(
+        let counted = try PostgreSQLConnection(servers.onPrimary).execute(
             "SELECT team_name, wins FROM team WHERE team_name IN ('Brazil', 'Ghana') ORDER BY team_name"
         ).rows.map { "\($0[0] ?? "") \($0[1] ?? "")" }
         #expect(counted == ["Brazil 1", "Ghana 1"])
+        try terminal.press("q")
+    }
+
+    /// Replay paused on the standby (`pg_wal_replay_pause()`), as when it falls behind: the
+    /// screen says how far behind it is once that passes a second, shows the win when replay
+    /// goes on, and says nothing more of it then.
+    @Test func aScreenOnAStandbySaysWhenItIsBehind() throws {
+        let servers = try Self.servers(primaryPort: 5445, standbyPort: 5446)
+        defer { servers.stop() }
+        let directory = TemporaryDirectory()
+        let terminal = try Self.screen(servers.both, directory)
+        #expect(terminal.waitFor("World Cup — 32 teams"), "\(terminal.lines)")
+        #expect(!terminal.statusLine.contains("behind"), "\(terminal.statusLine)")
+
+        try PostgreSQLConnection(servers.onStandby).execute("SELECT pg_wal_replay_pause()")
+        let won = try SharedScoreboardEndToEndTests.runWorldCup(["win", "Brazil", "--db", servers.both])
+        #expect(won.status == 0 && won.stdout == "1\n", "\(won.stderr)")
+        #expect(
+            terminal.wait { _ in terminal.statusLine.contains("Reading a standby") },
+            "the lag is said: \(terminal.statusLine)")
+        #expect(terminal.statusLine.contains("s behind the primary"), "\(terminal.statusLine)")
+        #expect(terminal.wins(of: "Brazil") == 0, "the standby has not replayed the win")
+
+        try PostgreSQLConnection(servers.onStandby).execute("SELECT pg_wal_replay_resume()")
+        #expect(terminal.wait { _ in terminal.wins(of: "Brazil") == 1 }, "\(terminal.lines)")
+        #expect(terminal.wait { _ in !terminal.statusLine.contains("behind") }, "\(terminal.statusLine)")
         try terminal.press("q")
     }
 }

@@ -11,6 +11,7 @@ protocol AnyControllerCore<Record>: AnyObject, DefaultCallbackNoting {
     var delegate: (any FetchedResultsControllerDelegate<Record>)? { get set }
     var lastFetchSource: FetchSource? { get }
     var connectionState: ConnectionState { get }
+    var replicaLag: Duration? { get }
     var isTracking: Bool { get }
     var anyStore: any ResultsStore { get }
     var cacheFile: URL? { get }

@@ -32,6 +32,7 @@ final class ControllerCore<Record, Store: ResultsStore> {
     var lastFetchSource: FetchSource?
     /// Whether the store reaches its database now.
     var connectionState: ConnectionState { store.connectionState }
+    var replicaLag: Duration? { store.replicaLag }
     /// The connection state last told to the delegate.
     var deliveredConnectionState = ConnectionState.connected
 

@@ -127,6 +127,12 @@ open class FetchedResultsController<Record> {
     /// Whether the store reaches its database now.
     public var connectionState: ConnectionState { core.connectionState }
 
+    /// How far the results may be behind the primary when the store reads a replica (a
+    /// PostgreSQL hot standby): how long the changes it has received have waited for its
+    /// replay. Zero when it has caught up; nil when the store reads no replica. Read it after
+    /// ``processPendingChanges()``, say, to tell the user when a screen is behind.
+    public var replicaLag: Duration? { core.replicaLag }
+
     /// Whether changes are followed (see Tracking).
     public var isTracking: Bool { core.isTracking }
 

@@ -114,6 +114,9 @@ public protocol ResultsStore: AnyObject {
     func didWake()
     /// Whether the store reaches its database; always by default.
     var connectionState: ConnectionState { get }
+    /// How far behind its primary the replica the store reads is, or nil: not a replica (the
+    /// default).
+    var replicaLag: Duration? { get }
     /// Whether `error` means the connection broke (the results then stay, and the store
     /// reconnects), not that the database refused something; never by default.
     func isConnectionLoss(_ error: any Error) -> Bool
@@ -189,6 +192,9 @@ extension ResultsStore {
 
     /// Always reached.
     public var connectionState: ConnectionState { .connected }
+
+    /// Not a replica.
+    public var replicaLag: Duration? { nil }
 
     /// No connection to lose.
     public func isConnectionLoss(_ error: any Error) -> Bool { false }

@@ -30,8 +30,10 @@ extension ScoreboardScreen {
     }
 
     /// Does a score with its key; a score whose outcome the lost connection left unknown is
-    /// kept, and done again with the same key when the store is back.
-    private func commit(_ score: ScoreInDoubt) throws {
+    /// kept, and done again with the same key when the store is back. A score sent again that
+    /// finds no server taking writes stays in doubt: its first attempt may have committed (the
+    /// standings may come from a standby that is still up while the primary is down).
+    private func commit(_ score: ScoreInDoubt, again: Bool = false) throws {
         do {
             if score.isUndo {
                 switch try store.takeBackWin(teamID: score.teamID, key: score.key) {
@@ -51,17 +53,25 @@ extension ScoreboardScreen {
             message =
                 "\(score.isUndo ? "Undo" : "Win") for \(score.name) in doubt: the connection broke during its commit."
                 + " It will be checked, and counted once, when the server is back."
+        } catch WorldCupError.serverUnreachable where again {
+            scoresInDoubt.append(score)
+            doubtStillUnreachableAt = .now
+            message =
+                "\(score.isUndo ? "Undo" : "Win") for \(score.name) still in doubt: no server takes writes yet."
+                + " It will be checked, and counted once, when one does."
         }
     }
 
     /// Once the store is back: does each score in doubt again with its key, which counts the
     /// ones that did not count and leaves the others as they are.
     func resolveScoresInDoubt() {
+        if let since = doubtStillUnreachableAt, since.duration(to: .now) < Self.doubtRetryInterval { return }
+        doubtStillUnreachableAt = nil
         let pending = scoresInDoubt
         scoresInDoubt = []
         for score in pending {
             message = nil
-            perform { try commit(score) }
+            perform { try commit(score, again: true) }
             if !scoresInDoubt.contains(where: { $0.key == score.key }), !score.isUndo, message == nil {
                 message = "The win for \(score.name), in doubt while the server was away, is counted once."
             }

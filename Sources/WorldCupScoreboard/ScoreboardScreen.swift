@@ -30,6 +30,10 @@ public final class ScoreboardScreen: TableViewDataSource {
     /// Scores whose commit reply was lost with the connection: done again, with their keys,
     /// at the first look after the store is back (a key counts once however often it is sent).
     var scoresInDoubt: [ScoreInDoubt] = []
+    /// When scores in doubt were last sent again and found no server taking writes: they are
+    /// sent again after ``doubtRetryInterval``, not at every look.
+    var doubtStillUnreachableAt: ContinuousClock.Instant?
+    static let doubtRetryInterval = Duration.seconds(1)
     /// The connection problem the status line shows (nil: none), to notice when it changes.
     var shownConnectionProblem: String?
     /// The replica's lag the status line shows, in whole seconds (nil: none worth saying).

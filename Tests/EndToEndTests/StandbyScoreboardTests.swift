@@ -27,6 +27,11 @@ import ThrowawayPostgreSQL
         }
     }
 
+    /// The status line's message, which may wrap over the last few rows.
+    static func status(_ terminal: Tmux) -> String {
+        terminal.lines.suffix(4).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+    }
+
     enum ClusterError: Error { case standbyNeverCaughtUp }
 
     static func servers(primaryPort: Int, standbyPort: Int) throws -> Servers {
@@ -109,6 +114,68 @@ import ThrowawayPostgreSQL
         try PostgreSQLConnection(servers.onStandby).execute("SELECT pg_wal_replay_resume()")
         #expect(terminal.wait { _ in terminal.wins(of: "Brazil") == 1 }, "\(terminal.lines)")
         #expect(terminal.wait { _ in !terminal.statusLine.contains("behind") }, "\(terminal.statusLine)")
+        try terminal.press("q")
+    }
+
+    /// Failover with synchronous replication (`synchronous_commit=remote_apply`): a win whose
+    /// commit reply the primary's crash loses is "in doubt", a win pressed while no server takes
+    /// writes is refused, and once the standby is promoted (`pg_ctl promote`) the screen goes on
+    /// by itself: the win in doubt is checked with its key and counted once, new wins count, and
+    /// every win the screen's log says was counted is on the new primary, and no other.
+    @Test func afterAFailoverEveryWinToldCountedIsOnTheNewPrimary() throws {
+        let servers = try Self.servers(primaryPort: 5447, standbyPort: 5448)
+        defer { servers.stop() }
+        try servers.primary.execute("ALTER SYSTEM SET synchronous_standby_names = '*'")
+        try servers.primary.execute("ALTER SYSTEM SET synchronous_commit = 'remote_apply'")
+        try servers.primary.execute("SELECT pg_reload_conf()")
+        let synchronous = ContinuousClock.now + .seconds(30)
+        while (try? PostgreSQLConnection(servers.onPrimary).execute(
+            "SELECT sync_state FROM pg_stat_replication"
+        ).scalar) != "sync" {
+            try #require(ContinuousClock.now < synchronous, "the standby never became synchronous")
+            usleep(50_000)
+        }
+        let directory = TemporaryDirectory()
+        let log = AuditLogFile(path: directory.path + "/audit.log")
+        let terminal = try Tmux(
+            command: "XDG_CACHE_HOME='\(directory.path)/cache' '\(WorldCupProcess.binary)' --db '\(servers.both)' "
+                + "--seed '\(WorldCupProcess.seedPath)' --log '\(log.path)'")
+        #expect(terminal.waitFor("World Cup — 32 teams"), "\(terminal.lines)")
+        #expect(try terminal.moveCursor(to: "Brazil"))
+        for _ in 1...3 { try terminal.press("Enter") }
+        #expect(terminal.waitUntil(timeout: 10) { log.wins.count == 3 }, "\(log.wins)")
+
+        // A commit waits for the standby, whose replay is paused: the primary crashes meanwhile.
+        try PostgreSQLConnection(servers.onStandby).execute("SELECT pg_wal_replay_pause()")
+        try terminal.press("Enter")
+        usleep(500_000)
+        try servers.primary.crash()
+        #expect(
+            terminal.wait(timeout: 15) { _ in Self.status(terminal).contains("in doubt") }, "\(Self.status(terminal))")
+        // Sent again while no server takes writes, it stays in doubt.
+        #expect(
+            terminal.wait(timeout: 15) { _ in Self.status(terminal).contains("still in doubt") },
+            "\(Self.status(terminal))")
+        // A new win while no server takes writes is refused, and says so.
+        try terminal.press("Enter")
+        #expect(
+            terminal.wait { _ in Self.status(terminal).contains("Nothing was changed") }, "\(Self.status(terminal))")
+        let toldBeforePromotion = log.wins.count
+        #expect(toldBeforePromotion == 3, "\(log.wins)")
+
+        try servers.standby.promote()
+        #expect(
+            terminal.wait(timeout: 15) { _ in Self.status(terminal).contains("counted once") },
+            "the win in doubt is checked: \(Self.status(terminal))")
+        for _ in 1...2 { try terminal.press("Enter") }
+        #expect(
+            terminal.waitUntil(timeout: 10) { log.wins.count == toldBeforePromotion + 3 },
+            "the win in doubt and two new ones are counted: \(log.wins)")
+        let onNewPrimary = try PostgreSQLConnection(servers.onStandby).execute(
+            "SELECT wins FROM team WHERE team_name = 'Brazil'"
+        ).scalar
+        #expect(onNewPrimary == "\(log.wins.count)", "every win told counted, and no other")
+        #expect(terminal.wait { _ in terminal.wins(of: "Brazil") == log.wins.count }, "\(terminal.lines)")
         try terminal.press("q")
     }
 }

@@ -126,6 +126,12 @@ public final class TemporaryCluster: @unchecked Sendable {
         try pgCtl(["-m", "fast", "stop"])
     }
 
+    /// Stops the server as its clients see a crash (`-m immediate`: every connection cut at
+    /// once, no checkpoint), keeping its data.
+    public func crash() throws {
+        try pgCtl(["-m", "immediate", "stop"])
+    }
+
     /// Kills the server as a crash would (`SIGKILL` to the postmaster), waits until its
     /// processes are gone, and starts it again: it recovers from its log, as after a power cut.
     public func killAndStart() throws {

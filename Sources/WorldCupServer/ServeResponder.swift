@@ -68,10 +68,16 @@ struct ServeResponder: HTTPResponder {
             let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!]
                 .flatMap { $0.utf8.count <= 256 ? $0 : nil }
             return await events(lastEventID: lastEventID, channel: channel)
+        case (.get, "/healthz"):
+            return Self.ok("{\"status\":\"up\"}", type: "application/json; charset=utf-8")
+        case (.get, "/readyz"):
+            if let reason = await follower.notReadyReason() { throw Refusal(.serviceUnavailable, reason) }
+            return Self.ok("{\"status\":\"ready\"}", type: "application/json; charset=utf-8")
         case (.get, "/scorer"):
             try authorise(request)
             return Response(status: .noContent, headers: Self.headers(type: nil))
-        case (_, "/"), (_, "/app.js"), (_, "/app.css"), (_, "/standings.json"), (_, "/events"), (_, "/scorer"):
+        case (_, "/"), (_, "/app.js"), (_, "/app.css"), (_, "/standings.json"), (_, "/events"), (_, "/scorer"),
+            (_, "/healthz"), (_, "/readyz"):
             throw Refusal(.methodNotAllowed, "Only GET is answered at \(path).", allow: "GET")
         default:
             break

@@ -74,6 +74,20 @@ actor StandingsFollower: Service {
         }
     }
 
+    /// Why the server is not ready to serve the standings as they are (nil: it is): the
+    /// follower's connection to the store is away, or the rows behind the first ones are still
+    /// loading.
+    func notReadyReason() -> String? {
+        if case let .reconnecting(attempts, lastError) = controller.connectionState {
+            return "The store cannot be reached (\(attempts) attempts to reconnect so far; the last: \(lastError)); "
+                + "the standings may be behind until it is back."
+        }
+        if controller.hasRowsToLoad {
+            return "The standings are still loading: \(Thousands.grouped(controller.heldRowCount)) teams so far."
+        }
+        return nil
+    }
+
     /// The first `count` rows for the page.
     func firstRows(_ count: Int) -> FirstRows {
         Self.firstRows(count, version: version, in: controller)

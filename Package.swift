@@ -35,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-http-structured-headers", from: "1.7.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ] + (buildsDocumentation ? [.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")] : []),
@@ -103,6 +104,9 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: app)),
                 .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: app)),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: app)),
+                .product(
+                    name: "RawStructuredFieldValues", package: "swift-http-structured-headers",
+                    condition: .when(traits: app)),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: app)),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: app)),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: app)),

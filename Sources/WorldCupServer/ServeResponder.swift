@@ -89,14 +89,11 @@ struct ServeResponder: HTTPResponder {
         switch (request.method, parts.count) {
         case (.post, 3):
             try authorise(request)
-            let key = try Self.idempotencyKey(request)
+            let key = try IdempotencyKey.scoreKey(request)
             return try Self.answer(await writer.run { try $0.addWin(teamID: teamID, clientKey: key) }, teamID: teamID)
         case (.delete, 4):
             try authorise(request)
-            guard let uuid = UUID(uuidString: String(parts[parts.startIndex + 3])) else {
-                throw Refusal(.notFound, "A win is named by the Idempotency-Key (a UUID) its tap was sent with.")
-            }
-            let key = ScoreKey(uuid: uuid)
+            let key = try IdempotencyKey.scoreKey(inPath: parts[parts.startIndex + 3])
             return try Self.answer(await writer.run { try $0.takeBackWin(teamID: teamID, winKey: key) }, teamID: teamID)
         case (_, 3):
             throw Refusal(.methodNotAllowed, "A win is added with POST.", allow: "POST")
@@ -159,16 +156,6 @@ struct ServeResponder: HTTPResponder {
         }
         guard let id = Int64(text), id > 0 else { throw Refusal(.notFound, "No team has the id \(text).") }
         return id
-    }
-
-    private static func idempotencyKey(_ request: Request) throws -> ScoreKey {
-        guard let value = request.headers[HTTPField.Name("Idempotency-Key")!] else {
-            throw Refusal(.badRequest, "An Idempotency-Key header is needed: a new UUID for each tap.")
-        }
-        guard let uuid = UUID(uuidString: value) else {
-            throw Refusal(.badRequest, "The Idempotency-Key must be a UUID.")
-        }
-        return ScoreKey(uuid: uuid)
     }
 
     private static func answer(_ score: KeyedScore, teamID: Int64) throws -> Response {

@@ -31,7 +31,9 @@ public enum HTTPClient {
         else {
             throw Failure(description: "\(url): only http://HOST:PORT/… is supported")
         }
-        var target = parsed.path.isEmpty ? "/" : parsed.path
+        // As written: `path` would decode a percent-encoded segment (a key with a space in it).
+        let path = parsed.path(percentEncoded: true)
+        var target = path.isEmpty ? "/" : path
         if let query = parsed.query { target += "?" + query }
         var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }

@@ -20,6 +20,7 @@ struct ServeResponder: HTTPResponder {
     let reader: StoreWorker
     /// Nil when the server is read-only: no request may score.
     let token: ScorerToken?
+    let taps: TapLimiter
 
     func respond(to request: Request, context: Context) async throws -> Response {
         var request = request
@@ -89,10 +90,12 @@ struct ServeResponder: HTTPResponder {
         switch (request.method, parts.count) {
         case (.post, 3):
             try authorise(request)
+            try limit(channel)
             let key = try IdempotencyKey.scoreKey(request)
             return try Self.answer(await writer.run { try $0.addWin(teamID: teamID, clientKey: key) }, teamID: teamID)
         case (.delete, 4):
             try authorise(request)
+            try limit(channel)
             let key = try IdempotencyKey.scoreKey(inPath: parts[parts.startIndex + 3])
             return try Self.answer(await writer.run { try $0.takeBackWin(teamID: teamID, winKey: key) }, teamID: teamID)
         case (_, 3):
@@ -145,6 +148,16 @@ struct ServeResponder: HTTPResponder {
             throw Refusal(
                 .forbidden, "This scorer token is not valid (it may have been rotated): ask for the new link.")
         }
+    }
+
+    /// Takes a tap from the client's bound, or refuses the score with 429 and when to try again.
+    private func limit(_ channel: any Channel) throws {
+        let client = channel.remoteAddress?.ipAddress ?? "unknown"
+        guard let wait = taps.take(for: client) else { return }
+        throw Refusal(
+            .tooManyRequests,
+            "Too many taps from this phone: at most \(taps.perSecond) a second. Nothing was changed; "
+                + "tap again in a moment.", retryAfter: wait)
     }
 
     /// The team id in a path: a whole number, or a 404 that says whether it is not one or is
@@ -221,18 +234,25 @@ struct Refusal: Error {
     var message: String
     var allow: String?
     var authenticate = false
+    /// Seconds after which the same request may succeed (`Retry-After`).
+    var retryAfter: Int?
 
-    init(_ status: HTTPResponse.Status, _ message: String, allow: String? = nil, authenticate: Bool = false) {
+    init(
+        _ status: HTTPResponse.Status, _ message: String, allow: String? = nil, authenticate: Bool = false,
+        retryAfter: Int? = nil
+    ) {
         self.status = status
         self.message = message
         self.allow = allow
         self.authenticate = authenticate
+        self.retryAfter = retryAfter
     }
 
     var response: Response {
         var headers = ServeResponder.headers(type: "application/json; charset=utf-8")
         if let allow { headers[.allow] = allow }
         if authenticate { headers[.wwwAuthenticate] = "Bearer" }
+        if let retryAfter { headers[.retryAfter] = "\(retryAfter)" }
         var json = WireJSON()
         json.raw("{\"error\":")
         json.string(message)

@@ -32,6 +32,8 @@ public enum WorldCupServe {
         public var tokenFolder: String?
         /// Opens the store (called once per thread or queue that needs one).
         public var openStore: @Sendable () throws -> any ScoreStore
+        /// Scores (taps and undos) taken from one client in a second, at most.
+        public var tapsPerSecond = WorldCupServe.defaultTapsPerSecond
 
         public init(
             host: String, port: Int, readOnly: Bool, rotateTokens: Bool, tls: (certificate: String, key: String)?,
@@ -46,6 +48,9 @@ public enum WorldCupServe {
             self.openStore = openStore
         }
     }
+
+    /// Scores one client may make in a second unless told otherwise: more than a finger taps.
+    public static let defaultTapsPerSecond = 10
 
     /// How long a connection may take to send a whole request head, from when it opens or its
     /// last answer ends (and each part of a body): one that never finishes its headers, at once
@@ -65,7 +70,7 @@ public enum WorldCupServe {
         let follower = try StandingsFollower(hub: hub) { try openStore().standingsController(cacheDirectory: nil) }
         let responder = ServeResponder(
             follower: follower, writer: writer, reader: StoreWorker(label: "worldcup.reads", open: options.openStore),
-            token: token)
+            token: token, taps: TapLimiter(perSecond: options.tapsPerSecond))
         let http = HTTP1Channel.Configuration(
             additionalChannelHandlers: [SendBufferLimit()],
             idleTimeout: requestHeadTimeout,

@@ -14,6 +14,8 @@ struct ServeResponder: HTTPResponder {
     static let maximumBody = 64 * 1024
     /// The longest request target (path and query).
     static let maximumTarget = 2_048
+    /// When a viewer refused for want of room may ask again (`Retry-After`).
+    static let viewerRetrySeconds = 5
 
     let follower: StandingsFollower
     let writer: StoreWorker
@@ -68,7 +70,7 @@ struct ServeResponder: HTTPResponder {
             // A browser coming back names the last event it got; anything else gets a snapshot.
             let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!]
                 .flatMap { $0.utf8.count <= 256 ? $0 : nil }
-            return await events(lastEventID: lastEventID, channel: channel)
+            return try await events(lastEventID: lastEventID, channel: channel)
         case (.get, "/healthz"):
             return Self.ok("{\"status\":\"up\"}", type: "application/json; charset=utf-8")
         case (.get, "/readyz"):
@@ -110,9 +112,19 @@ struct ServeResponder: HTTPResponder {
     /// The event stream: what the viewer missed since `lastEventID`, or a snapshot, then each
     /// change set, until the viewer leaves or the server stops. A viewer that is cut off, or
     /// still there when the server stops, has its connection closed: a write to one that reads
-    /// nothing waits until then.
-    private func events(lastEventID: String?, channel: any Channel) async -> Response {
-        let stream = await follower.subscribe(lastEventID: lastEventID) { channel.close(promise: nil) }
+    /// nothing waits until then. A viewer's place is freed as soon as its connection closes
+    /// (which ``ViewerHeartbeat`` shows within seconds). Past the bound of viewers: 503.
+    private func events(lastEventID: String?, channel: any Channel) async throws -> Response {
+        guard
+            let (stream, end) = await follower.subscribe(
+                lastEventID: lastEventID, cutOff: { channel.close(promise: nil) })
+        else {
+            throw Refusal(
+                .serviceUnavailable,
+                "This server already has \(follower.hub.maximumViewers) viewers, as many as it takes "
+                    + "(--max-viewers): try again in a few seconds.", retryAfter: Self.viewerRetrySeconds)
+        }
+        channel.closeFuture.whenComplete { _ in end() }
         var headers = Self.headers(type: "text/event-stream; charset=utf-8")
         headers[.cacheControl] = "no-store"
         return Response(

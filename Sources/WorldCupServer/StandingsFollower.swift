@@ -95,8 +95,12 @@ actor StandingsFollower: Service {
 
     /// A viewer's stream: what it missed since `lastEventID` (the id of the last event it got,
     /// when it comes back), or else a snapshot; then every change set after it. `cutOff` ends
-    /// the viewer's connection when its buffer overflows.
-    func subscribe(lastEventID: String?, cutOff: @escaping @Sendable () -> Void) -> ViewerHub.Stream {
+    /// the viewer's connection when its buffer overflows; `end` ends the stream (its connection
+    /// closed). Nil when the hub has as many viewers as it takes.
+    func subscribe(
+        lastEventID: String?, cutOff: @escaping @Sendable () -> Void
+    ) -> (stream: ViewerHub.Stream, end: @Sendable () -> Void)? {
+        guard hub.hasRoom else { return nil }
         let first: [ByteBuffer]
         if let missed = lastEventID.flatMap(events(since:)) {
             first = missed
@@ -109,7 +113,7 @@ actor StandingsFollower: Service {
         let viewer = hub.makeStream(snapshotParts: first.count)
         for event in first { viewer.continuation.yield(event) }
         hub.admit(viewer.id, viewer.continuation, cutOff: cutOff)
-        return viewer.stream
+        return (viewer.stream, { [continuation = viewer.continuation] in continuation.finish() })
     }
 
     private func events(since id: String) -> [ByteBuffer]? { id == ids.current ? [] : log.events(after: id) }

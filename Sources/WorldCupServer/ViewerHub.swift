@@ -7,9 +7,18 @@ import Synchronization
 /// A viewer whose buffer is full (a phone that stopped reading) is cut off rather than held in
 /// memory without bound, or allowed to hold others back: its stream ends and its connection is
 /// closed (its write may be stuck on a full socket); its browser reconnects with its last id.
+///
+/// At most ``maximumViewers`` follow at once: each holds a connection, a buffer and a share of
+/// every write, and past a bound the server would rather refuse one than slow them all.
 final class ViewerHub: Sendable {
     /// Events a viewer may have waiting: a big store's whole snapshot, then this many more.
     static let bufferedEvents = 1_024
+
+    let maximumViewers: Int
+
+    init(maximumViewers: Int) {
+        self.maximumViewers = maximumViewers
+    }
 
     typealias Stream = AsyncStream<ByteBuffer>
 
@@ -66,6 +75,9 @@ final class ViewerHub: Sendable {
 
     /// How many viewers follow now.
     var count: Int { state.withLock { $0.viewers.count } }
+
+    /// Whether another viewer may follow now.
+    var hasRoom: Bool { count < maximumViewers }
 
     /// Ends every stream (the server is stopping), and any admitted later.
     func closeAll() {

@@ -44,6 +44,12 @@ extension WorldCup {
                 valueName: "n"))
         var tapsPerSecond = WorldCupServe.defaultTapsPerSecond
 
+        @Option(
+            help: ArgumentHelp(
+                "Viewers (browsers following the standings) served at once, 1 to 1,000,000; more are refused (503).",
+                valueName: "n"))
+        var maxViewers = WorldCupServe.defaultMaxViewers
+
         func validate() throws {
             try refuseScoreboardOptions()
             _ = try Self.address(listen)
@@ -53,6 +59,9 @@ extension WorldCup {
             guard (1...1_000).contains(tapsPerSecond) else {
                 throw ValidationError(
                     "--taps-per-second takes a number of taps from 1 to 1,000, not \(tapsPerSecond).")
+            }
+            guard (1...1_000_000).contains(maxViewers) else {
+                throw ValidationError("--max-viewers takes a number of viewers from 1 to 1,000,000, not \(maxViewers).")
             }
             guard !(readOnly && rotateTokens) else {
                 throw ValidationError("--read-only serves no scorer token, so there is none to rotate.")
@@ -71,6 +80,7 @@ extension WorldCup {
                 tokenFolder: StoreLocation.serveTokenDirectory(environment: ProcessInfo.processInfo.environment),
                 openStore: { try store.openStore() })
             options.tapsPerSecond = tapsPerSecond
+            options.maxViewers = maxViewers
             try await WorldCupServe.run(options) { line in
                 // The server runs on whether or not its notes can be shown.
                 try? StandardOutput.write(line + "\n", workDone: true)

@@ -23,6 +23,8 @@ struct ServeResponder: HTTPResponder {
     /// Nil when the server is read-only: no request may score.
     let token: ScorerToken?
     let taps: TapLimiter
+    /// Whether clients are named by `X-Forwarded-For` (``ClientAddress``).
+    let behindProxy: Bool
 
     func respond(to request: Request, context: Context) async throws -> Response {
         var request = request
@@ -92,12 +94,12 @@ struct ServeResponder: HTTPResponder {
         switch (request.method, parts.count) {
         case (.post, 3):
             try authorise(request)
-            try limit(channel)
+            try limit(request, channel)
             let key = try IdempotencyKey.scoreKey(request)
             return try Self.answer(await writer.run { try $0.addWin(teamID: teamID, clientKey: key) }, teamID: teamID)
         case (.delete, 4):
             try authorise(request)
-            try limit(channel)
+            try limit(request, channel)
             let key = try IdempotencyKey.scoreKey(inPath: parts[parts.startIndex + 3])
             return try Self.answer(await writer.run { try $0.takeBackWin(teamID: teamID, winKey: key) }, teamID: teamID)
         case (_, 3):
@@ -127,6 +129,8 @@ struct ServeResponder: HTTPResponder {
         channel.closeFuture.whenComplete { _ in end() }
         var headers = Self.headers(type: "text/event-stream; charset=utf-8")
         headers[.cacheControl] = "no-store"
+        // Each event passed on as it is written, by nginx and the proxies that read this header.
+        headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
@@ -163,8 +167,8 @@ struct ServeResponder: HTTPResponder {
     }
 
     /// Takes a tap from the client's bound, or refuses the score with 429 and when to try again.
-    private func limit(_ channel: any Channel) throws {
-        let client = channel.remoteAddress?.ipAddress ?? "unknown"
+    private func limit(_ request: Request, _ channel: any Channel) throws {
+        let client = ClientAddress.of(request, channel: channel, behindProxy: behindProxy)
         guard let wait = taps.take(for: client) else { return }
         throw Refusal(
             .tooManyRequests,

@@ -36,6 +36,8 @@ public enum WorldCupServe {
         public var tapsPerSecond = WorldCupServe.defaultTapsPerSecond
         /// Viewers (event streams) followed at once, at most.
         public var maxViewers = WorldCupServe.defaultMaxViewers
+        /// A proxy in front names each client in `X-Forwarded-For`.
+        public var behindProxy = false
 
         public init(
             host: String, port: Int, readOnly: Bool, rotateTokens: Bool, tls: (certificate: String, key: String)?,
@@ -75,7 +77,7 @@ public enum WorldCupServe {
         let follower = try StandingsFollower(hub: hub) { try openStore().standingsController(cacheDirectory: nil) }
         let responder = ServeResponder(
             follower: follower, writer: writer, reader: StoreWorker(label: "worldcup.reads", open: options.openStore),
-            token: token, taps: TapLimiter(perSecond: options.tapsPerSecond))
+            token: token, taps: TapLimiter(perSecond: options.tapsPerSecond), behindProxy: options.behindProxy)
         let http = HTTP1Channel.Configuration(
             additionalChannelHandlers: [SendBufferLimit()],
             idleTimeout: requestHeadTimeout,

@@ -50,6 +50,13 @@ extension WorldCup {
                 valueName: "n"))
         var maxViewers = WorldCupServe.defaultMaxViewers
 
+        @Flag(
+            help: """
+                Behind a proxy (such as nginx): take each client's address from X-Forwarded-For, \
+                which is otherwise ignored, as any client could write it.
+                """)
+        var behindProxy = false
+
         func validate() throws {
             try refuseScoreboardOptions()
             _ = try Self.address(listen)
@@ -81,6 +88,7 @@ extension WorldCup {
                 openStore: { try store.openStore() })
             options.tapsPerSecond = tapsPerSecond
             options.maxViewers = maxViewers
+            options.behindProxy = behindProxy
             try await WorldCupServe.run(options) { line in
                 // The server runs on whether or not its notes can be shown.
                 try? StandardOutput.write(line + "\n", workDone: true)

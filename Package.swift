@@ -34,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-http-structured-headers", from: "1.7.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.0.0"),
@@ -111,6 +112,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: app)),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: app)),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: app)),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: app)),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: app)),
             ],
             // The page's script and style as files JavaScript and CSS tools read, compiled into

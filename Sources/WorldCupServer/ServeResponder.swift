@@ -25,8 +25,17 @@ struct ServeResponder: HTTPResponder {
     let taps: TapLimiter
     /// Whether clients are named by `X-Forwarded-For` (``ClientAddress``).
     let behindProxy: Bool
+    let metrics: ServeMetrics
+    /// `/metrics` answers any client (else only this machine's).
+    let openMetrics: Bool
 
     func respond(to request: Request, context: Context) async throws -> Response {
+        let response = await answer(request, context: context)
+        if response.status.code >= 400 { metrics.refused(response.status) }
+        return response
+    }
+
+    private func answer(_ request: Request, context: Context) async -> Response {
         var request = request
         do {
             guard request.uri.string.utf8.count <= Self.maximumTarget else {
@@ -78,11 +87,23 @@ struct ServeResponder: HTTPResponder {
         case (.get, "/readyz"):
             if let reason = await follower.notReadyReason() { throw Refusal(.serviceUnavailable, reason) }
             return Self.ok("{\"status\":\"ready\"}", type: "application/json; charset=utf-8")
+        case (.get, "/metrics"):
+            let client = ClientAddress.of(request, channel: channel, behindProxy: behindProxy)
+            guard openMetrics || ClientAddress.isThisMachine(client) else {
+                throw Refusal(
+                    .forbidden,
+                    "The metrics are kept to this machine: scrape them from it, or start serve with "
+                        + "--open-metrics.")
+            }
+            let text = metrics.text(viewers: follower.hub.count)
+            var headers = Self.headers(type: "text/plain; version=0.0.4; charset=utf-8")
+            headers[.cacheControl] = "no-store"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: text)))
         case (.get, "/scorer"):
             try authorise(request)
             return Response(status: .noContent, headers: Self.headers(type: nil))
         case (_, "/"), (_, "/app.js"), (_, "/app.css"), (_, "/standings.json"), (_, "/events"), (_, "/scorer"),
-            (_, "/healthz"), (_, "/readyz"):
+            (_, "/healthz"), (_, "/readyz"), (_, "/metrics"):
             throw Refusal(.methodNotAllowed, "Only GET is answered at \(path).", allow: "GET")
         default:
             break

@@ -29,6 +29,7 @@ actor StandingsFollower: Service {
     }
 
     let hub: ViewerHub
+    private let metrics: ServeMetrics
     private let controller: FetchedResultsController<Team>
     private let recorder = ChangeRecorder()
     private var version: UInt64 = 0
@@ -44,8 +45,11 @@ actor StandingsFollower: Service {
     private var lastSnapshot: (id: String, parts: [ByteBuffer], logMark: Int)?
 
     /// Makes the controller and reads the first rows (or throws what stopped it).
-    init(hub: ViewerHub, makeController: () throws -> FetchedResultsController<Team>) throws {
+    init(
+        hub: ViewerHub, metrics: ServeMetrics, makeController: () throws -> FetchedResultsController<Team>
+    ) throws {
         self.hub = hub
+        self.metrics = metrics
         let controller = try makeController()
         controller.delegate = recorder
         try controller.performFetch(firstRows: Self.firstRows)
@@ -112,6 +116,7 @@ actor StandingsFollower: Service {
         }
         let viewer = hub.makeStream(snapshotParts: first.count)
         for event in first { viewer.continuation.yield(event) }
+        metrics.eventsSent.increment(by: Int64(first.count))
         hub.admit(viewer.id, viewer.continuation, cutOff: cutOff)
         return (viewer.stream, { [continuation = viewer.continuation] in continuation.finish() })
     }
@@ -132,7 +137,7 @@ actor StandingsFollower: Service {
                     sectionRows: { Self.rows(ofSection: $0, in: controller) },
                     team: { carried[controller.rowID(at: $0)] }))
             log.append(after: previousID, event: event)
-            hub.publish(event)
+            metrics.eventsSent.increment(by: Int64(hub.publish(event)))
         }
         if let mark = lastSnapshot?.logMark, !log.holdsEvents(since: mark) { lastSnapshot = nil }
     }

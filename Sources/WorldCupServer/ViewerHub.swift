@@ -62,15 +62,21 @@ final class ViewerHub: Sendable {
         if !admitted { continuation.finish() }
     }
 
-    /// Writes an event to every viewer; a viewer whose buffer is full is cut off.
-    func publish(_ buffer: ByteBuffer) {
+    /// Writes an event to every viewer; a viewer whose buffer is full is cut off. Returns how
+    /// many viewers took it.
+    @discardableResult
+    func publish(_ buffer: ByteBuffer) -> Int {
         let viewers = state.withLock { $0.viewers }
+        var taken = 0
         for (_, viewer) in viewers {
             if case .dropped = viewer.continuation.yield(buffer) {
                 viewer.continuation.finish()
                 viewer.cutOff()
+            } else {
+                taken += 1
             }
         }
+        return taken
     }
 
     /// How many viewers follow now.

@@ -38,6 +38,8 @@ public enum WorldCupServe {
         public var maxViewers = WorldCupServe.defaultMaxViewers
         /// A proxy in front names each client in `X-Forwarded-For`.
         public var behindProxy = false
+        /// `/metrics` answers any client, not only this machine.
+        public var openMetrics = false
 
         public init(
             host: String, port: Int, readOnly: Bool, rotateTokens: Bool, tls: (certificate: String, key: String)?,
@@ -74,10 +76,14 @@ public enum WorldCupServe {
         let tlsConfiguration = try options.tls.map(Self.tlsConfiguration)
         let hub = ViewerHub(maximumViewers: options.maxViewers)
         let openStore = options.openStore
-        let follower = try StandingsFollower(hub: hub) { try openStore().standingsController(cacheDirectory: nil) }
+        let metrics = ServeMetrics()
+        let follower = try StandingsFollower(hub: hub, metrics: metrics) {
+            try openStore().standingsController(cacheDirectory: nil)
+        }
         let responder = ServeResponder(
             follower: follower, writer: writer, reader: StoreWorker(label: "worldcup.reads", open: options.openStore),
-            token: token, taps: TapLimiter(perSecond: options.tapsPerSecond), behindProxy: options.behindProxy)
+            token: token, taps: TapLimiter(perSecond: options.tapsPerSecond), behindProxy: options.behindProxy,
+            metrics: metrics, openMetrics: options.openMetrics)
         let http = HTTP1Channel.Configuration(
             additionalChannelHandlers: [SendBufferLimit()],
             idleTimeout: requestHeadTimeout,

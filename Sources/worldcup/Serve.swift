@@ -57,6 +57,9 @@ extension WorldCup {
                 """)
         var behindProxy = false
 
+        @Flag(help: "Answer /metrics to any client, not only to this machine's.")
+        var openMetrics = false
+
         func validate() throws {
             try refuseScoreboardOptions()
             _ = try Self.address(listen)
@@ -89,6 +92,7 @@ extension WorldCup {
             options.tapsPerSecond = tapsPerSecond
             options.maxViewers = maxViewers
             options.behindProxy = behindProxy
+            options.openMetrics = openMetrics
             try await WorldCupServe.run(options) { line in
                 // The server runs on whether or not its notes can be shown.
                 try? StandardOutput.write(line + "\n", workDone: true)

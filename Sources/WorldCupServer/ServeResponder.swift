@@ -14,14 +14,28 @@ struct ServeResponder: HTTPResponder {
     static let maximumBody = 64 * 1024
     /// The longest request target (path and query).
     static let maximumTarget = 2_048
+    /// When a viewer refused for want of room may ask again (`Retry-After`).
+    static let viewerRetrySeconds = 5
 
     let follower: StandingsFollower
     let writer: StoreWorker
     let reader: StoreWorker
     /// Nil when the server is read-only: no request may score.
     let token: ScorerToken?
+    let taps: TapLimiter
+    /// Whether clients are named by `X-Forwarded-For` (``ClientAddress``).
+    let behindProxy: Bool
+    let metrics: ServeMetrics
+    /// `/metrics` answers any client (else only this machine's).
+    let openMetrics: Bool
 
     func respond(to request: Request, context: Context) async throws -> Response {
+        let response = await answer(request, context: context)
+        if response.status.code >= 400 { metrics.refused(response.status) }
+        return response
+    }
+
+    private func answer(_ request: Request, context: Context) async -> Response {
         var request = request
         do {
             guard request.uri.string.utf8.count <= Self.maximumTarget else {
@@ -67,11 +81,29 @@ struct ServeResponder: HTTPResponder {
             // A browser coming back names the last event it got; anything else gets a snapshot.
             let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!]
                 .flatMap { $0.utf8.count <= 256 ? $0 : nil }
-            return await events(lastEventID: lastEventID, channel: channel)
+            return try await events(lastEventID: lastEventID, channel: channel)
+        case (.get, "/healthz"):
+            return Self.ok("{\"status\":\"up\"}", type: "application/json; charset=utf-8")
+        case (.get, "/readyz"):
+            if let reason = await follower.notReadyReason() { throw Refusal(.serviceUnavailable, reason) }
+            return Self.ok("{\"status\":\"ready\"}", type: "application/json; charset=utf-8")
+        case (.get, "/metrics"):
+            let client = ClientAddress.of(request, channel: channel, behindProxy: behindProxy)
+            guard openMetrics || ClientAddress.isThisMachine(client) else {
+                throw Refusal(
+                    .forbidden,
+                    "The metrics are kept to this machine: scrape them from it, or start serve with "
+                        + "--open-metrics.")
+            }
+            let text = metrics.text(viewers: follower.hub.count)
+            var headers = Self.headers(type: "text/plain; version=0.0.4; charset=utf-8")
+            headers[.cacheControl] = "no-store"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: text)))
         case (.get, "/scorer"):
             try authorise(request)
             return Response(status: .noContent, headers: Self.headers(type: nil))
-        case (_, "/"), (_, "/app.js"), (_, "/app.css"), (_, "/standings.json"), (_, "/events"), (_, "/scorer"):
+        case (_, "/"), (_, "/app.js"), (_, "/app.css"), (_, "/standings.json"), (_, "/events"), (_, "/scorer"),
+            (_, "/healthz"), (_, "/readyz"), (_, "/metrics"):
             throw Refusal(.methodNotAllowed, "Only GET is answered at \(path).", allow: "GET")
         default:
             break
@@ -83,14 +115,13 @@ struct ServeResponder: HTTPResponder {
         switch (request.method, parts.count) {
         case (.post, 3):
             try authorise(request)
-            let key = try Self.idempotencyKey(request)
+            try limit(request, channel)
+            let key = try IdempotencyKey.scoreKey(request)
             return try Self.answer(await writer.run { try $0.addWin(teamID: teamID, clientKey: key) }, teamID: teamID)
         case (.delete, 4):
             try authorise(request)
-            guard let uuid = UUID(uuidString: String(parts[parts.startIndex + 3])) else {
-                throw Refusal(.notFound, "A win is named by the Idempotency-Key (a UUID) its tap was sent with.")
-            }
-            let key = ScoreKey(uuid: uuid)
+            try limit(request, channel)
+            let key = try IdempotencyKey.scoreKey(inPath: parts[parts.startIndex + 3])
             return try Self.answer(await writer.run { try $0.takeBackWin(teamID: teamID, winKey: key) }, teamID: teamID)
         case (_, 3):
             throw Refusal(.methodNotAllowed, "A win is added with POST.", allow: "POST")
@@ -104,11 +135,23 @@ struct ServeResponder: HTTPResponder {
     /// The event stream: what the viewer missed since `lastEventID`, or a snapshot, then each
     /// change set, until the viewer leaves or the server stops. A viewer that is cut off, or
     /// still there when the server stops, has its connection closed: a write to one that reads
-    /// nothing waits until then.
-    private func events(lastEventID: String?, channel: any Channel) async -> Response {
-        let stream = await follower.subscribe(lastEventID: lastEventID) { channel.close(promise: nil) }
+    /// nothing waits until then. A viewer's place is freed as soon as its connection closes
+    /// (which ``ViewerHeartbeat`` shows within seconds). Past the bound of viewers: 503.
+    private func events(lastEventID: String?, channel: any Channel) async throws -> Response {
+        guard
+            let (stream, end) = await follower.subscribe(
+                lastEventID: lastEventID, cutOff: { channel.close(promise: nil) })
+        else {
+            throw Refusal(
+                .serviceUnavailable,
+                "This server already has \(follower.hub.maximumViewers) viewers, as many as it takes "
+                    + "(--max-viewers): try again in a few seconds.", retryAfter: Self.viewerRetrySeconds)
+        }
+        channel.closeFuture.whenComplete { _ in end() }
         var headers = Self.headers(type: "text/event-stream; charset=utf-8")
         headers[.cacheControl] = "no-store"
+        // Each event passed on as it is written, by nginx and the proxies that read this header.
+        headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
@@ -144,6 +187,16 @@ struct ServeResponder: HTTPResponder {
         }
     }
 
+    /// Takes a tap from the client's bound, or refuses the score with 429 and when to try again.
+    private func limit(_ request: Request, _ channel: any Channel) throws {
+        let client = ClientAddress.of(request, channel: channel, behindProxy: behindProxy)
+        guard let wait = taps.take(for: client) else { return }
+        throw Refusal(
+            .tooManyRequests,
+            "Too many taps from this phone: at most \(taps.perSecond) a second. Nothing was changed; "
+                + "tap again in a moment.", retryAfter: wait)
+    }
+
     /// The team id in a path: a whole number, or a 404 that says whether it is not one or is
     /// one no team has (zero, negative, too large), the store unasked.
     private static func teamID(_ text: Substring) throws -> Int64 {
@@ -153,16 +206,6 @@ struct ServeResponder: HTTPResponder {
         }
         guard let id = Int64(text), id > 0 else { throw Refusal(.notFound, "No team has the id \(text).") }
         return id
-    }
-
-    private static func idempotencyKey(_ request: Request) throws -> ScoreKey {
-        guard let value = request.headers[HTTPField.Name("Idempotency-Key")!] else {
-            throw Refusal(.badRequest, "An Idempotency-Key header is needed: a new UUID for each tap.")
-        }
-        guard let uuid = UUID(uuidString: value) else {
-            throw Refusal(.badRequest, "The Idempotency-Key must be a UUID.")
-        }
-        return ScoreKey(uuid: uuid)
     }
 
     private static func answer(_ score: KeyedScore, teamID: Int64) throws -> Response {
@@ -228,18 +271,25 @@ struct Refusal: Error {
     var message: String
     var allow: String?
     var authenticate = false
+    /// Seconds after which the same request may succeed (`Retry-After`).
+    var retryAfter: Int?
 
-    init(_ status: HTTPResponse.Status, _ message: String, allow: String? = nil, authenticate: Bool = false) {
+    init(
+        _ status: HTTPResponse.Status, _ message: String, allow: String? = nil, authenticate: Bool = false,
+        retryAfter: Int? = nil
+    ) {
         self.status = status
         self.message = message
         self.allow = allow
         self.authenticate = authenticate
+        self.retryAfter = retryAfter
     }
 
     var response: Response {
         var headers = ServeResponder.headers(type: "application/json; charset=utf-8")
         if let allow { headers[.allow] = allow }
         if authenticate { headers[.wwwAuthenticate] = "Bearer" }
+        if let retryAfter { headers[.retryAfter] = "\(retryAfter)" }
         var json = WireJSON()
         json.raw("{\"error\":")
         json.string(message)

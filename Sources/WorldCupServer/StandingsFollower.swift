@@ -29,6 +29,7 @@ actor StandingsFollower: Service {
     }
 
     let hub: ViewerHub
+    private let metrics: ServeMetrics
     private let controller: FetchedResultsController<Team>
     private let recorder = ChangeRecorder()
     private var version: UInt64 = 0
@@ -44,8 +45,11 @@ actor StandingsFollower: Service {
     private var lastSnapshot: (id: String, parts: [ByteBuffer], logMark: Int)?
 
     /// Makes the controller and reads the first rows (or throws what stopped it).
-    init(hub: ViewerHub, makeController: () throws -> FetchedResultsController<Team>) throws {
+    init(
+        hub: ViewerHub, metrics: ServeMetrics, makeController: () throws -> FetchedResultsController<Team>
+    ) throws {
         self.hub = hub
+        self.metrics = metrics
         let controller = try makeController()
         controller.delegate = recorder
         try controller.performFetch(firstRows: Self.firstRows)
@@ -74,6 +78,20 @@ actor StandingsFollower: Service {
         }
     }
 
+    /// Why the server is not ready to serve the standings as they are (nil: it is): the
+    /// follower's connection to the store is away, or the rows behind the first ones are still
+    /// loading.
+    func notReadyReason() -> String? {
+        if case let .reconnecting(attempts, lastError) = controller.connectionState {
+            return "The store cannot be reached (\(attempts) attempts to reconnect so far; the last: \(lastError)); "
+                + "the standings may be behind until it is back."
+        }
+        if controller.hasRowsToLoad {
+            return "The standings are still loading: \(Thousands.grouped(controller.heldRowCount)) teams so far."
+        }
+        return nil
+    }
+
     /// The first `count` rows for the page.
     func firstRows(_ count: Int) -> FirstRows {
         Self.firstRows(count, version: version, in: controller)
@@ -81,8 +99,12 @@ actor StandingsFollower: Service {
 
     /// A viewer's stream: what it missed since `lastEventID` (the id of the last event it got,
     /// when it comes back), or else a snapshot; then every change set after it. `cutOff` ends
-    /// the viewer's connection when its buffer overflows.
-    func subscribe(lastEventID: String?, cutOff: @escaping @Sendable () -> Void) -> ViewerHub.Stream {
+    /// the viewer's connection when its buffer overflows; `end` ends the stream (its connection
+    /// closed). Nil when the hub has as many viewers as it takes.
+    func subscribe(
+        lastEventID: String?, cutOff: @escaping @Sendable () -> Void
+    ) -> (stream: ViewerHub.Stream, end: @Sendable () -> Void)? {
+        guard hub.hasRoom else { return nil }
         let first: [ByteBuffer]
         if let missed = lastEventID.flatMap(events(since:)) {
             first = missed
@@ -94,8 +116,9 @@ actor StandingsFollower: Service {
         }
         let viewer = hub.makeStream(snapshotParts: first.count)
         for event in first { viewer.continuation.yield(event) }
+        metrics.eventsSent.increment(by: Int64(first.count))
         hub.admit(viewer.id, viewer.continuation, cutOff: cutOff)
-        return viewer.stream
+        return (viewer.stream, { [continuation = viewer.continuation] in continuation.finish() })
     }
 
     private func events(since id: String) -> [ByteBuffer]? { id == ids.current ? [] : log.events(after: id) }
@@ -114,7 +137,7 @@ actor StandingsFollower: Service {
                     sectionRows: { Self.rows(ofSection: $0, in: controller) },
                     team: { carried[controller.rowID(at: $0)] }))
             log.append(after: previousID, event: event)
-            hub.publish(event)
+            metrics.eventsSent.increment(by: Int64(hub.publish(event)))
         }
         if let mark = lastSnapshot?.logMark, !log.holdsEvents(since: mark) { lastSnapshot = nil }
     }

@@ -7,9 +7,18 @@ import Synchronization
 /// A viewer whose buffer is full (a phone that stopped reading) is cut off rather than held in
 /// memory without bound, or allowed to hold others back: its stream ends and its connection is
 /// closed (its write may be stuck on a full socket); its browser reconnects with its last id.
+///
+/// At most ``maximumViewers`` follow at once: each holds a connection, a buffer and a share of
+/// every write, and past a bound the server would rather refuse one than slow them all.
 final class ViewerHub: Sendable {
     /// Events a viewer may have waiting: a big store's whole snapshot, then this many more.
     static let bufferedEvents = 1_024
+
+    let maximumViewers: Int
+
+    init(maximumViewers: Int) {
+        self.maximumViewers = maximumViewers
+    }
 
     typealias Stream = AsyncStream<ByteBuffer>
 
@@ -53,19 +62,28 @@ final class ViewerHub: Sendable {
         if !admitted { continuation.finish() }
     }
 
-    /// Writes an event to every viewer; a viewer whose buffer is full is cut off.
-    func publish(_ buffer: ByteBuffer) {
+    /// Writes an event to every viewer; a viewer whose buffer is full is cut off. Returns how
+    /// many viewers took it.
+    @discardableResult
+    func publish(_ buffer: ByteBuffer) -> Int {
         let viewers = state.withLock { $0.viewers }
+        var taken = 0
         for (_, viewer) in viewers {
             if case .dropped = viewer.continuation.yield(buffer) {
                 viewer.continuation.finish()
                 viewer.cutOff()
+            } else {
+                taken += 1
             }
         }
+        return taken
     }
 
     /// How many viewers follow now.
     var count: Int { state.withLock { $0.viewers.count } }
+
+    /// Whether another viewer may follow now.
+    var hasRoom: Bool { count < maximumViewers }
 
     /// Ends every stream (the server is stopping), and any admitted later.
     func closeAll() {

@@ -32,6 +32,14 @@ public enum WorldCupServe {
         public var tokenFolder: String?
         /// Opens the store (called once per thread or queue that needs one).
         public var openStore: @Sendable () throws -> any ScoreStore
+        /// Scores (taps and undos) taken from one client in a second, at most.
+        public var tapsPerSecond = WorldCupServe.defaultTapsPerSecond
+        /// Viewers (event streams) followed at once, at most.
+        public var maxViewers = WorldCupServe.defaultMaxViewers
+        /// A proxy in front names each client in `X-Forwarded-For`.
+        public var behindProxy = false
+        /// `/metrics` answers any client, not only this machine.
+        public var openMetrics = false
 
         public init(
             host: String, port: Int, readOnly: Bool, rotateTokens: Bool, tls: (certificate: String, key: String)?,
@@ -47,6 +55,12 @@ public enum WorldCupServe {
         }
     }
 
+    /// Scores one client may make in a second unless told otherwise: more than a finger taps.
+    public static let defaultTapsPerSecond = 10
+
+    /// Viewers one server follows at once unless told otherwise (the tests run 1,000 on one).
+    public static let defaultMaxViewers = 10_000
+
     /// How long a connection may take to send a whole request head, from when it opens or its
     /// last answer ends (and each part of a body): one that never finishes its headers, at once
     /// or a byte at a time, is closed then, as is a keep-alive connection left idle (browsers
@@ -60,12 +74,16 @@ public enum WorldCupServe {
         let writer = StoreWorker(label: "worldcup.writes", open: options.openStore)
         let token = try prepareToken(options, writer)
         let tlsConfiguration = try options.tls.map(Self.tlsConfiguration)
-        let hub = ViewerHub()
+        let hub = ViewerHub(maximumViewers: options.maxViewers)
         let openStore = options.openStore
-        let follower = try StandingsFollower(hub: hub) { try openStore().standingsController(cacheDirectory: nil) }
+        let metrics = ServeMetrics()
+        let follower = try StandingsFollower(hub: hub, metrics: metrics) {
+            try openStore().standingsController(cacheDirectory: nil)
+        }
         let responder = ServeResponder(
             follower: follower, writer: writer, reader: StoreWorker(label: "worldcup.reads", open: options.openStore),
-            token: token)
+            token: token, taps: TapLimiter(perSecond: options.tapsPerSecond), behindProxy: options.behindProxy,
+            metrics: metrics, openMetrics: options.openMetrics)
         let http = HTTP1Channel.Configuration(
             additionalChannelHandlers: [SendBufferLimit()],
             idleTimeout: requestHeadTimeout,
@@ -89,7 +107,9 @@ public enum WorldCupServe {
             logger: logger)
         let services = ServiceGroup(
             configuration: .init(
-                services: [.init(service: follower), .init(service: application)],
+                services: [
+                    .init(service: follower), .init(service: ViewerHeartbeat(hub: hub)), .init(service: application),
+                ],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await services.run()

@@ -38,11 +38,40 @@ extension WorldCup {
         @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
         var tlsKey: String?
 
+        @Option(
+            help: ArgumentHelp(
+                "Scores (taps and undos) one phone may make in a second, 1 to 1,000; more are refused (429).",
+                valueName: "n"))
+        var tapsPerSecond = WorldCupServe.defaultTapsPerSecond
+
+        @Option(
+            help: ArgumentHelp(
+                "Viewers (browsers following the standings) served at once, 1 to 1,000,000; more are refused (503).",
+                valueName: "n"))
+        var maxViewers = WorldCupServe.defaultMaxViewers
+
+        @Flag(
+            help: """
+                Behind a proxy (such as nginx): take each client's address from X-Forwarded-For, \
+                which is otherwise ignored, as any client could write it.
+                """)
+        var behindProxy = false
+
+        @Flag(help: "Answer /metrics to any client, not only to this machine's.")
+        var openMetrics = false
+
         func validate() throws {
             try refuseScoreboardOptions()
             _ = try Self.address(listen)
             guard (tlsCert == nil) == (tlsKey == nil) else {
                 throw ValidationError("--tls-cert and --tls-key go together: give both, or neither.")
+            }
+            guard (1...1_000).contains(tapsPerSecond) else {
+                throw ValidationError(
+                    "--taps-per-second takes a number of taps from 1 to 1,000, not \(tapsPerSecond).")
+            }
+            guard (1...1_000_000).contains(maxViewers) else {
+                throw ValidationError("--max-viewers takes a number of viewers from 1 to 1,000,000, not \(maxViewers).")
             }
             guard !(readOnly && rotateTokens) else {
                 throw ValidationError("--read-only serves no scorer token, so there is none to rotate.")
@@ -55,11 +84,15 @@ extension WorldCup {
             // for each of its threads.
             _ = try store.openSeededStore()
             let store = self.store
-            let options = WorldCupServe.Options(
+            var options = WorldCupServe.Options(
                 host: host, port: port, readOnly: readOnly, rotateTokens: rotateTokens,
                 tls: tlsCert.flatMap { certificate in tlsKey.map { (certificate, $0) } },
                 tokenFolder: StoreLocation.serveTokenDirectory(environment: ProcessInfo.processInfo.environment),
                 openStore: { try store.openStore() })
+            options.tapsPerSecond = tapsPerSecond
+            options.maxViewers = maxViewers
+            options.behindProxy = behindProxy
+            options.openMetrics = openMetrics
             try await WorldCupServe.run(options) { line in
                 // The server runs on whether or not its notes can be shown.
                 try? StandardOutput.write(line + "\n", workDone: true)

@@ -90,9 +90,12 @@ struct MalformedRequests {
             ])
             return Array("POST /teams/\(number(1...40))/wins HTTP/1.1\r\n\(auth)Idempotency-Key: \(uuid)\r\n\r\n".utf8)
         case 5:
+            // Any key is taken, quoted or bare, up to 255 characters: these are none.
             let key = pick([
-                "", "Idempotency-Key: \r\n", "Idempotency-Key: 123\r\n", "Idempotency-Key: \(uuid)x\r\n",
-                "Idempotency-Key: \(text(36, from: "0123456789abcdefg"))\r\n",
+                "", "Idempotency-Key: \r\n", "Idempotency-Key: \"\"\r\n", "Idempotency-Key: \"\(uuid)\r\n",
+                "Idempotency-Key: \(uuid) x\r\n", "Idempotency-Key: \(text(256, from: "0123456789abcdefg"))\r\n",
+                "Idempotency-Key: \"\(text(number(1...40), from: "ab 09"))\\\"\r\n",
+                "Idempotency-Key: \(uuid)\r\nIdempotency-Key: \(uuid)\r\n",
             ])
             return Array("POST /teams/\(number(1...40))/wins HTTP/1.1\r\n\(bearer)\(key)\r\n".utf8)
         case 6:

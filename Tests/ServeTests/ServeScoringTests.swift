@@ -68,7 +68,7 @@ import Testing
         let auth = ["Authorization": "Bearer \(token)"]
         let cases: [(String, String, [String: String], Data?, Int)] = [
             ("POST", "/teams/\(brazil)/wins", auth, nil, 400),
-            ("POST", "/teams/\(brazil)/wins", auth.merging(["Idempotency-Key": "not-a-uuid"]) { $1 }, nil, 400),
+            ("POST", "/teams/\(brazil)/wins", auth.merging(["Idempotency-Key": "not a key"]) { $1 }, nil, 400),
             ("POST", "/teams/abc/wins", auth.merging(["Idempotency-Key": UUID().uuidString]) { $1 }, nil, 404),
             ("POST", "/teams/999999/wins", auth.merging(["Idempotency-Key": UUID().uuidString]) { $1 }, nil, 404),
             ("POST", "/teams/-1/wins", auth.merging(["Idempotency-Key": UUID().uuidString]) { $1 }, nil, 404),

@@ -24,28 +24,34 @@ public enum HTTPClient {
         public init(description: String) { self.description = description }
     }
 
+    /// `from`: the loopback address the request comes from (see ``LoopbackSocket``).
     public static func request(
-        _ method: String, _ url: String, headers: [String: String] = [:], body: Data? = nil, timeout: Double = 60
+        _ method: String, _ url: String, headers: [String: String] = [:], body: Data? = nil, timeout: Double = 60,
+        from source: String? = nil
     ) throws -> HTTPReply {
         guard let parsed = URL(string: url), parsed.scheme == "http", let host = parsed.host, let port = parsed.port
         else {
             throw Failure(description: "\(url): only http://HOST:PORT/… is supported")
         }
-        var target = parsed.path.isEmpty ? "/" : parsed.path
+        // As written: `path` would decode a percent-encoded segment (a key with a space in it).
+        let path = parsed.path(percentEncoded: true)
+        var target = path.isEmpty ? "/" : path
         if let query = parsed.query { target += "?" + query }
         var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if body != nil || method == "POST" || method == "PUT" { head += "Content-Length: \(body?.count ?? 0)\r\n" }
         let request = Array((head + "\r\n").utf8) + (body.map { Array($0) } ?? [])
-        let answer = try exchange(request, host: host, port: port, timeout: timeout)
+        let answer = try exchange(request, host: host, port: port, timeout: timeout, from: source)
         guard let reply = parse(answer) else {
             throw Failure(description: "\(method) \(url): no HTTP answer (\(answer.count) bytes)")
         }
         return reply
     }
 
-    private static func exchange(_ request: [UInt8], host: String, port: Int, timeout: Double) throws -> [UInt8] {
-        let descriptor = try LoopbackSocket.connect(port: port, host: host, timeout: timeout)
+    private static func exchange(
+        _ request: [UInt8], host: String, port: Int, timeout: Double, from source: String?
+    ) throws -> [UInt8] {
+        let descriptor = try LoopbackSocket.connect(port: port, host: host, timeout: timeout, from: source)
         defer { close(descriptor) }
         var sent = 0
         while sent < request.count {

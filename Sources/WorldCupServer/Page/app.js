@@ -354,7 +354,13 @@
         source.addEventListener('snapshot', (event) => onSnapshot(JSON.parse(event.data)));
         source.addEventListener('change', (event) => onChange(JSON.parse(event.data)));
         source.addEventListener('open', () => setAway(false));
-        source.addEventListener('error', () => setAway(true));
+        source.addEventListener('error', () => {
+            setAway(true);
+            // An answer other than a stream (503: the server has as many viewers as it takes)
+            // closes the source for good, where a lost connection is retried by the browser:
+            // ask again a few seconds later, spread out so a room does not ask all at once.
+            if (source.readyState === EventSource.CLOSED) setTimeout(connect, 4000 + Math.random() * 4000);
+        });
     }
 
     // While the server is away the page says so plainly, at the top, and the scorer's bar says

@@ -19,8 +19,9 @@ import WorldCupStores
 ///
 /// Meanwhile eleven results controllers follow the table, each on its own thread and
 /// connection with the scoreboard's own request, as `serve` and ten terminal scoreboards do;
-/// one more connection commits a +1 win on a team pgbench does not touch every 20 ms, and the
-/// first controller's callbacks for it are timed from the commit's return (the change feed's
+/// one more connection commits a +1 win on a team pgbench does not touch every 20 ms and
+/// announces it (`PostgreSQLChangeFeed.announce(in:)`, as the app's writes do), and the first
+/// controller's callbacks for it are timed from the commit's return (the change feed's
 /// runs only: nothing follows without triggers). First, nobody writing, what following costs the
 /// server: the controllers' looks a second and the server's CPU, beside its CPU with nobody
 /// following.
@@ -218,6 +219,8 @@ struct FollowedWriterRuns {
                     .scalar.flatMap(Int64.init)
             else { return }
             following.latencies.committed(wins: wins, at: Clock.now())
+            // As the app's writes do: the followers look at once, not at their next look.
+            try? PostgreSQLChangeFeed.announce(in: writer)
             usleep(20_000)
         }
     }

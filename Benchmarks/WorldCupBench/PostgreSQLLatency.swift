@@ -6,8 +6,9 @@ import ThrowawayPostgreSQL
 /// server (`generate_series`), the scoreboard's request (zone, wins descending, name; sections
 /// by zone; batches of 100), and one +1 win at a time committed by another connection:
 /// - the bare commit (nothing observes it);
-/// - ours: commit → the controller's next look (its loop waits in `poll` until the store's look
-///   deadline) re-reads the touched row → change callbacks delivered;
+/// - ours: commit and its announcement (`PostgreSQLChangeFeed.announce(in:)`, as the app's writes
+///   do) → the controller's loop, woken in `poll` by its socket, looks and re-reads the touched
+///   row → change callbacks delivered;
 /// - refetch + diff: commit → the ordered ids fetched again → `difference(from:)`.
 /// Also the first fetch: its time, and how much the process's resident memory grew at its peak
 /// during it (the peak is reset first through `/proc/self/clear_refs`).
@@ -127,6 +128,8 @@ struct PostgreSQLLatency {
 
         let ours = try Percentiles.measure(iterations) {
             try win()
+            // As the app's writes do: the follower's socket wakes its loop at once.
+            try PostgreSQLChangeFeed.announce(in: writer)
             // As a scoreboard's loop waits: the controller's socket and its next look.
             let before = delegate.changes, end = ContinuousClock.now + .seconds(5)
             while delegate.changes == before {

@@ -48,8 +48,9 @@ extension Report {
         text += """
 
             While pgbench writes (the change feed's runs), one more connection commits a +1 win on a
-            team pgbench does not touch, every 20 ms; the time runs from its commit's return to the first
-            follower's change callbacks for it:
+            team pgbench does not touch, every 20 ms, and announces it after its commit (as the app's
+            writes do: pgbench's writers announce nothing, and pay nothing for it); the time runs from
+            its commit's return to the first follower's change callbacks for it:
 
             | writers | a win → a follower's callbacks p50 / p99 (ms) | wins |
             |---:|---:|---:|

@@ -12,8 +12,9 @@ import WorldCupStores
 /// - N terminal-style results controllers, the scoreboard's own, each on its own connection,
 ///   followed by one thread of this process as N scoreboards would share the machine.
 ///
-/// Each +1 win is committed by a connection of this process, one at a time, every 20 ms at
-/// most; a win's time runs from its commit's return to each screen's having it (an event's
+/// Each +1 win is committed by a connection of this process and announced, as the app's writes
+/// are (`PostgreSQLChangeFeed.announce(in:)`), one at a time, every 20 ms at most; a win's time
+/// runs from its announcement's return to each screen's having it (an event's
 /// bytes read, or the controller's callbacks delivered). The server's CPU is that of every
 /// PostgreSQL process of the cluster; a bare run (nobody following) gives the commit's own.
 struct ServeFanOutRuns {
@@ -69,6 +70,7 @@ struct ServeFanOutRuns {
         var next = 0
         func win() throws {
             try writer.execute("UPDATE team SET wins = wins + 1 WHERE id = $1", [ids[next % ids.count]])
+            try PostgreSQLChangeFeed.announce(in: writer)
             next += 1
         }
         let postmaster = try postmasterID()

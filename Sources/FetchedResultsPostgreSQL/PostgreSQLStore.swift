@@ -16,8 +16,10 @@ import struct Foundation.URL
 /// other's). A look reads the feed from the controller's position and the touched rows in one
 /// statement (one round trip, one snapshot); a look that finds nothing is one cheap query. A
 /// look of a loop waits for its rows a few milliseconds at most: a slow server or a cut link
-/// never holds the loop up (the socket wakes it when the rows arrive). The
-/// store needs no `LISTEN`, so it follows a hot standby or a connection pooler as well.
+/// never holds the loop up (the socket wakes it when the rows arrive). On a primary the store
+/// also listens for commits a writer announces (``PostgreSQLChangeFeed/announce(in:)``), which
+/// wake the loop at once; it needs no notification, so it follows a hot standby or a
+/// connection pooler as well, at its looks' pace.
 ///
 /// **Connections.** The store owns one connection, made from `conninfo` as `psql` would (URI or
 /// keywords, `PG*` variables, `~/.pgpass`, `sslmode`). When it breaks, the controller keeps its
@@ -178,6 +180,17 @@ public final class PostgreSQLStore: ResultsStore {
         let connection = try connect()
         try requireChangeFeed(connection)
         tracking = true
+        listen(on: connection)
+    }
+
+    /// Listens for ``PostgreSQLChangeFeed/announce(in:)`` on a primary, so that an announced
+    /// commit wakes the loop through the socket. A hot standby refuses `LISTEN` (and receives no
+    /// notifications): there the looks' pace alone finds commits.
+    private func listen(on connection: PostgreSQLConnection) {
+        guard tracking, connection.isIdle else { return }
+        _ = try? connection.execute(
+            "DO $$ BEGIN IF NOT pg_is_in_recovery() THEN LISTEN \(PostgreSQLChangeFeed.quotedName(PostgreSQLChangeFeed.channel)); END IF; END $$"
+        )
     }
 
     /// Throws `changeFeedMissing` for the first observed table without its change feed.
@@ -198,6 +211,7 @@ public final class PostgreSQLStore: ResultsStore {
     public func stopTracking() {
         tracking = false
         lookIsDue = false
+        if let connection, connection.isIdle { _ = try? connection.execute("UNLISTEN *") }
     }
 
     /// The fetched table and every related table the request reaches.
@@ -251,10 +265,11 @@ public final class PostgreSQLStore: ResultsStore {
 
     // MARK: - The connection
 
-    /// The connection's socket: readable when the rows of a look still on its way arrive, or
-    /// when the server closes the connection (or says something unasked), so that a loop finds
-    /// a loss at once. Commits do not make it readable: ``nextLookDeadline`` says when to look
-    /// for them.
+    /// The connection's socket: readable when the rows of a look still on its way arrive, when
+    /// a commit is announced (``PostgreSQLChangeFeed/announce(in:)``, on a primary), or when the
+    /// server closes the connection (or says something unasked), so that a loop finds a loss at
+    /// once. Commits not announced do not make it readable: ``nextLookDeadline`` says when to
+    /// look for them.
     public var wakeDescriptor: Int32? { connection?.socket }
 
     /// While reconnecting: the next attempt, or soon while one is under way (each look takes it
@@ -315,6 +330,7 @@ public final class PostgreSQLStore: ResultsStore {
     private func adopt(_ made: PostgreSQLConnection) throws -> PostgreSQLConnection {
         if case .reconnecting = connectionState, tracking { lookIsDue = true }
         connection = made
+        listen(on: made)
         reconnection.succeeded()
         connectionState = .connected
         return made

@@ -6,8 +6,9 @@ import Testing
 @testable import FetchedResultsPostgreSQL
 
 extension PostgreSQLServerTests {
-    /// When a following PostgreSQL store looks: nothing tells it a commit happened (no
-    /// `NOTIFY`), so it looks on a pace, quick after a change and slower while idle.
+    /// When a following PostgreSQL store looks: the triggers send no `NOTIFY`, so it looks on a
+    /// pace, quick after a change and slower while idle, and at once when a writer announces
+    /// its commit.
     @Suite struct PostgreSQLLookPaceTests {
         /// The pace of looks: quick after a look that found changes, doubling while looks find
         /// nothing (or fail), up to the slowest; the first look at once.
@@ -73,6 +74,40 @@ extension PostgreSQLServerTests {
             #expect(controller.nextLookDeadline != nil, "after a look that found nothing, a later one")
             controller.stopTracking()
             #expect(controller.nextLookDeadline == nil)
+        }
+
+        /// A commit announced (`PostgreSQLChangeFeed.announce(in:)`, after it) wakes a follower
+        /// on a primary through its socket at once; one not announced waits for the follower's
+        /// next look. The pace here is ten seconds, so only the announcement explains a
+        /// delivery within two.
+        @Test func anAnnouncedCommitWakesAFollowerAtOnce() throws {
+            let (conninfo, writer) = try standingsDatabase()
+            let pace = LookPace(quickest: .seconds(10), slowest: .seconds(10))
+            let controller = FetchedResultsController<StandingsItem>(
+                fetchRequest: pgRequest(table: "item", sortDescriptors: [ColumnSortDescriptor(key: "name")]),
+                store: PostgreSQLStore(conninfo: conninfo, lookPace: pace), decode: { try StandingsItem(row: $0) })
+            let recorder = PostgreSQLRecorder()
+            controller.delegate = recorder
+            try controller.performFetch()
+            try controller.processPendingChanges()
+
+            func deliveries(within duration: Duration) throws -> Int {
+                let end = ContinuousClock.now + duration, before = recorder.batches.count
+                while recorder.batches.count == before, ContinuousClock.now < end {
+                    if controller.wait(until: end).storeMayHaveChanged { try controller.processPendingChanges() }
+                }
+                return recorder.batches.count - before
+            }
+            try writer.execute("INSERT INTO item (id, name) VALUES (1, 'alpha')")
+            #expect(try deliveries(within: .seconds(2)) == 0, "not announced: at the next look, seconds away")
+            try writer.execute("INSERT INTO item (id, name) VALUES (2, 'beta')")
+            try PostgreSQLChangeFeed.announce(in: writer)
+            #expect(try deliveries(within: .seconds(2)) == 1, "announced: at once")
+            #expect(try controller.fetchedObjects?.map(\.name) == ["alpha", "beta"])
+
+            controller.stopTracking()
+            try PostgreSQLChangeFeed.announce(in: writer)
+            #expect(!controller.wait(until: .now + .milliseconds(500)).storeMayHaveChanged, "not following: not woken")
         }
     }
 }

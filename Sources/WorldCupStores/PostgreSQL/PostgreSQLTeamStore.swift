@@ -131,7 +131,9 @@ public final class PostgreSQLTeamStore: ScoreStore {
             do {
                 let connection = try connected()
                 sentOnce = true
-                return try connection.transaction { try body(connection) }
+                let value = try connection.transaction { try body(connection) }
+                announce(connection)
+                return value
             } catch let error as PostgreSQLError
                 where error.isConnectionLost || (sentOnce && Self.isConnectionFailure(error))
             {
@@ -145,6 +147,12 @@ public final class PostgreSQLTeamStore: ScoreStore {
                 throw translate(error, action: action)
             }
         }
+    }
+
+    /// Wakes the screens following the database on a primary now, not at their next look. The
+    /// change is committed whatever becomes of the announcement.
+    func announce(_ connection: PostgreSQLConnection) {
+        try? PostgreSQLChangeFeed.announce(in: connection)
     }
 
     private static func isConnectionFailure(_ error: PostgreSQLError) -> Bool {
@@ -371,7 +379,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
     @discardableResult
     public func addTeam(name: String, zone: String) throws -> Team {
         let fields = try NewTeamFields(name: name, zone: zone)
-        return try transaction("add teams") { connection in
+        let team = try transaction("add teams") { connection in
             if let existing = try connection.execute(
                 "SELECT team_name FROM team WHERE \(PostgreSQLSchema.foldedName) = lower($1 COLLATE \"C\")",
                 [fields.name]
@@ -394,6 +402,8 @@ public final class PostgreSQLTeamStore: ScoreStore {
                 throw WorldCupError.duplicateTeam(name: fields.name, existing: fields.name)
             }
         }
+        if let connection { announce(connection) }
+        return team
     }
 
     public func removeAddedTeam(_ added: Team) throws -> UndoOutcome {

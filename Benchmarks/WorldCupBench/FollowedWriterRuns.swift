@@ -249,14 +249,6 @@ struct FollowedWriterRuns {
     }
 }
 
-/// A flag one thread raises (or lowers) and others read.
-final class Flag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var raised = false
-    var value: Bool { lock.withLock { raised } }
-    func set(_ value: Bool = true) { lock.withLock { raised = value } }
-}
-
 /// A count several threads add to.
 final class Counter: @unchecked Sendable {
     private let lock = NSLock()

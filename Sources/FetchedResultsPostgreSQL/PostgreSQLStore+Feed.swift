@@ -87,7 +87,7 @@ extension PostgreSQLStore {
         replica.observe(received: received, replayed: replayed, at: now)
     }
 
-    /// The rows of a look's statement. A look that began with ``didWake()`` outside a
+    /// The rows of a look's statement. An event loop's look (``didWake(inLoop:)``) outside a
     /// transaction sends it ahead and waits for its rows at most ``lookPatience``: nil while they
     /// are on their way (the socket wakes the loop when they arrive, and the next look takes
     /// them), so that a slow server or a cut link never holds up the caller's loop. A look after

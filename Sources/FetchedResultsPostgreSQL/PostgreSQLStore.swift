@@ -64,9 +64,9 @@ public final class PostgreSQLStore: ResultsStore {
     var sentLook: Position?
     /// The cache validity read on a connection (see ``cacheValidity(in:)``).
     var knownValidity: (connection: PostgreSQLConnection, validity: CacheValidity)?
-    /// ``didWake()`` began a look: its statement need not be waited for.
+    /// An event loop's look began (``didWake(inLoop:)``): its statement need not be waited for.
     var lookBegan = false
-    /// How long a look that began with ``didWake()`` waits for its rows before it returns and
+    /// How long an event loop's look waits for its rows before it returns and
     /// lets the loop go on; short enough that no key waits for a look.
     static let lookPatience = Duration.milliseconds(10)
     /// How many steps of a progressive fetch took rows read ahead, for a program's statistics.
@@ -283,11 +283,15 @@ public final class PostgreSQLStore: ResultsStore {
         return attempt != nil ? ContinuousClock.now + .milliseconds(20) : reconnection.nextAttempt ?? .now
     }
 
-    /// A look begins (see ``LookPace``). Reads away what the server sent unasked (a notice, a
-    /// parameter's new value), so that the socket turns quiet; a loss is found by the look.
-    public func didWake() {
+    /// A look begins (see ``LookPace``). Reads away what the server sent unasked (a notice, an
+    /// announced commit), so that the socket turns quiet; a loss is found by the look. The look
+    /// waits for its answer.
+    public func didWake() { didWake(inLoop: false) }
+
+    /// A look begins; an event loop's (`inLoop`) waits for its answer ``lookPatience`` at most.
+    public func didWake(inLoop: Bool) {
         looks.began()
-        lookBegan = true
+        lookBegan = inLoop
         _ = try? connection?.notifications()
     }
 

@@ -12,6 +12,7 @@ protocol AnyControllerCore<Record>: AnyObject, DefaultCallbackNoting {
     var lastFetchSource: FetchSource? { get }
     var connectionState: ConnectionState { get }
     var replicaLag: Duration? { get }
+    var waitedSinceLastLook: Bool { get set }
     var isTracking: Bool { get }
     var anyStore: any ResultsStore { get }
     var cacheFile: URL? { get }

@@ -18,7 +18,8 @@ extension ControllerCore {
             try refuseInsideCallback("processPendingChanges()")
             // What woke the loop is read away before the feed is, so that a commit after this
             // look wakes the next.
-            store.didWake()
+            store.didWake(inLoop: waitedSinceLastLook)
+            waitedSinceLastLook = false
             try startTrackingIfAsked()
             guard isTracking, state != nil else { return false }
             return try look()

@@ -35,6 +35,9 @@ final class ControllerCore<Record, Store: ResultsStore> {
     var replicaLag: Duration? { store.replicaLag }
     /// The connection state last told to the delegate.
     var deliveredConnectionState = ConnectionState.connected
+    /// The controller's wait returned since the last look: the next look is an event loop's,
+    /// which may leave a slow answer to the next wake rather than block the loop.
+    var waitedSinceLastLook = false
 
     /// Makes an object of a full row.
     let decode: (Store.Row) throws -> Record

@@ -34,6 +34,12 @@ extension FetchedResultsController {
     /// }
     /// ```
     ///
+    /// The look after a wait is the loop's: on a store whose server may answer slowly
+    /// (PostgreSQL), it waits for the answer a few milliseconds at most, and otherwise returns
+    /// and delivers the changes when their rows arrive and wake the loop again, so that a slow
+    /// server or a cut link never holds up the keys. ``processPendingChanges()`` called without
+    /// a wait before it waits for the answer: it delivers everything committed before it.
+    ///
     /// A signal that interrupts the `poll` ends the wait with nothing readable. The async
     /// sequences (``changeSets(bufferingPolicy:)``, ``snapshots(bufferingPolicy:)``) wait the
     /// same way by themselves.
@@ -65,6 +71,7 @@ extension FetchedResultsController {
             }
         }
         let lookDue = storeDeadline.map { ContinuousClock.now >= $0 } ?? false
+        core.waitedSinceLastLook = true
         return ControllerWait(readable: readable, storeMayHaveChanged: woken || lookDue)
     }
 
@@ -86,6 +93,7 @@ extension FetchedResultsController {
     public func waitForChanges(isolation actor: isolated (any Actor)? = #isolation) async throws -> Bool {
         await StoreWake.wait(descriptor: core.wakeDescriptor, until: core.nextLookDeadline)
         guard !Task.isCancelled else { return false }
+        core.waitedSinceLastLook = true
         return try core.processPendingChanges()
     }
 }

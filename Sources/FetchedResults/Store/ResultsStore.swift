@@ -112,6 +112,11 @@ public protocol ResultsStore: AnyObject {
     var nextLookDeadline: ContinuousClock.Instant? { get }
     /// Reads away what made ``wakeDescriptor`` readable; called at the start of every look.
     func didWake()
+    /// ``didWake()``, saying whether the look is an event loop's, after the controller's wait:
+    /// such a look may return without waiting for a slow answer (the loop looks again when the
+    /// answer wakes it), while any other look delivers every change committed before it. By
+    /// default, ``didWake()``: every look waits.
+    func didWake(inLoop: Bool)
     /// Whether the store reaches its database; always by default.
     var connectionState: ConnectionState { get }
     /// How far behind its primary the replica the store reads is, or nil: not a replica (the
@@ -189,6 +194,9 @@ extension ResultsStore {
 
     /// Nothing to read away.
     public func didWake() {}
+
+    /// Every look waits for its answer.
+    public func didWake(inLoop: Bool) { didWake() }
 
     /// Always reached.
     public var connectionState: ConnectionState { .connected }

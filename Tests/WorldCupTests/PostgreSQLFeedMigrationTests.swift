@@ -42,9 +42,14 @@ import Testing
 
         let reopened = try PostgreSQLTeamStore.open(conninfo: database.uri())
         let position = try PostgreSQLChangeFeed.currentPosition(in: owner)
-        _ = try reopened.addWin(teamID: ghana, clientKey: ScoreKey())
+        // A writer's own transaction notifies nobody (the app announces after its commits, in a
+        // transaction of its own: PostgreSQLChangeFeed.announce).
+        try owner.execute("UPDATE team SET wins = wins + 1 WHERE id = $1", [ghana])
         try listener.execute("SELECT 1")
         #expect(try listener.notifications().isEmpty, "no NOTIFY with a score")
+        _ = try reopened.addWin(teamID: ghana, clientKey: ScoreKey())
+        try listener.execute("SELECT 1")
+        #expect(try listener.notifications().count == 1, "the app's score, announced once after its commit")
         #expect(
             try PostgreSQLChangeFeed.changes(since: position, in: owner).rowIDs["team"] == [ghana],
             "the score is in the history")

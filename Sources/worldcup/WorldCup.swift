@@ -40,6 +40,7 @@ struct WorldCup: ParsableCommand {
         version: "worldcup \(version) (SQLite \(LibraryVersions.sqlite), \(TerminalLibrary.version))",
         subcommands: [
             List.self, Win.self, Add.self, Import.self, Export.self, Generate.self, Serve.self, Follow.self,
+            SetWins.self, Rename.self, Remove.self,
         ]
     )
 

@@ -53,17 +53,18 @@ public struct StandingsChange: Equatable, Sendable {
         let team = team
         guard let before, let after else {
             if before == nil {
-                return "\(team.teamName) NEW → \(Self.wins(team.wins)), \(Self.place(newRank, in: team.qualifyingZone))"
+                return
+                    "\(team.teamName) NEW → \(WinsText.of(team.wins)), \(Self.place(newRank, in: team.qualifyingZone))"
             }
             return "\(team.teamName) removed from \(team.qualifyingZone) "
-                + "(had \(Self.wins(team.wins)), \(Self.ordinal(oldRank ?? 1)))"
+                + "(had \(WinsText.of(team.wins)), \(Self.ordinal(oldRank ?? 1)))"
         }
         var subject = before.teamName
         if after.teamName != before.teamName { subject += " renamed \(after.teamName)," }
         let wins =
             after.wins == before.wins
-            ? Self.wins(after.wins)
-            : "\(after.wins > before.wins ? "+" : "-")\(abs(after.wins - before.wins)) → \(Self.wins(after.wins))"
+            ? WinsText.of(after.wins)
+            : "\(after.wins > before.wins ? "+" : "-")\(abs(after.wins - before.wins)) → \(WinsText.of(after.wins))"
         return "\(subject) \(wins), \(movement(before: before, after: after))"
     }
 
@@ -80,10 +81,6 @@ public struct StandingsChange: Equatable, Sendable {
 
     private static func place(_ rank: Int?, in zone: String) -> String {
         "\(ordinal(rank ?? 1)) in \(zone)"
-    }
-
-    private static func wins(_ count: Int) -> String {
-        count == 1 ? "1 win" : "\(count) wins"
     }
 
     /// 1st, 2nd, 3rd, 4th … 11th, 12th, 13th … 21st, 22nd, 101st, 111th.

@@ -68,6 +68,19 @@ import Testing
         #expect(Int(id) ?? 0 > 0)
     }
 
+    /// A zone's last team removed takes its section with it: `follow` still names the team.
+    @Test(arguments: StoreKind.allCases)
+    func removingAZonesLastTeamIsFollowed(_ kind: StoreKind) throws {
+        let store = try kind.makeStore()
+        try store.run(["add", "--name", "Wenderland", "--zone", "Internets"])
+        try store.run(["set-wins", "Wenderland", "2"])
+        let follow = try FollowProcess(["--db", store.db], folder: store.folder)
+        let removed = try store.run(["remove", "wenderland", "--yes"])
+        #expect(removed.stdout == "Removed Wenderland (Internets, 2 wins)\n", "\(removed.stderr)")
+        #expect(follow.nextLine() == "Wenderland removed from Internets (had 2 wins, 1st)")
+        #expect(!(try store.run(["list"]).stdout.contains("Internets")))
+    }
+
     /// Every mistake says what happened and what to do, on stderr, with a non-zero status, and
     /// changes nothing.
     @Test(arguments: StoreKind.allCases)

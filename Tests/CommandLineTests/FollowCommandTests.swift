@@ -68,6 +68,35 @@ import Testing
         #expect(python.stdout == "Nigeria\nWenderland\n", "\(python.stderr)")
     }
 
+    /// A burst of wins from another process, faster than it looks: commits that reach it in one
+    /// look come as one line, their sum, so no win is lost, and each team's last line says what
+    /// the store holds.
+    @Test(arguments: StoreKind.allCases)
+    func aBurstOfWinsLosesNone(_ kind: StoreKind) throws {
+        let store = try kind.makeStore()
+        try store.run(["list"])
+        let follow = try FollowProcess(["--db", store.db, "--json"], folder: store.folder)
+        let teams = ["Ghana", "Japan", "Brazil", "Italy", "Chile"]
+        var made: [String: Int] = [:]
+        for index in 0..<30 {
+            let team = teams[(index * 7) % teams.count]
+            try #require(try store.run(["win", team]).status == 0)
+            made[team, default: 0] += 1
+        }
+        var told: [String: Int] = [:]
+        var last: [String: Int] = [:]
+        while told != made, let line = follow.nextLine() {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let team = try #require(object["teamName"] as? String)
+            let wins = try #require(object["newWins"] as? Int), old = try #require(object["oldWins"] as? Int)
+            #expect(old == last[team] ?? 0, "each line goes on from the one before: \(line)")
+            told[team, default: 0] += wins - old
+            last[team] = wins
+        }
+        #expect(told == made)
+        #expect(follow.linesUntilQuiet().isEmpty)
+    }
+
     /// Ctrl-C and SIGTERM end it with status 0, as they end `tail -f`.
     @Test(arguments: StoreKind.allCases, [SIGINT, SIGTERM])
     func aStopSignalEndsItWithStatusZero(_ kind: StoreKind, signal: Int32) throws {

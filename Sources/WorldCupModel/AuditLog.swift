@@ -1,7 +1,7 @@
 import Foundation
 
 /// A change a user was told is done — a win, the undo of one, an added team, an added team
-/// taken back — as the audit log records it.
+/// taken back, an organiser's correction — as the audit log records it.
 public struct CommittedChange: Equatable, Sendable {
     /// What was done.
     public enum Action: String, Sendable {
@@ -10,8 +10,23 @@ public struct CommittedChange: Equatable, Sendable {
         case undo
         /// A team added.
         case add
-        /// An added team taken back.
+        /// A team removed: an added team taken back, or `worldcup remove`.
         case remove
+        /// A team's wins corrected (`worldcup set-wins`).
+        case setWins = "set-wins"
+        /// A team renamed (`worldcup rename`).
+        case rename
+    }
+
+    /// What a correction changed: the value before and after it.
+    public struct Values: Equatable, Sendable {
+        public var from: String
+        public var to: String
+
+        public init(from: String, to: String) {
+            self.from = from
+            self.to = to
+        }
     }
 
     public var action: Action
@@ -19,12 +34,15 @@ public struct CommittedChange: Equatable, Sendable {
     public var teamName: String
     /// The key that made the score count once (nil for adding and removing a team).
     public var key: ScoreKey?
+    /// A correction's wins or names before and after it (nil for the other actions).
+    public var values: Values?
 
-    public init(_ action: Action, teamID: Int64, teamName: String, key: ScoreKey? = nil) {
+    public init(_ action: Action, teamID: Int64, teamName: String, key: ScoreKey? = nil, values: Values? = nil) {
         self.action = action
         self.teamID = teamID
         self.teamName = teamName
         self.key = key
+        self.values = values
     }
 }
 
@@ -32,10 +50,12 @@ public struct CommittedChange: Equatable, Sendable {
 /// as its transaction committed, so an organiser can check every score against the store.
 ///
 /// Each line has five fields separated by tabs: the time (UTC, ISO 8601 with milliseconds),
-/// the action (`win`, `undo`, `add`, `remove`), the score key (`-` for a team added or removed),
-/// the team's id, and its name with `\`, tab, line breaks and other control characters written
-/// as `\\`, `\t`, `\n`, `\r` and `\xHH`. Lines are appended with one `write` each: a process
-/// killed at any moment leaves whole lines, and several processes can share one file.
+/// the action (`win`, `undo`, `add`, `remove`, `set-wins`, `rename`), the score key (`-` for
+/// all but wins and undos), the team's id, and its name (before a rename) with `\`, tab, line
+/// breaks and other control characters written as `\\`, `\t`, `\n`, `\r` and `\xHH`. A
+/// correction's line has two more: the wins or the name before and after it. Lines are
+/// appended with one `write` each: a process killed at any moment leaves whole lines, and
+/// several processes can share one file.
 public final class AuditLog {
     /// The file, as messages name it.
     public let path: String
@@ -66,10 +86,11 @@ public final class AuditLog {
     public static func line(_ change: CommittedChange, at date: Date) -> String {
         let time = date.formatted(
             .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
-        let fields = [
-            time, change.action.rawValue, change.key?.description ?? "-", String(change.teamID),
-            escaped(change.teamName),
-        ]
+        let fields =
+            [
+                time, change.action.rawValue, change.key?.description ?? "-", String(change.teamID),
+                escaped(change.teamName),
+            ] + (change.values.map { [escaped($0.from), escaped($0.to)] } ?? [])
         return fields.joined(separator: "\t") + "\n"
     }
 

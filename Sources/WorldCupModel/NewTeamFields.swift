@@ -6,20 +6,23 @@ package struct NewTeamFields {
     package let zone: String
 
     package init(name: String, zone: String) throws {
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        let zone = zone.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty else { throw WorldCupError.emptyField(field: "team name") }
-        guard !zone.isEmpty else { throw WorldCupError.emptyField(field: "qualifying zone") }
-        guard !name.contains(SeedEntry.nul) else { throw WorldCupError.nulInField(field: "team name") }
-        guard !zone.contains(SeedEntry.nul) else { throw WorldCupError.nulInField(field: "qualifying zone") }
+        self.name = try Self.checked(name, field: "team name")
+        self.zone = try Self.checked(zone, field: "qualifying zone")
+    }
+
+    /// A team's new name (a rename's), trimmed and checked as an added team's.
+    package static func checkedName(_ name: String) throws -> String {
+        try checked(name, field: "team name")
+    }
+
+    private static func checked(_ text: String, field: String) throws -> String {
+        let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw WorldCupError.emptyField(field: field) }
+        guard !text.contains(SeedEntry.nul) else { throw WorldCupError.nulInField(field: field) }
         let limit = SeedEntry.maximumTextLength
-        guard name.count <= limit else {
-            throw WorldCupError.fieldTooLong(field: "team name", length: name.count, limit: limit)
+        guard text.count <= limit else {
+            throw WorldCupError.fieldTooLong(field: field, length: text.count, limit: limit)
         }
-        guard zone.count <= limit else {
-            throw WorldCupError.fieldTooLong(field: "qualifying zone", length: zone.count, limit: limit)
-        }
-        self.name = name
-        self.zone = zone
+        return text
     }
 }

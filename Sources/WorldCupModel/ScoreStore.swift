@@ -44,6 +44,17 @@ public protocol ScoreStore: AnyObject {
     @discardableResult
     func addTeam(name: String, zone: String) throws -> Team
 
+    /// Sets the wins of the team named `name` (ignoring the case of ASCII letters) to `wins`, 0
+    /// or more: an organiser's correction.
+    func setWins(of name: String, to wins: Int) throws -> Correction
+
+    /// Renames the team named `name` (ignoring case); the new name must not be another team's,
+    /// ignoring case, and is checked as an added team's is.
+    func renameTeam(_ name: String, to newName: String) throws -> Correction
+
+    /// Removes the team named `name` (ignoring case), with its wins.
+    func removeTeam(named name: String) throws -> Correction
+
     /// Adds one win to the team with this id; returns the team, or nil if it no longer exists.
     @discardableResult
     func addWin(teamID: Int64, key: ScoreKey) throws -> Team?

@@ -19,6 +19,12 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     case fieldTooLong(field: String, length: Int, limit: Int)
     case nulInField(field: String)
     case invalidWinCount(Int)
+    case negativeWins(Int)
+    /// A rename of `team` to `name`, which `existing` has already (ignoring case).
+    case nameTaken(team: String, name: String, existing: String)
+    case notConfirmed(team: String)
+    /// A change was committed, but its line could not be added to the audit log.
+    case auditLogUnwritten(path: String)
     case winsOverflow(team: String)
     case storeDirectoryMissing(path: String)
     case storeIsAFolder(path: String)
@@ -94,6 +100,16 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
             return "the \(field) must not contain a NUL character, which the store cannot keep. Remove it."
         case let .invalidWinCount(count):
             return "--count must be a whole number of at least 1, not \(count)."
+        case let .negativeWins(wins):
+            return "the wins must be a whole number of 0 or more, not \(wins)."
+        case let .nameTaken(team, name, existing):
+            return "a team named \"\(existing)\" already exists, so \"\(team)\" cannot be renamed \"\(name)\" "
+                + "(names are case-insensitive). Choose another name."
+        case let .notConfirmed(team):
+            return "\"\(team)\" was not removed: the answer was not yes. Nothing was changed."
+        case let .auditLogUnwritten(path):
+            return "the change was made, but the log file \(path) could not take its line. "
+                + "Check the file (a full disk?) and add the change to it by hand."
         case let .winsOverflow(team):
             return "\(team)'s wins cannot grow that far: the total would exceed \(Int64.max). Nothing was changed."
         case let .storeDirectoryMissing(path):

@@ -10,13 +10,14 @@ protocol Subcommand: ParsableCommand {
 }
 
 extension Subcommand {
-    /// Throws a usage error naming the first of the scoreboard's options given.
-    func refuseScoreboardOptions() throws {
+    /// Throws a usage error naming the first of the scoreboard's options given, but those the
+    /// command takes too (`allowing`: the corrections' `--log`).
+    func refuseScoreboardOptions(allowing allowed: Set<String> = []) throws {
         let given = [
             ("--log", root.log != nil), ("--stats", root.stats != nil), ("--flags", root.flags),
             ("--no-color", root.noColor),
         ]
-        guard let option = given.first(where: { $0.1 })?.0 else { return }
+        guard let option = given.first(where: { $0.1 && !allowed.contains($0.0) })?.0 else { return }
         throw ValidationError(
             "\(option) is an option of the scoreboard (worldcup \(option) …), not of worldcup \(Self._commandName).")
     }

@@ -38,7 +38,10 @@ struct WorldCup: ParsableCommand {
             --db postgresql://…, scoreboards on many machines keep one score together.
             """,
         version: "worldcup \(version) (SQLite \(LibraryVersions.sqlite), \(TerminalLibrary.version))",
-        subcommands: [List.self, Win.self, Add.self, Import.self, Export.self, Generate.self, Serve.self]
+        subcommands: [
+            List.self, Win.self, Add.self, Import.self, Export.self, Generate.self, Serve.self, Follow.self,
+            SetWins.self, Rename.self, Remove.self,
+        ]
     )
 
     @OptionGroup var store: StoreOptions

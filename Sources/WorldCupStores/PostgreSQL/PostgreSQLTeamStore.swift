@@ -318,19 +318,25 @@ public final class PostgreSQLTeamStore: ScoreStore {
     @discardableResult
     public func addWins(to name: String, count: Int = 1, key: ScoreKey = ScoreKey()) throws -> Team {
         guard count >= 1 else { throw WorldCupError.invalidWinCount(count) }
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         return try score("add wins") { connection in
-            guard
-                let team = try Self.team(
-                    connection.execute(
-                        "SELECT \(Self.teamColumns) FROM team"
-                            + " WHERE \(PostgreSQLSchema.foldedName) = lower($1 COLLATE \"C\") FOR UPDATE", [name]))
-            else {
-                let names = try connection.execute("SELECT team_name FROM team").rows.compactMap { $0[0] }
-                throw WorldCupError.unknownTeam(name: name, suggestions: NameSuggestions.closest(to: name, in: names))
-            }
-            return try Self.add(count, to: team, key: key, connection)
+            try Self.add(count, to: try Self.lockedTeam(named: name, connection), key: key, connection)
         }
+    }
+
+    /// The team named `name` (trimmed, ignoring case), locked for the caller's transaction, or an
+    /// error that suggests the closest names.
+    static func lockedTeam(named name: String, _ connection: PostgreSQLConnection) throws -> Team {
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard
+            let team = try team(
+                connection.execute(
+                    "SELECT \(teamColumns) FROM team"
+                        + " WHERE \(PostgreSQLSchema.foldedName) = lower($1 COLLATE \"C\") FOR UPDATE", [name]))
+        else {
+            let names = try connection.execute("SELECT team_name FROM team").rows.compactMap { $0[0] }
+            throw WorldCupError.unknownTeam(name: name, suggestions: NameSuggestions.closest(to: name, in: names))
+        }
+        return team
     }
 
     @discardableResult

@@ -285,14 +285,9 @@ public final class TeamStore: ScoreStore, Sendable {
     @discardableResult
     public func addWins(to name: String, count: Int = 1, key: ScoreKey = ScoreKey()) throws -> Team {
         guard count >= 1 else { throw WorldCupError.invalidWinCount(count) }
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         return try StoreErrors.translating(path: path) {
             try pool.write { db in
-                guard var team = try Team.filter(sql: "teamName = ?", arguments: [name]).fetchOne(db) else {
-                    let names = try String.fetchAll(db, sql: "SELECT teamName FROM team")
-                    throw WorldCupError.unknownTeam(
-                        name: name, suggestions: NameSuggestions.closest(to: name, in: names))
-                }
+                var team = try Self.team(named: name, in: db)
                 guard team.wins <= Int.max - count else { throw WorldCupError.winsOverflow(team: team.teamName) }
                 team.wins += count
                 try db.execute(sql: "UPDATE team SET wins = ? WHERE id = ?", arguments: [team.wins, team.id])
@@ -300,6 +295,16 @@ public final class TeamStore: ScoreStore, Sendable {
                 return team
             }
         }
+    }
+
+    /// The team named `name` (trimmed, ignoring case), or an error that suggests the closest names.
+    static func team(named name: String, in db: Database) throws -> Team {
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let team = try Team.filter(sql: "teamName = ?", arguments: [name]).fetchOne(db) else {
+            let names = try String.fetchAll(db, sql: "SELECT teamName FROM team")
+            throw WorldCupError.unknownTeam(name: name, suggestions: NameSuggestions.closest(to: name, in: names))
+        }
+        return team
     }
 
     /// Adds a new team with no wins and the tutorial's "wenderland-flag" image.
@@ -370,8 +375,8 @@ public final class TeamStore: ScoreStore, Sendable {
         }
     }
 
-    /// Deletes a team; returns whether it existed. For tests: the app removes no team but the
-    /// one an undo takes back.
+    /// Deletes a team by id; returns whether it existed. For tests (the app removes a team by
+    /// name, `removeTeam(named:)`, or an undo takes back the one it added).
     @discardableResult
     func deleteTeam(teamID: Int64) throws -> Bool {
         try StoreErrors.translating(path: path) {

@@ -17,7 +17,7 @@ final class FollowProcess {
     /// has read the standings (its note on stderr), so that every change after this is told.
     init(_ arguments: [String], folder: TemporaryDirectory) throws {
         errors = folder.path + "/follow-\(UUID().uuidString.prefix(8)).err"
-        FileManager.default.createFile(atPath: errors, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
         process.executableURL = URL(fileURLWithPath: WorldCupProcess.binary)
         process.arguments = ["follow"] + arguments + ["--seed", WorldCupProcess.seedPath]
         process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": folder.path]

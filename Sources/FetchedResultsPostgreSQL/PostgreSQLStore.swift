@@ -288,7 +288,7 @@ public final class PostgreSQLStore: ResultsStore {
     /// waits for its answer.
     public func didWake() { didWake(inLoop: false) }
 
-    /// A look begins; an event loop's (`inLoop`) waits for its answer ``lookPatience`` at most.
+    /// A look begins; an event loop's (`inLoop`) waits for its answer a few milliseconds at most.
     public func didWake(inLoop: Bool) {
         looks.began()
         lookBegan = inLoop

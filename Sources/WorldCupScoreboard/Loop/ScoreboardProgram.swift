@@ -49,12 +49,11 @@ public final class ScoreboardProgram {
         switch event {
         case let .key(key):
             restingSince = now
-            switch screen.handle(key) {
-            case .handled: return [.redraw]
-            case .quit: return [.quit(.quit)]
-            case .suspend: return [.suspend]
+            let effect = screen.handle(key)
+            switch effect {
             case .repaint: return [.repaint, .redraw]
-            case let .write(write): return [.write(write), .checkpoint(afterWrites: Self.checkpointThreshold), .redraw]
+            case .write: return [effect, .checkpoint(afterWrites: Self.checkpointThreshold), .redraw]
+            default: return [effect]
             }
         case .resize:
             restingSince = now

@@ -285,14 +285,25 @@ public final class ScoreboardScreen: TableViewDataSource {
         return "\(controller.sectionName(at: section)) (\(Thousands.grouped(count)) team\(count == 1 ? "" : "s"))"
     }
 
+    /// A row the store cannot give now draws empty (``readRowsOnScreen()`` said why), as does
+    /// a team another process just deleted, until its deletion arrives (next tick).
     public func rowText(at index: TableIndex, width: Int) -> String {
-        // A team another process just deleted has no row until its deletion arrives (next tick).
-        do {
-            return try controller.objectIfPresent(at: indexPath(index))
-                .map { renderer.text(for: $0, rank: index.row + 1, rankColumns: rankColumns, width: width) } ?? ""
-        } catch {
-            message = Self.sentence("\(error)")
-            return ""
+        guard let team = try? controller.objectIfPresent(at: indexPath(index)) else { return "" }
+        return renderer.text(for: team, rank: index.row + 1, rankColumns: rankColumns, width: width)
+    }
+
+    /// Reads the teams on screen before a frame draws them: when the store cannot give one
+    /// (its part of the standings unreadable), the status line says why. Done here, not while
+    /// drawing, so that a frame reads the state and changes nothing.
+    public func readRowsOnScreen() {
+        for row in tableView.top..<tableView.top + tableView.height {
+            guard let index = tableView.index(atScreenRow: row) else { continue }
+            do {
+                _ = try controller.objectIfPresent(at: indexPath(index))
+            } catch {
+                message = Self.sentence("\(error)")
+                return
+            }
         }
     }
 

@@ -173,6 +173,7 @@ public final class ScoreboardProgram {
             screen.saveCacheIfNeeded()
         case .redraw:
             lastFrame = now
+            screen.readRowsOnScreen()
             screen.render()
             stats?.frameFlushed()
             if showsExternalChanges {

@@ -160,12 +160,12 @@ extension PostgreSQLStore {
         return CacheValidity(fingerprint: fingerprint, schema: columns, storeIdentity: identity)
     }
 
-    public func generation(of position: PostgreSQLChangeFeed.Position) -> String? {
+    public func feedPosition(of position: PostgreSQLChangeFeed.Position) -> String? {
         position.snapshot
     }
 
     /// A snapshot's text (`xmin:xmax:xip,…`), or nil for anything else.
-    public func position(fromGeneration text: String) -> PostgreSQLChangeFeed.Position? {
+    public func position(fromFeedPosition text: String) -> PostgreSQLChangeFeed.Position? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty,
             parts.allSatisfy({ $0.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ",") } })

@@ -6,7 +6,7 @@ extension PostgreSQLStore {
     /// In one statement — one round trip, one snapshot — the changes to the observed tables
     /// since `position` and the touched rows that still match: the rows the feed names, and the
     /// rows whose relationships lead to related rows it names. The statement is prepared once
-    /// per connection: parsing and planning it took longer than running it.
+    /// per connection: parsing and planning it cost more than running it.
     ///
     /// With a batch size, a section name not in memory is read after that statement, as it is
     /// then; a change it already shows is delivered by the next look.

@@ -177,7 +177,7 @@ extension ControllerCore {
         let step = cacheLoad
         cacheLoad = .none
         // Consumed, so that the reader's arrays stay uniquely held while it reads: a second
-        // reference made every step copy the row locator (4 MB at a million rows).
+        // reference would make every step copy the row locator, which grows with the rows.
         switch consume step {
         case .none:
             return false

@@ -73,8 +73,8 @@ public final class ScoreboardProgram {
         case let .looked(changed):
             return afterLook(changed: changed, at: now)
         case let .loadStepped(finished, saidSomething):
-            // A step's rows mostly land below the screen, and a frame per step took a tenth of
-            // a million-team load: draw when rows on screen changed, when the load is done or
+            // A step's rows mostly land below the screen, and a frame per step would slow the
+            // load for nothing to see: draw when rows on screen changed, when the load is done or
             // says why it failed, and otherwise now and then, for the count in the heading.
             let due = now - lastFrame >= Self.loadFrameInterval
             return finished || saidSomething || due || screen.tableView.hasRowsToDraw ? [.redraw] : []

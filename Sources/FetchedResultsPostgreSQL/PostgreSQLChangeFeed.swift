@@ -101,7 +101,7 @@ public enum PostgreSQLChangeFeed {
         try connection.execute("DROP TRIGGER IF EXISTS \(quoted(prefix + "_truncate")) ON \(tableName)")
         // Earlier versions NOTIFYed from a statement trigger: a transaction that has queued a
         // notification takes one lock for the whole cluster at commit and holds it through its
-        // WAL flush, so notifying commits wait for each other (13× slower writers at 32).
+        // WAL flush, so notifying commits wait for each other: many writers become one.
         try connection.execute("DROP TRIGGER IF EXISTS \(quoted(prefix + "_notify")) ON \(tableName)")
         try connection.execute(
             """

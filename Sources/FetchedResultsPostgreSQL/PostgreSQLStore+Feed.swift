@@ -6,7 +6,7 @@ extension PostgreSQLStore {
     /// In one statement — one round trip, one snapshot — the changes to the observed tables
     /// since `position` and the touched rows that still match: the rows the feed names, and the
     /// rows whose relationships lead to related rows it names. The statement is prepared once
-    /// per connection: parsing and planning it took longer than running it.
+    /// per connection: parsing and planning it cost more than running it.
     ///
     /// With a batch size, a section name not in memory is read after that statement, as it is
     /// then; a change it already shows is delivered by the next look.
@@ -160,12 +160,12 @@ extension PostgreSQLStore {
         return CacheValidity(fingerprint: fingerprint, schema: columns, storeIdentity: identity)
     }
 
-    public func generation(of position: PostgreSQLChangeFeed.Position) -> String? {
+    public func feedPosition(of position: PostgreSQLChangeFeed.Position) -> String? {
         position.snapshot
     }
 
     /// A snapshot's text (`xmin:xmax:xip,…`), or nil for anything else.
-    public func position(fromGeneration text: String) -> PostgreSQLChangeFeed.Position? {
+    public func position(fromFeedPosition text: String) -> PostgreSQLChangeFeed.Position? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty,
             parts.allSatisfy({ $0.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ",") } })

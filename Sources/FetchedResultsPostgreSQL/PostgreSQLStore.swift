@@ -357,9 +357,9 @@ public final class PostgreSQLStore: ResultsStore {
 /// `slowest`.
 ///
 /// A look that finds nothing is one query on the history's index by transaction. The defaults
-/// (1 ms, 100 ms) were measured with `make bench` (BENCHMARKS.md, "Writers of a followed
-/// table"): a busy table is followed within about a millisecond, and eleven idle followers
-/// (`serve` and ten scoreboards) cost the server about a hundred queries a second.
+/// weigh the two costs: a busy table is followed within about a millisecond, while idle
+/// followers (`serve` and its scoreboards) ask the server little (`make bench`, "Writers of a
+/// followed table", shows both).
 public struct LookPace: Sendable, Equatable {
     /// The wait after a look that found changes.
     public var quickest: Duration

@@ -141,11 +141,11 @@ extension SQLiteStore {
             fingerprint: fingerprint, schema: String(checksum.value, radix: 16), storeIdentity: identity)
     }
 
-    public func generation(of position: SQLitePosition) -> String? {
+    public func feedPosition(of position: SQLitePosition) -> String? {
         position.sequence.map(String.init)
     }
 
-    public func position(fromGeneration text: String) -> SQLitePosition? {
+    public func position(fromFeedPosition text: String) -> SQLitePosition? {
         Int64(text).map { SQLitePosition(sequence: $0) }
     }
 }

@@ -44,9 +44,9 @@ extension SQLiteStore {
     }
 
     /// The most rows one read ahead reads. Its rows are held twice for a moment (copied, then
-    /// keyed) and a step's change set grows with its rows: once read ahead, a million-team
-    /// scoreboard's steps, sized by time, grew past 25,000 rows and its memory peaked 1-3 MB
-    /// higher than with reads of at most 12,000 rows, for a load about a tenth faster.
+    /// keyed) and a step's change set grows with its rows: steps sized by time grow without
+    /// bound once their rows come read ahead, and so would the memory a big load peaks at,
+    /// for little more speed. The bound keeps both small.
     public static let readAheadRowLimit = 12_000
 
     /// Waits until the read started by ``readAhead(limit:after:unchangedSince:)``, if any, is

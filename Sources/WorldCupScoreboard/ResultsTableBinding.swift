@@ -62,8 +62,8 @@ extension ResultsTableBinding {
         var changedRowIDs: [Int64] = []
 
         /// The most rows whose room the lists keep from one batch to the next: a load step's
-        /// rows (growing the lists again at every step took a third of delivering them), not
-        /// an import's million.
+        /// rows (growing the lists again at every step would be a cost of its own in every
+        /// delivery), not an import's million.
         static let keptCapacity = 65_536
 
         mutating func empty() {

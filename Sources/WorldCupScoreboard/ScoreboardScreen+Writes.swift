@@ -8,12 +8,12 @@ import WorldCupModel
 /// learns its outcome only through the controller's change set.
 extension ScoreboardScreen {
     typealias UndoEntry = ScoreboardWrite.UndoEntry
-    typealias ScoreInDoubt = ScoreboardWrite.Score
 
     /// The write a win for the team under the cursor needs, if it can be made now.
-    func addWinUnderCursor() -> KeyOutcome {
-        guard let teamID = visibleCursorRowID, isConnected(orSay: "Not counted") else { return .handled }
-        return .write(.score(ScoreInDoubt(key: ScoreKey(), teamID: teamID, name: teamName(teamID), isUndo: false)))
+    func addWinUnderCursor() -> ScoreboardEffect {
+        guard let teamID = visibleCursorRowID, isConnected(orSay: "Not counted") else { return .redraw }
+        return .write(
+            .score(ScoreboardWrite.Score(key: ScoreKey(), teamID: teamID, name: teamName(teamID), isUndo: false)))
     }
 
     /// Runs a write a key asked for: one transaction; its outcome goes to the status line, and
@@ -33,7 +33,7 @@ extension ScoreboardScreen {
     /// kept, and done again with the same key when the store is back. A score sent again that
     /// finds no server taking writes stays in doubt: its first attempt may have committed (the
     /// standings may come from a standby that is still up while the primary is down).
-    private func commit(_ score: ScoreInDoubt, again: Bool = false) throws {
+    private func commit(_ score: ScoreboardWrite.Score, again: Bool = false) throws {
         do {
             if score.isUndo {
                 switch try store.takeBackWin(teamID: score.teamID, key: score.key) {
@@ -94,19 +94,19 @@ extension ScoreboardScreen {
 
     /// The write that takes back this scoreboard's last change, never what others did since: a
     /// change that someone else has built on is kept, and the status line says why.
-    func undo() -> KeyOutcome {
+    func undo() -> ScoreboardEffect {
         guard !undoStack.isEmpty else {
             message = "Nothing to undo."
-            return .handled
+            return .redraw
         }
-        guard isConnected(orSay: "Not undone") else { return .handled }
+        guard isConnected(orSay: "Not undone") else { return .redraw }
         return .write(.undo(undoStack.removeLast()))
     }
 
     private func undo(_ entry: UndoEntry) throws {
         switch entry {
         case let .win(teamID, name):
-            try commit(ScoreInDoubt(key: ScoreKey(), teamID: teamID, name: name, isUndo: true))
+            try commit(ScoreboardWrite.Score(key: ScoreKey(), teamID: teamID, name: name, isUndo: true))
         case let .added(team):
             switch try store.removeAddedTeam(team) {
             case .undone:
@@ -120,7 +120,7 @@ extension ScoreboardScreen {
         }
     }
 
-    func handleDialogKey(_ key: Key, _ dialog: AddTeamDialog) -> KeyOutcome {
+    func handleDialogKey(_ key: Key, _ dialog: AddTeamDialog) -> ScoreboardEffect {
         var current = dialog
         switch current.handle(key) {
         case .editing:
@@ -132,12 +132,12 @@ extension ScoreboardScreen {
                 current.refuse(message ?? "", about: nil)
                 message = nil
                 mode = .dialog(current)
-                return .handled
+                return .redraw
             }
             mode = .dialog(current)
             return .write(.addTeam(name: name, zone: zone))
         }
-        return .handled
+        return .redraw
     }
 
     /// Adds the team the dialog asked for; a refusal goes back into the dialog.

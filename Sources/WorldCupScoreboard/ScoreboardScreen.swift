@@ -29,7 +29,7 @@ public final class ScoreboardScreen: TableViewDataSource {
     var undoStack: [UndoEntry] = []
     /// Scores whose commit reply was lost with the connection: done again, with their keys,
     /// at the first look after the store is back (a key counts once however often it is sent).
-    var scoresInDoubt: [ScoreInDoubt] = []
+    var scoresInDoubt: [ScoreboardWrite.Score] = []
     /// When scores in doubt were last sent again and found no server taking writes: they are
     /// sent again after ``doubtRetryInterval``, not at every look.
     var doubtStillUnreachableAt: ContinuousClock.Instant?
@@ -83,18 +83,6 @@ public final class ScoreboardScreen: TableViewDataSource {
         case searching(SearchPrompt)
         /// After `'`: the next letter picks a zone by its index title.
         case zoneLetter
-    }
-
-    /// What the loop should do after a key, beyond drawing the next frame.
-    public enum KeyOutcome: Equatable, Sendable {
-        case handled
-        case quit
-        /// Ctrl-Z: give the terminal back and stop until `fg`.
-        case suspend
-        /// Ctrl-L: paint the whole screen again.
-        case repaint
-        /// A change to the store: the loop runs it (``ScoreboardScreen/perform(_:)``).
-        case write(ScoreboardWrite)
     }
 
     /// - Parameter cacheDirectory: where the standings' cache lives between launches, or nil.
@@ -159,8 +147,9 @@ public final class ScoreboardScreen: TableViewDataSource {
 
     // MARK: - Keys
 
-    /// Handles one key and says what the event loop should do next.
-    public func handle(_ key: Key) -> KeyOutcome {
+    /// Handles one key and says what the event loop should do next: ``ScoreboardEffect/redraw``
+    /// when the next frame is all a key needs, or a write, a repaint, a suspend or the end.
+    public func handle(_ key: Key) -> ScoreboardEffect {
         // Read before the message goes: Esc right after a search clears what the search left
         // on screen, marks or a status line that says it found nothing.
         let searchShown = highlightsLastSearch || showsSearchStatus
@@ -168,7 +157,7 @@ public final class ScoreboardScreen: TableViewDataSource {
         switch key {
         case .resize:
             layout()
-            return .handled
+            return .redraw
         case .control("z"):
             return .suspend
         case .control("l"):
@@ -189,15 +178,15 @@ public final class ScoreboardScreen: TableViewDataSource {
             mode = .list
             if case .character(let letter) = key { jumpToZone(indexTitle: String(letter).uppercased()) }
         }
-        return .handled
+        return .redraw
     }
 
-    private func handleListKey(_ key: Key, searchShown: Bool) -> KeyOutcome {
+    private func handleListKey(_ key: Key, searchShown: Bool) -> ScoreboardEffect {
         switch key {
         case .escape where searchShown:
             clearSearchMarks()
         case .character("q"), .escape, .control("c"):
-            return .quit
+            return .quit(.quit)
         case .up, .character("k"): moveCursor { $0.moveCursor(by: -1) }
         case .down, .character("j"): moveCursor { $0.moveCursor(by: 1) }
         case .wheelUp: moveCursor { $0.moveCursor(by: -3) }
@@ -233,7 +222,7 @@ public final class ScoreboardScreen: TableViewDataSource {
         default:
             break
         }
-        return .handled
+        return .redraw
     }
 
     func moveCursor(_ move: (TableView) -> Void) {
@@ -296,14 +285,25 @@ public final class ScoreboardScreen: TableViewDataSource {
         return "\(controller.sectionName(at: section)) (\(Thousands.grouped(count)) team\(count == 1 ? "" : "s"))"
     }
 
+    /// A row the store cannot give now draws empty (``readRowsOnScreen()`` said why), as does
+    /// a team another process just deleted, until its deletion arrives (next tick).
     public func rowText(at index: TableIndex, width: Int) -> String {
-        // A team another process just deleted has no row until its deletion arrives (next tick).
-        do {
-            return try controller.objectIfPresent(at: indexPath(index))
-                .map { renderer.text(for: $0, rank: index.row + 1, rankColumns: rankColumns, width: width) } ?? ""
-        } catch {
-            message = Self.sentence("\(error)")
-            return ""
+        guard let team = try? controller.objectIfPresent(at: indexPath(index)) else { return "" }
+        return renderer.text(for: team, rank: index.row + 1, rankColumns: rankColumns, width: width)
+    }
+
+    /// Reads the teams on screen before a frame draws them: when the store cannot give one
+    /// (its part of the standings unreadable), the status line says why. Done here, not while
+    /// drawing, so that a frame reads the state and changes nothing.
+    public func readRowsOnScreen() {
+        for row in tableView.top..<tableView.top + tableView.height {
+            guard let index = tableView.index(atScreenRow: row) else { continue }
+            do {
+                _ = try controller.objectIfPresent(at: indexPath(index))
+            } catch {
+                message = Self.sentence("\(error)")
+                return
+            }
         }
     }
 

@@ -80,7 +80,7 @@ public enum WorldCupServe {
         let follower = try StandingsFollower(hub: hub, metrics: metrics) {
             try openStore().standingsController(cacheDirectory: nil)
         }
-        let responder = ServeResponder(
+        let routes = ServeRoutes(
             follower: follower, writer: writer, reader: StoreWorker(label: "worldcup.reads", open: options.openStore),
             token: token, taps: TapLimiter(perSecond: options.tapsPerSecond), behindProxy: options.behindProxy,
             metrics: metrics, openMetrics: options.openMetrics)
@@ -94,7 +94,7 @@ public enum WorldCupServe {
         let scheme = tlsConfiguration == nil ? "http" : "https"
         let host = options.host
         let application = Application(
-            responder: responder,
+            router: routes.router(),
             server: try tlsConfiguration.map { try .tls(.http1(configuration: http), tlsConfiguration: $0) }
                 ?? .http1(configuration: http),
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),

@@ -46,12 +46,15 @@ struct StoreOptions: ParsableArguments {
     /// not exist yet is made only once its seed is found, so that a command refused for want of
     /// one leaves no file behind.
     ///
-    /// - Parameter onlyToRead: the command only reads (see `TeamStore.open`).
-    func openSeededStore(onlyToRead: Bool = false) throws -> any ScoreStore {
+    /// - Parameters:
+    ///   - onlyToRead: the command only reads (see `TeamStore.open`).
+    ///   - doubtTimeout: how long a score whose commit reply was lost is sent again before it is
+    ///     reported in doubt, by a store over the network (nil: the store's own default).
+    func openSeededStore(onlyToRead: Bool = false, doubtTimeout: Duration? = nil) throws -> any ScoreStore {
         if case let .sqlite(path) = try address(), !FileManager.default.fileExists(atPath: path) {
             try SeedFile.checkReadable(path: try seedPath(), kind: .seed)
         }
-        let store = try openStore(onlyToRead: onlyToRead)
+        let store = try openStore(onlyToRead: onlyToRead, doubtTimeout: doubtTimeout)
         try store.seedIfNeeded(progress: ImportProgressReporter.reporter(label: "Importing the seed")) {
             .file(try seedPath())
         }
@@ -83,11 +86,12 @@ struct StoreOptions: ParsableArguments {
             path: try db ?? StoreLocation.defaultDatabasePath(environment: ProcessInfo.processInfo.environment))
     }
 
-    /// The store, created if needed, without the seed.
-    func openStore(onlyToRead: Bool = false) throws -> any ScoreStore {
+    /// The store, created if needed, without the seed (the parameters as ``openSeededStore``'s).
+    func openStore(onlyToRead: Bool = false, doubtTimeout: Duration? = nil) throws -> any ScoreStore {
         switch try address() {
         case let .postgreSQL(conninfo):
-            return try PostgreSQLTeamStore.open(conninfo: conninfo)
+            return try PostgreSQLTeamStore.open(
+                conninfo: conninfo, doubtTimeout: doubtTimeout ?? PostgreSQLTeamStore.defaultDoubtTimeout)
         case let .sqlite(path):
             return try TeamStore.open(
                 path: path, createDirectory: db == nil,

@@ -88,10 +88,9 @@ struct WorldCup: ParsableCommand {
             $0 > 0 ? Duration.seconds($0) : nil
         }
         do {
-            let opened = try store.openSeededStore()
             // A key press must not wait long for a server that went away: a score whose
             // commit is in doubt is kept and sent again when the server is back.
-            (opened as? PostgreSQLTeamStore)?.doubtTimeout = .seconds(2)
+            let opened = try store.openSeededStore(doubtTimeout: .seconds(2))
             let exit = try ScoreboardSession.run(
                 store: opened, showsFlags: flags, colors: colors,
                 cacheDirectory: StoreLocation.defaultCacheDirectory(environment: environment), stats: sessionStats,

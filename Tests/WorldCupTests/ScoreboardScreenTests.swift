@@ -445,7 +445,7 @@ import Testing
         let h = try Harness()
         #expect(h.screen.handle(.control("z")) == .suspend)
         #expect(h.screen.handle(.control("l")) == .repaint)
-        #expect(h.screen.handle(.control("c")) == .quit)
+        #expect(h.screen.handle(.control("c")) == .quit(.quit))
     }
 
     @Test func enterDoesNothingToATeamThatIsNotVisible() throws {
@@ -486,7 +486,7 @@ import Testing
         h.press(.control("c"))
         #expect(!h.grid.lines.contains { $0.contains("Secret Team") }, "Ctrl-C cancels the dialog")
         #expect(try Fixtures.teamCount(h.store) == 32)
-        #expect(h.screen.handle(.character("q")) == .quit, "and only the dialog")
+        #expect(h.screen.handle(.character("q")) == .quit(.quit), "and only the dialog")
     }
 
     @Test func rowsChangedByOthersAreHighlightedForAMoment() throws {

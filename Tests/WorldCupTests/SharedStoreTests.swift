@@ -11,9 +11,11 @@ import Testing
 /// The PostgreSQL store's own rules: a score counts once per key, and a connection cut while
 /// a score commits is resolved by sending it again with its key, never by guessing.
 @Suite(.serialized) struct SharedStoreTests {
-    static func seededStore() throws -> (PostgreSQLTeamStore, SharedDatabase) {
+    static func seededStore(
+        doubtTimeout: Duration = PostgreSQLTeamStore.defaultDoubtTimeout
+    ) throws -> (PostgreSQLTeamStore, SharedDatabase) {
         let database = try SharedDatabase()
-        let store = try PostgreSQLTeamStore.open(conninfo: database.uri())
+        let store = try PostgreSQLTeamStore.open(conninfo: database.uri(), doubtTimeout: doubtTimeout)
         try store.seedIfNeeded { .file(Fixtures.seedPath) }
         return (store, database)
     }
@@ -59,8 +61,7 @@ import Testing
     /// When every attempt is cut during its commit until the store's patience runs out, the
     /// score is reported in doubt: neither as done nor as not done.
     @Test func aScoreWhoseOutcomeStaysUnknownIsSaidToBeInDoubt() throws {
-        let (store, database) = try Self.seededStore()
-        store.doubtTimeout = .milliseconds(300)
+        let (store, database) = try Self.seededStore(doubtTimeout: .milliseconds(300))
         try database.cutCommitsOfScores(times: nil)
         let iran = try Self.teamID("Iran", database)
         #expect {
@@ -92,8 +93,7 @@ import Testing
     /// first look after the connection works again; the commit log hears of it only then.
     @Test func aWinInDoubtIsSentAgainWithItsKeyOnceTheStoreIsBack() throws {
         TextWidth.prepareLocale()
-        let (store, database) = try SharedStoreTests.seededStore()
-        store.doubtTimeout = .milliseconds(200)
+        let (store, database) = try SharedStoreTests.seededStore(doubtTimeout: .milliseconds(200))
         let driver = try ScoreboardDriver(store: store, columns: 100)
         let grid = driver.grid, screen = driver.screen
         var reported: [String] = []

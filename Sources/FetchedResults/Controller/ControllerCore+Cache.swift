@@ -25,7 +25,7 @@ extension ControllerCore {
                 noteConnectionState(error: error)
                 throw error
             }
-            guard let generation = store.generation(of: position) else { return }
+            guard let generation = store.feedPosition(of: position) else { return }
             try ResultsCacheFile.write(
                 state.keys, validity: validity, generation: generation,
                 sectionNames: state.sectionNames.mapValues(\.name), to: url)
@@ -74,7 +74,7 @@ extension ControllerCore {
     ) throws
         -> Bool
     {
-        guard let cachedPosition = store.position(fromGeneration: header.generation),
+        guard let cachedPosition = store.position(fromFeedPosition: header.generation),
             case let .changed(touched, freshRows, newPosition) = try store.changes(since: cachedPosition, in: snapshot)
         else { return false }
 

@@ -38,7 +38,7 @@ extension ControllerCore {
     /// cache file keeps): the same commits give the same text in every process following the
     /// store, so a server can name its events by it and a client resume from it. Nil before a
     /// fetch, or when the store has no feed position to give.
-    var feedPosition: String? { exclusive("feedPosition") { position.flatMap { store.generation(of: $0) } } }
+    var feedPosition: String? { exclusive("feedPosition") { position.flatMap { store.feedPosition(of: $0) } } }
 
     /// The number of full rows held in memory: every row without a batch size, at most a few
     /// batches with one.
@@ -177,7 +177,7 @@ extension ControllerCore {
         let step = cacheLoad
         cacheLoad = .none
         // Consumed, so that the reader's arrays stay uniquely held while it reads: a second
-        // reference made every step copy the row locator (4 MB at a million rows).
+        // reference would make every step copy the row locator, which grows with the rows.
         switch consume step {
         case .none:
             return false

@@ -182,7 +182,7 @@ package struct OrderedKeys {
         static let fill = OrderedKeys.maximumChunkCount * 3 / 4
 
         /// A chunk with room for exactly `fill` rows' ids and key ends: grown by doubling, the
-        /// arrays would keep room for 1,024 — a third more than they hold, 4 MB at a million rows.
+        /// arrays would keep room for 1,024, a third more than they hold, in every chunk.
         private static func newChunk(id: UInt32) -> Chunk {
             var chunk = Chunk(id: id)
             chunk.rowIDs.reserveCapacity(fill)
@@ -328,8 +328,8 @@ package struct OrderedKeys {
             renamed.ends = chunk.ends
             renamed.bytes = chunk.bytes
             renamed.prefix = chunk.prefix
-            // A chunk at a time: one id after another, each id's own checks took a third of
-            // a progressive load's appending.
+            // A chunk at a time: one id after another, each id would pay checks of its own,
+            // and a progressive load appends every id.
             locator.add(renamed)
             chunks.append(renamed)
         }

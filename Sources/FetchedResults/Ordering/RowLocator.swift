@@ -10,8 +10,8 @@ package struct RowLocator {
     /// The flat array may hold up to this many slots per id, plus ``flatSlack``: 32 bytes an
     /// id at 2 bytes a slot, still less than the dictionary's ~40 bytes an entry. A progressive
     /// fetch, whose ids arrive spread over the table, so switches to the array while the
-    /// dictionary is small: at a million rows, once 65,536 ids are in, not 262,144 (moving
-    /// those took one load step 20 ms).
+    /// dictionary is small: at a million rows, once 65,536 ids are in, not 262,144, since the
+    /// step that switches moves every id in and would otherwise stall a frame.
     private static let flatSlotsPerID = 16
     /// Slots a small map may waste, so a few scattered ids stay in one array.
     private static let flatSlack = 4096
@@ -233,7 +233,7 @@ package struct RowLocator {
     private mutating func grow(prepending before: Int, appending after: Int) {
         // Only the slots needed: the array's own capacity grows geometrically (appending ids one
         // by one stays amortised O(1)), and capacity never written costs no memory, while slots
-        // filled ahead did (2 MB of a million-row load).
+        // filled ahead would, at every load.
         func grow<Slot: FixedWidthInteger>(_ slots: inout [Slot]) {
             if before > 0 { slots.insert(contentsOf: repeatElement(.max, count: before), at: 0) }
             if after > 0 { slots.append(contentsOf: repeatElement(.max, count: after)) }

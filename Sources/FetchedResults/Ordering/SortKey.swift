@@ -192,8 +192,8 @@ package enum SortKey {
     }
 
     /// Lets `body` write up to `count` bytes into scratch room and appends the ones it wrote (it
-    /// returns how many): one copy of those bytes, where growing `buffer` by `count` first filled
-    /// the whole room with zeros, one at a time (40 ms of a million-row load in a profile).
+    /// returns how many): one copy of those bytes, where growing `buffer` by `count` first
+    /// would fill the whole room with zeros, one at a time, for every key of a load.
     private static func append(
         upTo count: Int, to buffer: inout [UInt8], _ body: (UnsafeMutableBufferPointer<UInt8>) -> Int
     ) {

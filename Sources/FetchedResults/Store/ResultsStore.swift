@@ -143,12 +143,13 @@ public protocol ResultsStore: AnyObject {
     ///   table has no change feed: a cache could then not be brought up to date;
     ///   ``FetchedResultsError/cacheUnsupported(store:)`` by default.
     func cacheValidity(in snapshot: Snapshot) throws -> CacheValidity
-    /// A position as text, for a cache file and ``FetchedResultsController/feedPosition``; nil
-    /// when it cannot be kept. By default its `description`, for a `LosslessStringConvertible`
-    /// position.
-    func generation(of position: Position) -> String?
-    /// A position from a cache file's text; nil when the text is not one of this store's.
-    func position(fromGeneration text: String) -> Position?
+    /// A position as text, its feed position: what a cache file keeps and
+    /// ``FetchedResultsController/feedPosition`` gives; nil when it cannot be kept. By default
+    /// its `description`, for a `LosslessStringConvertible` position.
+    func feedPosition(of position: Position) -> String?
+    /// The position a feed position's text (``feedPosition(of:)``) spells; nil when the text is
+    /// not one of this store's.
+    func position(fromFeedPosition text: String) -> Position?
 
     // MARK: Optional: reading ahead
 
@@ -244,10 +245,10 @@ extension ResultsStore {
 
 extension ResultsStore where Position: LosslessStringConvertible {
     /// The position's text.
-    public func generation(of position: Position) -> String? { position.description }
+    public func feedPosition(of position: Position) -> String? { position.description }
 
     /// The position the text spells.
-    public func position(fromGeneration text: String) -> Position? { Position(text) }
+    public func position(fromFeedPosition text: String) -> Position? { Position(text) }
 }
 
 /// The last row a keyset read returned, as it was read: its key, and its sort values and row id
@@ -330,4 +331,14 @@ public enum ConnectionState: Sendable, Equatable {
     /// The connection broke; the results are the last good ones. `attempts` reconnections failed
     /// so far, the last with `lastError`.
     case reconnecting(attempts: Int, lastError: String)
+}
+
+/// The names ``ResultsStore/feedPosition(of:)`` and ``ResultsStore/position(fromFeedPosition:)``
+/// had before the controller's ``FetchedResultsController/feedPosition`` gave them theirs.
+extension ResultsStore {
+    @available(*, deprecated, renamed: "feedPosition(of:)")
+    public func generation(of position: Position) -> String? { feedPosition(of: position) }
+
+    @available(*, deprecated, renamed: "position(fromFeedPosition:)")
+    public func position(fromGeneration text: String) -> Position? { position(fromFeedPosition: text) }
 }

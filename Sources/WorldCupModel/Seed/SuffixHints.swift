@@ -1,6 +1,6 @@
 /// The first number a repeated name's next copy may take, by the name's hash: an open-addressing
-/// table of hashes and numbers, since a `Dictionary` hashed each key again with SipHash (5% of
-/// `generate` at a million teams, where a third of the names come up more than once).
+/// table of hashes and numbers, since a `Dictionary` would hash each key again with SipHash
+/// when the name's hash is already at hand, and `generate` asks for every repeated name.
 ///
 /// Invariants: the table is a power of two in size and at most half full; a slot with number 0
 /// is empty (the numbers start at 2).

@@ -49,12 +49,11 @@ public final class ScoreboardProgram {
         switch event {
         case let .key(key):
             restingSince = now
-            switch screen.handle(key) {
-            case .handled: return [.redraw]
-            case .quit: return [.quit(.quit)]
-            case .suspend: return [.suspend]
+            let effect = screen.handle(key)
+            switch effect {
             case .repaint: return [.repaint, .redraw]
-            case let .write(write): return [.write(write), .checkpoint(afterWrites: Self.checkpointThreshold), .redraw]
+            case .write: return [effect, .checkpoint(afterWrites: Self.checkpointThreshold), .redraw]
+            default: return [effect]
             }
         case .resize:
             restingSince = now
@@ -74,8 +73,8 @@ public final class ScoreboardProgram {
         case let .looked(changed):
             return afterLook(changed: changed, at: now)
         case let .loadStepped(finished, saidSomething):
-            // A step's rows mostly land below the screen, and a frame per step took a tenth of
-            // a million-team load: draw when rows on screen changed, when the load is done or
+            // A step's rows mostly land below the screen, and a frame per step would slow the
+            // load for nothing to see: draw when rows on screen changed, when the load is done or
             // says why it failed, and otherwise now and then, for the count in the heading.
             let due = now - lastFrame >= Self.loadFrameInterval
             return finished || saidSomething || due || screen.tableView.hasRowsToDraw ? [.redraw] : []
@@ -174,6 +173,7 @@ public final class ScoreboardProgram {
             screen.saveCacheIfNeeded()
         case .redraw:
             lastFrame = now
+            screen.readRowsOnScreen()
             screen.render()
             stats?.frameFlushed()
             if showsExternalChanges {

@@ -29,6 +29,7 @@ public enum ScoreboardSession {
                 screen.message = "Could not add to the log file \(auditLog.path); the store has the change."
             }
         }
+        screen.readRowsOnScreen()
         screen.render()
         stats?.firstFrameShown(fetchSource: screen.fetchSource)
         let clock = ContinuousClock()

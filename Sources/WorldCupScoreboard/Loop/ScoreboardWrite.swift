@@ -9,8 +9,9 @@ public enum ScoreboardWrite: Equatable, Sendable {
     /// The secret dialog's new team.
     case addTeam(name: String, zone: String)
 
-    /// A win or the undo of a win. One whose commit reply was lost with the connection is kept
-    /// and done again with the same key once the store is back: a key counts once.
+    /// A win or the undo of a win, with its key: every score this scoreboard makes. One whose
+    /// commit reply was lost with the connection is in doubt: it is kept and done again with
+    /// the same key once the store is back, and the key makes it count once.
     public struct Score: Equatable, Sendable {
         var key: ScoreKey
         var teamID: Int64

@@ -68,7 +68,8 @@ enum PostgreSQLSchema {
             3, "change feed without NOTIFY",
             [
                 // The statement trigger's NOTIFY made every scorer's commit wait for every
-                // other's (13× slower at 32 writers): screens now look at the history instead.
+                // other's, so writers slowed as they grew in number: screens now look at the
+                // history instead.
                 // The feed is installed again after these (see `installsChangeFeed`), with the
                 // row trigger that reads the key column itself.
                 "DROP TRIGGER IF EXISTS fetched_results_team_notify ON team",

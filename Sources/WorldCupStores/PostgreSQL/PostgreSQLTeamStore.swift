@@ -21,7 +21,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
     /// How long a score whose commit reply was lost is sent again (with its key) while the
     /// server is away, before it is reported in doubt. A command waits long; the scoreboard,
     /// which keeps scores in doubt and sends them again once the server is back, briefly.
-    public var doubtTimeout = Duration.seconds(30)
+    public let doubtTimeout: Duration
     private var connection: PostgreSQLConnection?
     /// The role the connection logged in as, for messages about permissions.
     private var role = "?"
@@ -43,8 +43,9 @@ public final class PostgreSQLTeamStore: ScoreStore {
     let writeDefaults: [String: String]
     let followDefaults: [String: String]
 
-    private init(conninfo: String) {
+    private init(conninfo: String, doubtTimeout: Duration) {
         self.conninfo = conninfo
+        self.doubtTimeout = doubtTimeout
         displayName = PostgreSQLConnection.summary(of: conninfo) ?? "the PostgreSQL server"
         let severalHosts = PostgreSQLConnection.parameters(of: conninfo)?["host"]?.contains(",") ?? false
         writeDefaults = Self.connectionDefaults.merging(
@@ -60,8 +61,13 @@ public final class PostgreSQLTeamStore: ScoreStore {
         argument.hasPrefix("postgresql://") || argument.hasPrefix("postgres://")
     }
 
+    /// ``doubtTimeout`` unless the opener says otherwise: a command may wait long.
+    public static let defaultDoubtTimeout = Duration.seconds(30)
+
     /// Connects to the database `conninfo` names and brings its schema up to date.
-    public static func open(conninfo: String) throws -> PostgreSQLTeamStore {
+    public static func open(
+        conninfo: String, doubtTimeout: Duration = defaultDoubtTimeout
+    ) throws -> PostgreSQLTeamStore {
         do {
             try PostgreSQLConnection.loadClientLibrary()
         } catch let PostgreSQLError.clientLibraryMissing(reason) {
@@ -71,7 +77,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
             throw WorldCupError.connectionURIUnreadable(reason: problem)
         }
         if PostgreSQLConnection.parameters(of: conninfo)?["password"] != nil { throw WorldCupError.passwordInURI }
-        let store = PostgreSQLTeamStore(conninfo: conninfo)
+        let store = PostgreSQLTeamStore(conninfo: conninfo, doubtTimeout: doubtTimeout)
         try store.migrate()
         return store
     }

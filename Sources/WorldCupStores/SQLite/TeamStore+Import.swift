@@ -10,7 +10,7 @@ extension TeamStore {
     static let bulkImportThreshold = 50_000
 
     /// The share of a streamed import's time spent writing rows; building the two indexes
-    /// takes the rest (measured at a million teams). Only the progress bar uses it.
+    /// takes the rest. Only the progress bar uses it, so an estimate is enough.
     private static let rowsShareOfImport = 0.55
 
     /// The file needs the thorough reader, or the store's unique index found a name twice:
@@ -47,8 +47,8 @@ extension TeamStore {
     }
 
     /// Building an index sorts in memory up to the page cache's size; past it, sorter threads
-    /// sort pieces side by side in temporary files and merge them: at a million teams the two
-    /// indexes take 2.7 s instead of 3.6 s in one thread with a 64 MB cache, in less memory.
+    /// sort pieces side by side in temporary files and merge them: a big import's indexes are
+    /// built sooner, in less memory, than by one thread with a cache big enough to sort them.
     private static var streamedImportPragmas: [String: Int] {
         ["cache_size": -8192, "threads": min(4, ProcessInfo.processInfo.activeProcessorCount)]
     }

@@ -11,17 +11,24 @@ final class ServeMetrics: Sendable {
     let eventsSent: Counter
 
     init() {
-        viewers = registry.makeGauge(name: "worldcup_viewers", help: "Viewers following the standings now.")
+        viewers = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "worldcup", metricName: "viewers", unitName: "",
+                helpText: "Viewers following the standings now."))
         eventsSent = registry.makeCounter(
-            name: "worldcup_events_sent_total", help: "Events handed to viewers (each change set once per viewer).")
+            descriptor: MetricNameDescriptor(
+                namespace: "worldcup", metricName: "events_sent", unitName: "total",
+                helpText: "Events handed to viewers (each change set once per viewer)."))
     }
 
     /// Counts a refused request.
     func refused(_ status: HTTPResponse.Status) {
         let reason = status.reasonPhrase.lowercased().split(separator: " ").joined(separator: "_")
         registry.makeCounter(
-            name: "worldcup_refused_requests_total", labels: [("reason", reason)],
-            help: "Requests answered with a 4xx or 5xx, by reason."
+            descriptor: MetricNameDescriptor(
+                namespace: "worldcup", metricName: "refused_requests", unitName: "total",
+                helpText: "Requests answered with a 4xx or 5xx, by reason."),
+            labels: [("reason", reason)]
         ).increment()
     }
 

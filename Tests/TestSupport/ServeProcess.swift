@@ -46,8 +46,8 @@ public final class ServeProcess: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         let stdout = home + "/serve-\(UUID().uuidString.prefix(8)).out"
         outputPath = stdout
-        FileManager.default.createFile(atPath: stdout, contents: nil)
-        FileManager.default.createFile(atPath: stdout + ".err", contents: nil)
+        _ = FileManager.default.createFile(atPath: stdout, contents: nil)
+        _ = FileManager.default.createFile(atPath: stdout + ".err", contents: nil)
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = ["serve", "--db", db, "--seed", Self.seed, "--listen", listen] + arguments
         process.environment = [

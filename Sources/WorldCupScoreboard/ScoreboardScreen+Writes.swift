@@ -33,7 +33,7 @@ extension ScoreboardScreen {
     /// kept, and done again with the same key when the store is back. A score sent again that
     /// finds no server taking writes stays in doubt: its first attempt may have committed (the
     /// standings may come from a standby that is still up while the primary is down).
-    private func commit(_ score: ScoreboardWrite.Score, again: Bool = false) throws {
+    private func commit(_ score: ScoreboardWrite.Score, sentAgainAt: ContinuousClock.Instant? = nil) throws {
         do {
             if score.isUndo {
                 switch try store.takeBackWin(teamID: score.teamID, key: score.key) {
@@ -53,9 +53,9 @@ extension ScoreboardScreen {
             message =
                 "\(score.isUndo ? "Undo" : "Win") for \(score.name) in doubt: the connection broke during its commit."
                 + " It will be checked, and counted once, when the server is back."
-        } catch WorldCupError.serverUnreachable where again {
+        } catch WorldCupError.serverUnreachable where sentAgainAt != nil {
             scoresInDoubt.append(score)
-            doubtStillUnreachableAt = .now
+            doubtStillUnreachableAt = sentAgainAt
             message =
                 "\(score.isUndo ? "Undo" : "Win") for \(score.name) still in doubt: no server takes writes yet."
                 + " It will be checked, and counted once, when one does."
@@ -64,14 +64,14 @@ extension ScoreboardScreen {
 
     /// Once the store is back: does each score in doubt again with its key, which counts the
     /// ones that did not count and leaves the others as they are.
-    func resolveScoresInDoubt() {
-        if let since = doubtStillUnreachableAt, since.duration(to: .now) < Self.doubtRetryInterval { return }
+    func resolveScoresInDoubt(at now: ContinuousClock.Instant) {
+        if let since = doubtStillUnreachableAt, now - since < Self.doubtRetryInterval { return }
         doubtStillUnreachableAt = nil
         let pending = scoresInDoubt
         scoresInDoubt = []
         for score in pending {
             message = nil
-            perform { try commit(score, again: true) }
+            perform { try commit(score, sentAgainAt: now) }
             if !scoresInDoubt.contains(where: { $0.key == score.key }), !score.isUndo, message == nil {
                 message = "The win for \(score.name), in doubt while the server was away, is counted once."
             }
@@ -243,7 +243,7 @@ extension ScoreboardScreen {
         }
         // Not inside the look: a write delivers its own change set.
         if !scoresInDoubt.isEmpty, connectionProblem == nil {
-            resolveScoresInDoubt()
+            resolveScoresInDoubt(at: now)
             changed = true
         }
         return changed

@@ -46,13 +46,11 @@ extension PostgreSQLTeamStore {
     private func correcting(
         _ name: String, _ action: String, _ body: (PostgreSQLConnection, Team) throws -> Team?
     ) throws -> Correction {
-        var committedOn: PostgreSQLConnection?
         let correction = try transaction(action) { connection in
             let team = try Self.lockedTeam(named: name, connection)
-            committedOn = connection
             return Correction(before: team, after: try body(connection, team))
         }
-        if let committedOn { announce(committedOn) }
+        announceCommit()
         return correction
     }
 }

@@ -138,7 +138,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
                 let connection = try connected()
                 sentOnce = true
                 let value = try connection.transaction { try body(connection) }
-                announce(connection)
+                announceCommit()
                 return value
             } catch let error as PostgreSQLError
                 where error.isConnectionLost || (sentOnce && Self.isConnectionFailure(error))
@@ -157,7 +157,8 @@ public final class PostgreSQLTeamStore: ScoreStore {
 
     /// Wakes the screens following the database on a primary now, not at their next look. The
     /// change is committed whatever becomes of the announcement.
-    func announce(_ connection: PostgreSQLConnection) {
+    func announceCommit() {
+        guard let connection else { return }
         try? PostgreSQLChangeFeed.announce(in: connection)
     }
 
@@ -414,7 +415,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
                 throw WorldCupError.duplicateTeam(name: fields.name, existing: fields.name)
             }
         }
-        if let connection { announce(connection) }
+        announceCommit()
         return team
     }
 

@@ -233,6 +233,35 @@ public enum PostgreSQLChangeFeed {
         }
     }
 
+    /// Deletes the history of all but the newest `keeping` changed rows (and any others of the
+    /// oldest kept row's transaction), and records the horizon: a reader that had not read
+    /// that far will be told to refetch. Call it now and then from a writer, outside a writing
+    /// transaction (the app does when idle, at most once a minute): it is one statement whose
+    /// cost is reading `keeping` index entries and deleting what is older.
+    ///
+    /// A transaction still running below the horizon keeps its rows, which the delete cannot
+    /// see; every reader that could need them is older than the horizon and refetches.
+    public static func prune(keeping: Int, in connection: PostgreSQLConnection) throws {
+        let history = quoted(historyTable), pruned = quoted(historyTable + "_pruned")
+        // With nothing to keep, the horizon is the oldest transaction still running: every
+        // older one has finished, so no row of theirs can appear later.
+        try connection.execute(
+            """
+            WITH horizon AS (
+                SELECT CASE WHEN $1::bigint = 0 THEN pg_snapshot_xmin(pg_current_snapshot())
+                    ELSE (SELECT transaction FROM \(history)
+                          ORDER BY transaction DESC OFFSET greatest($1::bigint - 1, 0) LIMIT 1)
+                    END AS transaction
+            ), moved AS (
+                UPDATE \(pruned) SET before = greatest(before, (SELECT transaction FROM horizon))
+                WHERE (SELECT transaction FROM horizon) IS NOT NULL
+                RETURNING before
+            )
+            DELETE FROM \(history) WHERE transaction < (SELECT before FROM moved)
+            """,
+            [Int64(max(0, keeping))])
+    }
+
     /// An identifier in double quotes, for names that are not values (tables, columns).
     public static func quotedName(_ identifier: String) -> String { quoted(identifier) }
 

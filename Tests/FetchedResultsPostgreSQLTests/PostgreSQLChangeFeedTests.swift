@@ -80,6 +80,40 @@ extension PostgreSQLServerTests {
                 "the old rows are gone")
         }
 
+        /// Pruning by count keeps the newest changed rows, so a reader that had read up to them
+        /// goes on without a refetch, and tells one further behind to refetch.
+        @Test func pruningKeepsTheNewestChangedRows() throws {
+            let (_, connection) = try itemDatabase()
+            func insert(_ names: [String]) throws {
+                for name in names { try connection.execute("INSERT INTO item (name) VALUES ($1)", [name]) }
+            }
+            func historyRows() throws -> [String] {
+                try connection.execute("SELECT row_id FROM fetched_results_history ORDER BY row_id").rows.map {
+                    $0[0] ?? "NULL"
+                }
+            }
+            let start = try PostgreSQLChangeFeed.currentPosition(in: connection)
+            try insert(["a", "b", "c"])
+            let afterThree = try PostgreSQLChangeFeed.changes(since: start, in: connection).position
+            try insert(["d", "e"])
+
+            try PostgreSQLChangeFeed.prune(keeping: 2, in: connection)
+            #expect(try historyRows() == ["4", "5"])
+            let fromAfterThree = try PostgreSQLChangeFeed.changes(since: afterThree, in: connection)
+            #expect(!fromAfterThree.isBehindPruning && fromAfterThree.rowIDs == ["item": [4, 5]])
+            #expect(try PostgreSQLChangeFeed.changes(since: start, in: connection).isBehindPruning)
+
+            try PostgreSQLChangeFeed.prune(keeping: 10, in: connection)
+            #expect(try historyRows() == ["4", "5"], "fewer rows than kept: nothing goes")
+            #expect(try !PostgreSQLChangeFeed.changes(since: afterThree, in: connection).isBehindPruning)
+
+            let now = try PostgreSQLChangeFeed.currentPosition(in: connection)
+            try PostgreSQLChangeFeed.prune(keeping: 0, in: connection)
+            #expect(try historyRows().isEmpty)
+            #expect(try PostgreSQLChangeFeed.changes(since: afterThree, in: connection).isBehindPruning)
+            #expect(try !PostgreSQLChangeFeed.changes(since: now, in: connection).isBehindPruning)
+        }
+
         /// Many writers on their own connections, committing in random order: the rows read
         /// through the feed, position after position, are exactly the rows written (the oracle:
         /// the table itself).

@@ -90,12 +90,11 @@ final class TestStore {
     var parameter: String { kind == .sqlite ? "?" : "$1" }
 
     /// Deletes the change feed, so that a controller that has not looked since must refetch:
-    /// on SQLite all but the last `keeping` rows, on PostgreSQL all of it.
+    /// all but the last `keeping` changed rows.
     func pruneHistory(keeping: Int = 0) throws {
         switch kind {
         case .sqlite: try pool!.write { try ChangeHistory.prune(keeping: keeping, in: $0) }
-        case .postgresql:
-            try PostgreSQLChangeFeed.prune(before: PostgreSQLChangeFeed.currentPosition(in: helper!), in: helper!)
+        case .postgresql: try PostgreSQLChangeFeed.prune(keeping: keeping, in: helper!)
         }
     }
 

@@ -108,7 +108,8 @@ public enum WorldCupServe {
         let services = ServiceGroup(
             configuration: .init(
                 services: [
-                    .init(service: follower), .init(service: ViewerHeartbeat(hub: hub)), .init(service: application),
+                    .init(service: follower), .init(service: ViewerHeartbeat(hub: hub)),
+                    .init(service: StoreHousekeeping(writer: writer)), .init(service: application),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {

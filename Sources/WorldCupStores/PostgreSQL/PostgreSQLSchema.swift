@@ -82,6 +82,12 @@ enum PostgreSQLSchema {
     ]
 
     /// Whether the change feed is (re)installed on `team` after a migration's statements.
+    /// Change history rows kept when pruning, as on SQLite: far more than an open scoreboard
+    /// falls behind between two looks; one that does fall behind refetches.
+    static let historyKept = 10_000
+    /// How often an idle scoreboard or `serve` prunes the history at most.
+    static let pruneInterval = Duration.seconds(60)
+
     static func installsChangeFeed(_ version: Int) -> Bool { [1, 3, 4].contains(version) }
 
     static var latestVersion: Int { migrations.last!.version }

@@ -25,6 +25,8 @@ public final class PostgreSQLTeamStore: ScoreStore {
     private var connection: PostgreSQLConnection?
     /// The role the connection logged in as, for messages about permissions.
     private var role = "?"
+    /// When ``tidyWhileIdle()`` last pruned the change history.
+    private var lastPruned: ContinuousClock.Instant?
 
     /// Connection parameters a scoreboard needs and libpq does not default to: give up
     /// connecting after a few seconds, and notice a cut link within seconds (keepalives, and
@@ -433,9 +435,17 @@ public final class PostgreSQLTeamStore: ScoreStore {
         }
     }
 
-    /// Nothing to do: the server keeps its own files, and the change history is small (one row
-    /// per change) and pruned by the organiser if ever needed (README, Shared scoreboard).
-    public func tidyWhileIdle() {}
+    /// Prunes the change history to its newest rows, at most once a minute: it grows by one row
+    /// per change, and a screen that falls further behind refetches once. Only on a connection
+    /// already open, so that an idle moment never waits for a server that is away; a role that
+    /// may not delete history (a scorer's) leaves it to the organiser's screens and `serve`.
+    public func tidyWhileIdle() {
+        let now = ContinuousClock.now
+        if let lastPruned, now - lastPruned < PostgreSQLSchema.pruneInterval { return }
+        guard let connection else { return }
+        lastPruned = now
+        try? PostgreSQLChangeFeed.prune(keeping: PostgreSQLSchema.historyKept, in: connection)
+    }
 
     // MARK: - Reads
 

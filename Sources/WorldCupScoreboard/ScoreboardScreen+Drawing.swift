@@ -170,6 +170,7 @@ extension ScoreboardScreen {
             "Enter Space         add a win",
             "click               select a team; on the selected one, add a win",
             "u                   undo this scoreboard's last change",
+            "^R                  redo what u took back",
         ]
             + (isShaken ? ["+                   add a team"] : [])
             + [

@@ -3,7 +3,7 @@ import Foundation
 import TerminalUI
 import WorldCupModel
 
-/// Writes — a win, an added team, an undo — and what other writers did. A key asks for a write
+/// Writes — a win, an added team, an undo, a redo — and what other writers did. A key asks for a write
 /// (``ScoreboardWrite``); the loop runs it (``perform(_:)``) as one transaction, and the screen
 /// learns its outcome only through the controller's change set.
 extension ScoreboardScreen {
@@ -12,6 +12,7 @@ extension ScoreboardScreen {
     /// The write a win for the team under the cursor needs, if it can be made now.
     func addWinUnderCursor() -> ScoreboardEffect {
         guard let teamID = visibleCursorRowID, isConnected(orSay: "Not counted") else { return .redraw }
+        redoStack.removeAll()
         return .write(
             .score(ScoreboardWrite.Score(key: ScoreKey(), teamID: teamID, name: teamName(teamID), isUndo: false)))
     }
@@ -24,6 +25,8 @@ extension ScoreboardScreen {
             perform { try commit(score) }
         case let .undo(entry):
             perform { try undo(entry) }
+        case let .redo(entry):
+            perform { try redo(entry) }
         case let .addTeam(name, zone):
             addTeam(name: name, zone: zone)
         }
@@ -33,13 +36,18 @@ extension ScoreboardScreen {
     /// kept, and done again with the same key when the store is back. A score sent again that
     /// finds no server taking writes stays in doubt: its first attempt may have committed (the
     /// standings may come from a standby that is still up while the primary is down).
-    private func commit(_ score: ScoreboardWrite.Score, sentAgainAt: ContinuousClock.Instant? = nil) throws {
+    /// Whether the score counted now (a win that finds its team gone, an undo refused, or a
+    /// score left in doubt did not).
+    @discardableResult
+    private func commit(_ score: ScoreboardWrite.Score, sentAgainAt: ContinuousClock.Instant? = nil) throws -> Bool {
         do {
             if score.isUndo {
                 switch try store.takeBackWin(teamID: score.teamID, key: score.key) {
                 case .undone:
                     message = "Took back a win from \(score.name)."
+                    redoStack.append(.win(teamID: score.teamID, name: score.name))
                     didCommit(CommittedChange(.undo, teamID: score.teamID, teamName: score.name, key: score.key))
+                    return true
                 case .teamGone: message = "\(score.name) is no longer in the store; nothing to undo."
                 case .changedByOthers:
                     message = "Not undone: \(score.name) has no win left to take back (changed elsewhere)."
@@ -47,6 +55,7 @@ extension ScoreboardScreen {
             } else if let team = try store.addWin(teamID: score.teamID, key: score.key) {
                 undoStack.append(.win(teamID: score.teamID, name: team.teamName))
                 didCommit(CommittedChange(.win, teamID: score.teamID, teamName: team.teamName, key: score.key))
+                return true
             }
         } catch WorldCupError.scoreInDoubt {
             scoresInDoubt.append(score)
@@ -60,6 +69,7 @@ extension ScoreboardScreen {
                 "\(score.isUndo ? "Undo" : "Win") for \(score.name) still in doubt: no server takes writes yet."
                 + " It will be checked, and counted once, when one does."
         }
+        return false
     }
 
     /// Once the store is back: does each score in doubt again with its key, which counts the
@@ -111,11 +121,45 @@ extension ScoreboardScreen {
             switch try store.removeAddedTeam(team) {
             case .undone:
                 message = "Removed \(team.teamName)."
+                redoStack.append(.added(team))
                 didCommit(CommittedChange(.remove, teamID: team.id ?? 0, teamName: team.teamName))
             case .teamGone: message = "\(team.teamName) is no longer in the store; nothing to undo."
             case let .changedByOthers(now):
                 let wins = "\(Thousands.grouped(now.wins)) win\(now.wins == 1 ? "" : "s")"
                 message = "Not undone: \(now.teamName) was changed elsewhere since it was added (now \(wins))."
+            }
+        }
+    }
+
+    /// The write that does again what the last undo took back: a win counted anew (with a new
+    /// key), a removed team added again, unless someone else has taken its name since.
+    func redo() -> ScoreboardEffect {
+        guard !redoStack.isEmpty else {
+            message = "Nothing to redo."
+            return .redraw
+        }
+        guard isConnected(orSay: "Not redone") else { return .redraw }
+        return .write(.redo(redoStack.removeLast()))
+    }
+
+    private func redo(_ entry: UndoEntry) throws {
+        switch entry {
+        case let .win(teamID, name):
+            let score = ScoreboardWrite.Score(key: ScoreKey(), teamID: teamID, name: name, isUndo: false)
+            if try commit(score) {
+                message = "Counted the win for \(name) again."
+            } else if message == nil {
+                message = "\(name) is no longer in the store; nothing to redo."
+            }
+        case let .added(removed):
+            do {
+                let team = try store.addTeam(name: removed.teamName, zone: removed.qualifyingZone)
+                undoStack.append(.added(team))
+                message = "Added \(team.teamName) again."
+                didCommit(CommittedChange(.add, teamID: team.id ?? 0, teamName: team.teamName))
+            } catch let error as WorldCupError {
+                guard case .duplicateTeam = error else { throw error }
+                message = "Not redone: " + Self.sentence(error.description)
             }
         }
     }
@@ -135,6 +179,7 @@ extension ScoreboardScreen {
                 return .redraw
             }
             mode = .dialog(current)
+            redoStack.removeAll()
             return .write(.addTeam(name: name, zone: zone))
         }
         return .redraw

@@ -27,6 +27,8 @@ public final class ScoreboardScreen: TableViewDataSource {
     /// A transient message for the status line; the next key clears it.
     var message: String?
     var undoStack: [UndoEntry] = []
+    /// What undo took back, newest last, until this scoreboard makes a new change.
+    var redoStack: [UndoEntry] = []
     /// Scores whose commit reply was lost with the connection: done again, with their keys,
     /// at the first look after the store is back (a key counts once however often it is sent).
     var scoresInDoubt: [ScoreboardWrite.Score] = []
@@ -213,6 +215,7 @@ public final class ScoreboardScreen: TableViewDataSource {
         case .character("n"): stepSearch(forward: true)
         case .character("N"): stepSearch(forward: false)
         case .character("u"): return undo()
+        case .control("r"): return redo()
         case .character("?"): mode = .help
         case .character("S"):
             isShaken = true

@@ -48,6 +48,23 @@ import Testing
         #expect(terminal.lines.filter { $0.contains(" Algeria ") }.count == 1)
     }
 
+    /// u and Ctrl-R through a real terminal: several steps back, then forward again.
+    @Test func undoAndRedoSeveralSteps() throws {
+        let directory = TemporaryDirectory()
+        let terminal = try Tmux(command: directory.scoreboard)
+        #expect(terminal.waitFor("World Cup — 32 teams in 5 zones"))
+        #expect(try terminal.moveCursor(to: "Algeria"))
+        try terminal.press("Enter", "Enter", "Enter")
+        #expect(terminal.wait { _ in terminal.wins(of: "Algeria") == 3 })
+        try terminal.press("u", "u", "u")
+        #expect(terminal.wait { _ in terminal.wins(of: "Algeria") == 0 })
+        try terminal.press("C-r", "C-r")
+        #expect(terminal.wait { _ in terminal.wins(of: "Algeria") == 2 })
+        #expect(terminal.waitFor("Counted the win for Algeria again."))
+        try terminal.press("q")
+        #expect(terminal.waitUntil(timeout: 5) { terminal.commandExited })
+    }
+
     @Test func resizeToTwentyByFiveAndBack() throws {
         let directory = TemporaryDirectory()
         let terminal = try Tmux(command: directory.scoreboard)

@@ -156,6 +156,57 @@ import Testing
         #expect(h.grid.line(39).hasPrefix("Nothing to undo. "))
     }
 
+    /// Ctrl-R does again, step by step, what u took back (as in vim); a new change of this
+    /// scoreboard starts a new line of changes, with nothing to redo.
+    @Test func redoDoesAgainWhatUndoTookBack() throws {
+        let h = try Harness()
+        func storedWins(_ name: String) throws -> Int? {
+            try h.store.pool.read { db in
+                try Int.fetchOne(db, sql: "SELECT wins FROM team WHERE teamName = ?", arguments: [name])
+            }
+        }
+        h.press(.enter, .enter, .enter, .character("u"), .character("u"))
+        #expect(try storedWins("Algeria") == 1)
+        h.press(.control("r"))
+        #expect(try h.wins(of: "Algeria") == 2 && storedWins("Algeria") == 2)
+        #expect(h.grid.line(39).hasPrefix("Counted the win for Algeria again. "), "\(h.grid.line(39))")
+        h.press(.control("r"))
+        #expect(try storedWins("Algeria") == 3)
+        h.press(.control("r"))
+        #expect(h.grid.line(39).hasPrefix("Nothing to redo. "), "\(h.grid.line(39))")
+        #expect(try storedWins("Algeria") == 3)
+        h.press(.character("u"), .character("u"), .character("u"))
+        #expect(try storedWins("Algeria") == 0, "a redone win is undone like any other")
+
+        h.press(.control("r"), .enter)
+        #expect(try storedWins("Algeria") == 2)
+        h.press(.control("r"))
+        #expect(h.grid.line(39).hasPrefix("Nothing to redo. "), "a new win starts a new line of changes")
+
+        h.press(.character("S"), .character("+"))
+        h.type("Wenderland")
+        h.press(.tab)
+        h.type("Internets")
+        h.press(.enter, .character("u"))
+        #expect(h.row(of: "Wenderland") == nil)
+        h.press(.control("r"))
+        #expect(h.row(of: "Wenderland") != nil && h.grid.lines.contains("Internets (1 team)"))
+        #expect(h.grid.line(39).hasPrefix("Added Wenderland again. "), "\(h.grid.line(39))")
+        h.press(.character("u"))
+        #expect(h.row(of: "Wenderland") == nil, "the team added again is removed again")
+
+        // Someone else took the name meanwhile: their team stays, alone.
+        try h.store.pool.write { db in
+            try db.execute(sql: "INSERT INTO team (teamName, qualifyingZone, wins) VALUES ('Wenderland', 'Oceans', 4)")
+        }
+        h.driver.storeChanged()
+        h.press(.control("r"))
+        let status = (37...39).map(h.grid.line).joined(separator: " ")
+        #expect(status.contains("Not redone: A team named \"Wenderland\" already exists"), "\(status)")
+        #expect(try storedWins("Wenderland") == 4)
+        #expect(try Fixtures.teamCount(h.store) == 33)
+    }
+
     /// Undo takes back only what is still as this scoreboard left it (issue 12, bug 2): a
     /// team someone else renamed, or whose wins someone else took away or deleted, is kept
     /// as they left it, and the status line says so.

@@ -6,6 +6,8 @@ public enum ScoreboardWrite: Equatable, Sendable {
     case score(Score)
     /// Taking back this scoreboard's last change.
     case undo(UndoEntry)
+    /// Doing again the change this scoreboard's last undo took back.
+    case redo(UndoEntry)
     /// The secret dialog's new team.
     case addTeam(name: String, zone: String)
 
@@ -19,7 +21,7 @@ public enum ScoreboardWrite: Equatable, Sendable {
         var isUndo: Bool
     }
 
-    /// One change this scoreboard made, as undo needs it.
+    /// One change this scoreboard made, as undo (and redo, once undone) needs it.
     public enum UndoEntry: Equatable, Sendable {
         case win(teamID: Int64, name: String)
         /// The team as this scoreboard added it: undo removes it only while it is still so.

@@ -91,6 +91,11 @@ public protocol ScoreStore: AnyObject {
     /// scoreboard; `cacheDirectory` keeps its cache between launches (nil: none).
     func standingsController(cacheDirectory: String?) -> FetchedResultsController<Team>
 
+    /// The standings' request narrowed to the teams whose name contains `text`, ASCII letters
+    /// in either case (as search matches), for the scoreboard's filter; an empty text: every
+    /// team. The controller changes to it live (`setFetchRequest`).
+    func standingsRequest(nameContaining text: String) -> TableFetchRequest
+
     /// Housekeeping for an idle moment (SQLite's checkpoint, pruning old change history).
     func tidyWhileIdle()
 }

@@ -41,13 +41,17 @@ extension ScoreboardScreen {
     }
 
     private func drawTitle(_ row: Int) {
-        let teams = (0..<controller.numberOfSections).reduce(0) { $0 + controller.numberOfObjects(inSection: $1) }
+        let teams = teamCount
         let zones = controller.numberOfSections
+        let zonesText = "\(Thousands.grouped(zones)) zone\(zones == 1 ? "" : "s")"
         let title =
-            controller.hasRowsToLoad
-            ? "World Cup — loading the standings: \(Thousands.grouped(teams)) teams so far"
-            : "World Cup — \(Thousands.grouped(teams)) team\(teams == 1 ? "" : "s") in "
-                + "\(Thousands.grouped(zones)) zone\(zones == 1 ? "" : "s")"
+            if controller.hasRowsToLoad {
+                "World Cup — loading the standings: \(Thousands.grouped(teams)) teams so far"
+            } else if let filter, let filterCount {
+                "World Cup — \(filterCount) in \(zonesText) · names containing “\(filter.text)”"
+            } else {
+                "World Cup — \(Thousands.grouped(teams)) team\(teams == 1 ? "" : "s") in \(zonesText)"
+            }
         guard title != drawn.title else { return }
         surface.drawLine(row, title, style: [.bold])
         drawn.title = title
@@ -66,10 +70,12 @@ extension ScoreboardScreen {
         switch mode {
         case .dialog: return "Enter save · Esc cancel · Tab zone or complete it · Shift-Tab name"
         case .help: return "Any key closes the help"
-        case .searching: return ""
+        case .searching, .filtering: return ""
         case .zoneLetter: return "Zone by its first letter: " + controller.sectionIndexTitles.joined(separator: " ")
         case .list where store.isReadOnly:
             return "Read-only store · ↑↓ move · / search · ] zone · ? help · q quit"
+        case .list where filter != nil:
+            return "Filtered · Esc every team · \\ change · ↑↓ move · Enter +1 win · u undo · ? help"
         case .list:
             return "↑↓ move · Enter +1 win · / search · ] zone · u undo" + (isShaken ? " · + add team" : "")
                 + " · ? help · q quit"
@@ -82,6 +88,10 @@ extension ScoreboardScreen {
         if case .searching(let prompt) = mode {
             let found = prompt.search.map { "  " + searchStatus($0).drop { $0 != "—" } } ?? ""
             return ("/" + prompt.query.text + found, [], false)
+        }
+        if case .filtering(let prompt) = mode {
+            let count = filterCount.map { "  — " + $0 } ?? ""
+            return ("\\" + prompt.text.text + count, [], false)
         }
         if let message { return (message, [.bold], true) }
         if let problem = connectionProblem {
@@ -167,6 +177,7 @@ extension ScoreboardScreen {
             "] [  Tab Shift-Tab  next / previous zone",
             "' and a letter      the zone starting with it (again: the next)",
             "/ and text          search names; n N next / previous",
+            "\\ and text          only names containing it; Esc all",
             "Enter Space         add a win",
             "click               select a team; on the selected one, add a win",
             "u                   undo this scoreboard's last change",
@@ -220,6 +231,9 @@ extension ScoreboardScreen {
         } else if case .searching(let prompt) = mode {
             surface.setCursorVisible(true)
             surface.placeCursor(row: statusRow, column: 1 + prompt.query.visible(width: surface.columns).cursorColumn)
+        } else if case .filtering(let prompt) = mode {
+            surface.setCursorVisible(true)
+            surface.placeCursor(row: statusRow, column: 1 + prompt.text.visible(width: surface.columns).cursorColumn)
         } else {
             surface.setCursorVisible(false)
             surface.placeCursor(row: tableView.cursorScreenRow ?? statusRow, column: 0)

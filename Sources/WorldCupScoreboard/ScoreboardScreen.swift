@@ -11,7 +11,7 @@ import WorldCupModel
 /// redraws only the rows that changed. Nothing here touches the list directly after a write.
 ///
 /// The parts live in their own files: keys and moves here, writes and undo in `+Writes`,
-/// search in `+Search`, drawing in `+Drawing`.
+/// search in `+Search`, the filter in `+Filter`, drawing in `+Drawing`.
 public final class ScoreboardScreen: TableViewDataSource {
     let store: any ScoreStore
     let surface: any Surface
@@ -40,6 +40,8 @@ public final class ScoreboardScreen: TableViewDataSource {
     var shownConnectionProblem: String?
     /// The replica's lag the status line shows, in whole seconds (nil: none worth saying).
     var shownReplicaLag: Int?
+    /// The filter in force (nil: every team is listed).
+    var filter: TeamFilter?
     /// The search that `n` and `N` step through (kept when it found nothing: `n` looks again).
     var lastSearch: TeamSearch?
     /// Whether the last search's matches are marked in the rows: from Enter until Esc.
@@ -83,6 +85,7 @@ public final class ScoreboardScreen: TableViewDataSource {
         case help
         case dialog(AddTeamDialog)
         case searching(SearchPrompt)
+        case filtering(FilterPrompt)
         /// After `'`: the next letter picks a zone by its index title.
         case zoneLetter
     }
@@ -176,6 +179,8 @@ public final class ScoreboardScreen: TableViewDataSource {
             return handleDialogKey(key, dialog)
         case .searching(let prompt):
             handleSearchKey(key, prompt)
+        case .filtering(let prompt):
+            handleFilterKey(key, prompt)
         case .zoneLetter:
             mode = .list
             if case .character(let letter) = key { jumpToZone(indexTitle: String(letter).uppercased()) }
@@ -187,6 +192,8 @@ public final class ScoreboardScreen: TableViewDataSource {
         switch key {
         case .escape where searchShown:
             clearSearchMarks()
+        case .escape where filter != nil:
+            clearFilter()
         case .character("q"), .escape, .control("c"):
             return .quit(.quit)
         case .up, .character("k"): moveCursor { $0.moveCursor(by: -1) }
@@ -212,6 +219,7 @@ public final class ScoreboardScreen: TableViewDataSource {
                 moveCursor { $0.setCursor(index) }
             }
         case .character("/"): startSearch()
+        case .character("\\"): startFilter()
         case .character("n"): stepSearch(forward: true)
         case .character("N"): stepSearch(forward: false)
         case .character("u"): return undo()

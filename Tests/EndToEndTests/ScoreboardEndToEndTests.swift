@@ -65,6 +65,21 @@ import Testing
         #expect(terminal.waitUntil(timeout: 5) { terminal.commandExited })
     }
 
+    /// The filter through a real terminal: `\` and text narrows the list, Esc shows every team.
+    @Test func theFilterNarrowsTheListAndEscRestoresIt() throws {
+        let directory = TemporaryDirectory()
+        let terminal = try Tmux(command: directory.scoreboard)
+        #expect(terminal.waitFor("World Cup — 32 teams in 5 zones"))
+        try terminal.type("\\ger")
+        #expect(terminal.waitFor("World Cup — 3 of 32 teams in 2 zones · names containing “ger”"))
+        let teams = terminal.lines.dropFirst(2).filter { $0.hasPrefix("   ") }.map { $0.split(separator: " ")[1] }
+        #expect(teams.sorted() == ["ALG", "GER", "NGA"], "\(terminal.lines)")
+        try terminal.press("Enter", "Escape")
+        #expect(terminal.waitFor("World Cup — 32 teams in 5 zones"))
+        try terminal.press("q")
+        #expect(terminal.waitUntil(timeout: 5) { terminal.commandExited })
+    }
+
     @Test func resizeToTwentyByFiveAndBack() throws {
         let directory = TemporaryDirectory()
         let terminal = try Tmux(command: directory.scoreboard)

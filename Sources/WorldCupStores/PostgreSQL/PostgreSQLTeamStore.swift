@@ -463,6 +463,15 @@ public final class PostgreSQLTeamStore: ScoreStore {
         }
     }
 
+    public func standingsRequest(nameContaining text: String) -> TableFetchRequest {
+        var request = PostgreSQLSchema.standingsRequest
+        guard !text.isEmpty else { return request }
+        // Lower-cased in the C collation, which folds ASCII letters only, as search does.
+        request.predicate = PostgreSQLPredicate(
+            sql: "strpos(\(PostgreSQLSchema.foldedName), lower($1 COLLATE \"C\")) > 0", arguments: [text])
+        return request
+    }
+
     /// A results controller over the standings that follows every machine's commits through
     /// the change feed, and keeps the last standings while the server is away.
     public func standingsController(cacheDirectory: String?) -> FetchedResultsController<Team> {

@@ -16,4 +16,14 @@ extension TeamStore {
             cacheName: cacheDirectory.map { _ in StandingsCacheName.make(for: path, resolvingFilePath: true) },
             cacheDirectory: cacheDirectory.map { URL(fileURLWithPath: $0) }, decode: { try Team(row: $0) })
     }
+
+    public func standingsRequest(nameContaining text: String) -> TableFetchRequest {
+        var request = Team.standingsRequest
+        guard !text.isEmpty else { return request }
+        // LIKE folds ASCII letters only, as search does; its wildcards in the text are escaped.
+        let pattern = text.replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+        request.predicate = SQLitePredicate(sql: "teamName LIKE ? ESCAPE '\\'", arguments: ["%" + pattern + "%"])
+        return request
+    }
 }

@@ -10,7 +10,8 @@ import WorldCupModel
 /// command to the first flushed frame), `fetch_source` (`cache` or `store`), one
 /// `key_to_flush_ms` per key, `all_loaded_ms` once every team is loaded behind the first frame
 /// (from the start too) and `loaded_from` (`cache` or `store`), one `load_step_ms` per step of
-/// that load, one `search_step_ms` per step of a search's count between keys, `peak_rss_kb`,
+/// that load, one `search_step_ms` per step of a search's count between keys, one
+/// `filter_step_ms` per change of the list to a filter's text, `peak_rss_kb`,
 /// and for measuring across programs, on the
 /// machine's monotonic clock (the same in every process and network namespace): one
 /// `win_key_at_ms` per win this scoreboard committed (when its key arrived), one
@@ -53,6 +54,14 @@ public final class SessionStats {
         let stepStart = DispatchTime.now().uptimeNanoseconds
         step()
         lines.append("search_step_ms \(Self.milliseconds(since: stepStart))")
+    }
+
+    /// Changes the list to a filter's text and records how long it took: the longest a key
+    /// typed after it can wait.
+    func timeFilterStep(_ step: () -> Void) {
+        let stepStart = DispatchTime.now().uptimeNanoseconds
+        step()
+        lines.append("filter_step_ms \(Self.milliseconds(since: stepStart))")
     }
 
     func keyReceived() {

@@ -50,12 +50,12 @@ final class ScoreboardDriver {
     }
 
     /// Sends timers for as long as the program has work that waits for no deadline (a load
-    /// behind the first frame, a search's count), as the loop does between keys.
+    /// behind the first frame, a search's count, a filter typed), as the loop does between keys.
     func runWaitingWork(limit: Int = 100_000) {
         for _ in 0..<limit {
             guard let wake = program.nextWake(at: now), wake <= now else { return }
             send(.timer)
-            guard screen.canLoadMoreStandings || screen.hasSearchToCount else { return }
+            guard screen.canLoadMoreStandings || screen.hasSearchToCount || screen.hasFilterToApply else { return }
         }
     }
 }

@@ -34,6 +34,8 @@ public enum ScoreboardEffect: Equatable, Sendable {
     case loadStep
     /// Count more of a search's matches.
     case searchStep
+    /// Narrow the list to the filter's text as typed so far.
+    case filterStep
     /// Move the store's write-ahead log into the database, if at least this many writes wait.
     case checkpoint(afterWrites: Int)
     /// Save the standings' cache for the next start, if it changed.

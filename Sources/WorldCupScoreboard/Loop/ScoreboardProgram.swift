@@ -86,13 +86,16 @@ public final class ScoreboardProgram {
     }
 
     /// After a look: the frame it calls for, then one piece of the work that waits for quiet —
-    /// a search's count or a load step, else, once everything rested, the idle housekeeping.
+    /// the filter typed so far, a search's count or a load step, else, once everything rested,
+    /// the idle housekeeping.
     private func afterLook(changed: Bool, at now: ContinuousClock.Instant) -> [ScoreboardEffect] {
         var effects: [ScoreboardEffect] = []
         if changed { restingSince = now }
         if changed || highlightsEnded { effects.append(.redraw) }
         highlightsEnded = false
-        if screen.hasSearchToCount {
+        if screen.hasFilterToApply {
+            effects += [.filterStep, .redraw]
+        } else if screen.hasSearchToCount {
             effects += [.searchStep, .redraw]
         } else if screen.canLoadMoreStandings {
             effects.append(.loadStep)
@@ -103,8 +106,11 @@ public final class ScoreboardProgram {
         return effects
     }
 
-    /// Whether work waits for quiet: a load behind the first frame, a search's count.
-    private var hasWorkWaiting: Bool { screen.canLoadMoreStandings || screen.hasSearchToCount }
+    /// Whether work waits for quiet: a filter typed, a load behind the first frame, a search's
+    /// count.
+    private var hasWorkWaiting: Bool {
+        screen.hasFilterToApply || screen.canLoadMoreStandings || screen.hasSearchToCount
+    }
 
     /// Whether scores in doubt wait to be sent again. (The store's own looks — a store without
     /// a wake descriptor, a reconnection — come as ``ScoreboardEvent/storeReadable``, from the
@@ -167,6 +173,8 @@ public final class ScoreboardProgram {
             return .loadStepped(finished: finished, saidSomething: screen.message != message)
         case .searchStep:
             if let stats { stats.timeSearchStep(screen.countSearchStep) } else { screen.countSearchStep() }
+        case .filterStep:
+            if let stats { stats.timeFilterStep(screen.applyTypedFilter) } else { screen.applyTypedFilter() }
         case let .checkpoint(minimumWrites):
             screen.checkpoint(afterWrites: minimumWrites)
         case .saveCache:

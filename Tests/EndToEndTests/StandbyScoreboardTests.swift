@@ -91,6 +91,38 @@ import ThrowawayPostgreSQL
         try terminal.press("q")
     }
 
+    /// `serve` given the same URI: its page follows the standby, and a tap on it is counted
+    /// once, on the primary.
+    @Test func serveFollowsTheStandbyAndScoresOnThePrimary() throws {
+        let servers = try Self.servers(primaryPort: 5449, standbyPort: 5450)
+        defer { servers.stop() }
+        let serve = try ServeProcess(db: servers.both, home: TemporaryDirectory().path + "/home")
+        defer { _ = serve.stop() }
+        let readers = try PostgreSQLConnection(servers.onStandby).execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'worldcup'"
+        ).scalar
+        #expect(readers != "0", "serve follows the standby")
+
+        let won = try SharedScoreboardEndToEndTests.runWorldCup(["win", "Brazil", "--db", servers.both])
+        #expect(won.status == 0, "\(won.stderr)")
+        let ghana = try #require(
+            try PostgreSQLConnection(servers.onPrimary).execute("SELECT id FROM team WHERE team_name = 'Ghana'").scalar)
+        let token = try #require(serve.token)
+        let tap = try HTTPClient.request(
+            "POST", serve.base + "/teams/\(ghana)/wins",
+            headers: ["Authorization": "Bearer \(token)", "Idempotency-Key": UUID().uuidString])
+        #expect(tap.status == 200, "\(tap.text)")
+        let shown = ContinuousClock.now + .seconds(10)
+        while (try? serve.wins()).map({ $0["Brazil"] != 1 || $0["Ghana"] != 1 }) ?? true, ContinuousClock.now < shown {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(try serve.wins()["Brazil"] == 1 && serve.wins()["Ghana"] == 1)
+        let counted = try PostgreSQLConnection(servers.onPrimary).execute(
+            "SELECT team_name, wins FROM team WHERE team_name IN ('Brazil', 'Ghana') ORDER BY team_name"
+        ).rows.map { "\($0[0] ?? "") \($0[1] ?? "")" }
+        #expect(counted == ["Brazil 1", "Ghana 1"])
+    }
+
     /// Replay paused on the standby (`pg_wal_replay_pause()`), as when it falls behind: the
     /// screen says how far behind it is once that passes a second, shows the win when replay
     /// goes on, and says nothing more of it then.

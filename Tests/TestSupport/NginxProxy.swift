@@ -1,27 +1,26 @@
 import Foundation
-import TestSupport
 
 /// Debian's nginx on the loopback, in front of a `serve`, with the repository's
 /// `deploy/nginx/worldcup.conf` as written but for its two addresses: it listens on a free port
 /// and proxies to `serve`'s. Its prefix, main configuration, logs and pid file are in a folder
 /// of its own. It is stopped when the value goes away, and by a watchdog if the test process
 /// dies any other way.
-final class NginxProxy {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+public final class NginxProxy {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
     }
 
-    static let binary = "/usr/sbin/nginx"
-    static let shippedConfiguration = ServeProcess.packageRoot.appendingPathComponent("deploy/nginx/worldcup.conf").path
+    public static let binary = "/usr/sbin/nginx"
+    public static let shippedConfiguration = ServeProcess.packageRoot.appendingPathComponent("deploy/nginx/worldcup.conf").path
 
-    let port: Int
-    let folder: String
+    public let port: Int
+    public let folder: String
     private let process = Process()
 
     /// `http://127.0.0.1:PORT` without the final slash.
-    var base: String { "http://127.0.0.1:\(port)" }
+    public var base: String { "http://127.0.0.1:\(port)" }
 
-    init(servePort: Int, folder: String) throws {
+    public init(servePort: Int, folder: String) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
             throw Failure(description: "\(Self.binary) is missing: `make deps` installs nginx.")
         }
@@ -85,12 +84,12 @@ final class NginxProxy {
     deinit { stop() }
 
     /// Stops it at once (SIGTERM, nginx's fast shutdown: open event streams do not hold it).
-    func stop() {
+    public func stop() {
         guard process.isRunning else { return }
         process.terminate()
         process.waitUntilExit()
     }
 
     /// What nginx logged (its errors and notes).
-    var errorLog: String { (try? String(contentsOfFile: folder + "/error.log", encoding: .utf8)) ?? "" }
+    public var errorLog: String { (try? String(contentsOfFile: folder + "/error.log", encoding: .utf8)) ?? "" }
 }

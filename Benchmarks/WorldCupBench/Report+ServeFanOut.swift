@@ -15,8 +15,11 @@ extension Report {
             machine's two cores. Each +1 win is committed by another connection, one every 20 ms at
             most; its time runs from the commit's return to each screen's having it (the event read;
             the callbacks delivered). *To all*: until the last of them had it. *Server CPU*: every
-            PostgreSQL process of the cluster, per win; *bare*: nobody following. *Beside a stalled
-            viewer*: the same wins with one more viewer that reads nothing.
+            PostgreSQL process of the cluster, per win; *bare*: nobody following. While serve's wins
+            are timed, its `/metrics` is read every second, as a Prometheus would. *Beside a stalled
+            viewer*: the same wins with one more viewer that reads nothing. *Through nginx*: then the
+            same number of viewers reading through Debian's nginx with `deploy/nginx/worldcup.conf`
+            in front of serve, on loopback.
 
             | teams | screens | to each p50 / p99 / max | to all p50 / p99 / max | server CPU per win | follower's CPU per win |
             |---:|---|---:|---:|---:|---:|
@@ -33,6 +36,9 @@ extension Report {
             text +=
                 "| \(teams) | serve, \(row.viewers) viewers beside a stalled viewer | | "
                 + "\(triple(row.toAllBesideStalledViewer)) | | |\n"
+            text +=
+                "| \(teams) | serve, \(row.viewers) viewers through nginx | | "
+                + "\(triple(row.toAllViewersThroughNginx)) | | |\n"
             for controllers in row.controllers {
                 text +=
                     "| \(teams) | \(controllers.count) controllers | \(triple(controllers.toEach)) | "
@@ -54,7 +60,9 @@ extension Report {
             + serveFanOut.map {
                 "\(Self.count($0.teams)) teams: \(String(format: "%.1f", $0.serveKilobytesPerViewer)) KB, "
                     + "\($0.serveConnections) connections"
-            }.joined(separator: "; ") + ".\n"
+            }.joined(separator: "; ") + ". `/metrics` was read "
+            + serveFanOut.map { "\($0.metricsScrapes) times at \(Self.count($0.teams)) teams" }.joined(separator: ", ")
+            + " while serve's CPU per win was measured.\n"
         return text
     }
 
@@ -65,6 +73,9 @@ extension Report {
         return line(
             "serve: a win → all \(row.viewers) viewers, p99, at \(teams)", Self.ms(row.toAllViewers.p99) + " ms",
             "≤ 50 ms", row.toAllViewers.p99 <= 50)
+            + line(
+                "serve: a win → all \(row.viewers) viewers through nginx, p99, at \(teams)",
+                Self.ms(row.toAllViewersThroughNginx.p99) + " ms", "≤ 50 ms", row.toAllViewersThroughNginx.p99 <= 50)
             + line(
                 "serve: memory per viewer, at \(teams)", String(format: "%.1f KB", row.serveKilobytesPerViewer),
                 "≤ 50 KB", row.serveKilobytesPerViewer <= 50)

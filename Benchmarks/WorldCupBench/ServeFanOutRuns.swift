@@ -17,6 +17,8 @@ import WorldCupStores
 /// runs from its announcement's return to each screen's having it (an event's
 /// bytes read, or the controller's callbacks delivered). The server's CPU is that of every
 /// PostgreSQL process of the cluster; a bare run (nobody following) gives the commit's own.
+/// While `serve`'s wins are timed, `/metrics` is read every second, as a Prometheus would; then
+/// the same thousand viewers read through nginx in front of it.
 struct ServeFanOutRuns {
     struct Result {
         let teams: Int
@@ -28,8 +30,13 @@ struct ServeFanOutRuns {
         var toAllViewers: Percentiles
         /// The same, with one more viewer that reads nothing meanwhile.
         var toAllBesideStalledViewer: Percentiles
-        /// `serve`'s CPU per win, ms.
+        /// A win → the last of as many viewers reading through nginx (the repository's
+        /// configuration) in front of `serve`, ms.
+        var toAllViewersThroughNginx: Percentiles
+        /// `serve`'s CPU per win, ms, with `/metrics` read every second meanwhile.
         var serveCPUPerWin: Double
+        /// How many times `/metrics` was read while the wins were timed.
+        var metricsScrapes: Int
         /// `serve`'s resident memory per viewer (grown from before the viewers came), KB.
         var serveKilobytesPerViewer: Double
         /// Connections `serve` held to the server while the viewers followed.
@@ -99,28 +106,8 @@ struct ServeFanOutRuns {
         guard let port = URL(string: serve.viewerLink)?.port else { throw BenchError("no port in serve's link") }
         // A first viewer's snapshot, then the load steps behind it until serve holds every team
         // (quiet for two seconds, no win made yet): the position the thousand viewers resume at.
-        let first = try EventStream(port: port)
-        var position = try first.next().id
-        var readable = pollfd(fd: first.descriptor, events: Int16(POLLIN), revents: 0)
-        while poll(&readable, 1, 2_000) > 0 {
-            position = try first.eventsWaiting().last?.id ?? position
-        }
-        first.close()
         let memoryBefore = ProcessUsage.residentKilobytes(pid)
-        let viewers = try (0..<Self.viewers).map { _ in try EventStream(port: port, lastEventID: position) }
-        // Wins until each brings every viewer one event and nothing more: every stream is
-        // admitted and warm, and serve has loaded every row (its load steps are events too).
-        var settled = 0
-        for _ in 0..<500 where settled < 5 {
-            let single = try paced { () throws -> Bool in
-                try win()
-                _ = try arrivals(at: viewers, allowingMore: true)
-                usleep(100_000)
-                return try viewers.allSatisfy { try $0.eventsWaiting().isEmpty }
-            }
-            settled = single ? settled + 1 : 0
-        }
-        guard settled == 5 else { throw BenchError("serve's viewers kept getting more than one event per win") }
+        let (viewers, position) = try warmViewers(port: port, win: win)
         let memoryAfter = ProcessUsage.residentKilobytes(pid)
         let connections =
             try PostgreSQLConnection(uri).execute(
@@ -130,6 +117,7 @@ struct ServeFanOutRuns {
                 """
             ).scalar.flatMap { Int($0) }.map { $0 - 1 } ?? -1  // less this process's writer
 
+        let scraper = MetricsScraper(url: serve.base + "/metrics")
         let (serveStart, serverStart) = (ProcessUsage.cpuMilliseconds(pid), serverCPU())
         var toEach: [Double] = [], toAll: [Double] = []
         for _ in 0..<wins {
@@ -142,6 +130,7 @@ struct ServeFanOutRuns {
         }
         let serveCPU = (ProcessUsage.cpuMilliseconds(pid) - serveStart) / Double(wins)
         let serverCPUPerWin = (serverCPU() - serverStart) / Double(wins)
+        let scrapes = try scraper.stop()
 
         let stalled = try EventStream(port: port, lastEventID: position, receiveBuffer: 2_048)
         var besideStalled: [Double] = []
@@ -152,13 +141,56 @@ struct ServeFanOutRuns {
                 })
         }
         stalled.close()
+        viewers.forEach { $0.close() }
+
+        let nginx = try NginxProxy(
+            servePort: port, folder: folder + "/nginx-\(teams)", workerConnections: 2 * Self.viewers + 64)
+        defer { nginx.stop() }
+        let proxied = try warmViewers(port: nginx.port, win: win).viewers
+        var throughNginx: [Double] = []
+        for _ in 0..<wins {
+            throughNginx.append(
+                try paced {
+                    try win(); return try arrivals(at: proxied).max() ?? .nan
+                })
+        }
+        proxied.forEach { $0.close() }
         return Result(
             teams: teams, viewers: Self.viewers, wins: wins, toEachViewer: Percentiles(toEach),
             toAllViewers: Percentiles(toAll), toAllBesideStalledViewer: Percentiles(besideStalled),
-            serveCPUPerWin: serveCPU,
+            toAllViewersThroughNginx: Percentiles(throughNginx), serveCPUPerWin: serveCPU, metricsScrapes: scrapes,
             serveKilobytesPerViewer: Double(memoryAfter - memoryBefore) / Double(Self.viewers),
             serveConnections: connections, bareServerCPUPerWin: .nan, serverCPUPerWinWithServe: serverCPUPerWin,
             controllers: [])
+    }
+
+    /// A thousand viewers on `port` (serve's, or a proxy's in front of it) resumed at the current
+    /// position, warm: a first viewer's snapshot, then the load steps behind it until serve holds
+    /// every team (quiet for two seconds), give the position; then wins until each brings every
+    /// viewer one event and nothing more (every stream admitted, every row loaded).
+    private func warmViewers(
+        port: Int, win: () throws -> Void
+    ) throws -> (viewers: [EventStream], position: String) {
+        let first = try EventStream(port: port)
+        var position = try first.next().id
+        var readable = pollfd(fd: first.descriptor, events: Int16(POLLIN), revents: 0)
+        while poll(&readable, 1, 2_000) > 0 {
+            position = try first.eventsWaiting().last?.id ?? position
+        }
+        first.close()
+        let viewers = try (0..<Self.viewers).map { _ in try EventStream(port: port, lastEventID: position) }
+        var settled = 0
+        for _ in 0..<500 where settled < 5 {
+            let single = try paced { () throws -> Bool in
+                try win()
+                _ = try arrivals(at: viewers, allowingMore: true)
+                usleep(100_000)
+                return try viewers.allSatisfy { try $0.eventsWaiting().isEmpty }
+            }
+            settled = single ? settled + 1 : 0
+        }
+        guard settled == 5 else { throw BenchError("serve's viewers kept getting more than one event per win") }
+        return (viewers, position)
     }
 
     /// The time from now until each stream had one more change event, ms, in the streams' order;

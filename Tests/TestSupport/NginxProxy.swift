@@ -11,7 +11,9 @@ public final class NginxProxy {
     }
 
     public static let binary = "/usr/sbin/nginx"
-    public static let shippedConfiguration = ServeProcess.packageRoot.appendingPathComponent("deploy/nginx/worldcup.conf").path
+    public static let shippedConfiguration = ServeProcess.packageRoot.appendingPathComponent(
+        "deploy/nginx/worldcup.conf"
+    ).path
 
     public let port: Int
     public let folder: String
@@ -20,7 +22,8 @@ public final class NginxProxy {
     /// `http://127.0.0.1:PORT` without the final slash.
     public var base: String { "http://127.0.0.1:\(port)" }
 
-    public init(servePort: Int, folder: String) throws {
+    /// - Parameter workerConnections: nginx's bound on open connections, two per proxied viewer.
+    public init(servePort: Int, folder: String, workerConnections: Int = 256) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
             throw Failure(description: "\(Self.binary) is missing: `make deps` installs nginx.")
         }
@@ -43,7 +46,8 @@ public final class NginxProxy {
             worker_processes 1;
             pid \(folder)/nginx.pid;
             error_log \(folder)/error.log info;
-            events { worker_connections 256; }
+            worker_rlimit_nofile \(2 * workerConnections + 64);
+            events { worker_connections \(workerConnections); }
             http {
                 access_log \(folder)/access.log;
                 client_body_temp_path \(folder)/client_body;

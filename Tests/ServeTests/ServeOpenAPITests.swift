@@ -15,11 +15,12 @@ import Testing
     static let tools = ServeProcess.packageRoot.appendingPathComponent(".build-tools/schemathesis/bin").path
     static let answersScript = ServeProcess.packageRoot.appendingPathComponent("Tests/OpenAPI/answers.py").path
 
-    /// The checks schemathesis runs on each answer.
-    static let checks = [
-        "not_a_server_error", "status_code_conformance", "content_type_conformance", "response_headers_conformance",
-        "response_schema_conformance", "unsupported_method", "ignored_auth",
-    ]
+    /// The checks schemathesis runs on each answer: all of them (status, content type, headers
+    /// and body as documented, no 5xx, 405 and `Allow` for other methods, 401 or 403 without the
+    /// token, 4xx for what the document does not allow…) but `positive_data_acceptance`, which
+    /// wants a 2xx for every request the document allows: a key schemathesis sends again for
+    /// another team is rightly refused (422), as the document says.
+    static let checks = ["--checks", "all", "--exclude-checks", "positive_data_acceptance"]
 
     /// Documented answers no request can provoke: a 500 is serve's answer to a store failure it
     /// has no other answer for (a disk error), which a working store never gives.
@@ -131,10 +132,10 @@ import Testing
             try Self.tool("schemathesis"),
             [
                 "run", Self.document, "--url", serve.base, "--header", "Authorization: Bearer \(token)",
-                "--checks", Self.checks.joined(separator: ","), "--exclude-path", "/events",
+                "--exclude-path", "/events",
                 "--max-examples", "20", "--seed", "49", "--workers", "1", "--request-timeout", "10",
                 "--rate-limit", "9/s", "--report", "har", "--report-har-path", har,
-            ],
+            ] + Self.checks,
             environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": folder.path, "NO_COLOR": "1"],
             in: folder.path)
         print("serve openapi: schemathesis ran \(Int(Date().timeIntervalSince(started))) s")

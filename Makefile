@@ -3,7 +3,7 @@ SWIFT ?= swift
 SHELL := /bin/bash
 APT_PACKAGES := libncurses-dev libsqlite3-dev libpq-dev rapidjson-dev postgresql pkg-config tmux sqlite3 \
 	iproute2 openssl xvfb xterm imagemagick fonts-dejavu-core chromium chromium-driver libqrencode-dev curl valgrind \
-	nginx
+	nginx python3-venv
 # The app's targets and the packages only they need (Hummingbird, SwiftNIO, swift-crypto…) are
 # behind Package.swift's App trait, off by default so that a package depending on the library
 # resolves GRDB alone: every build and test command here turns it on. Traits are compiler flags
@@ -18,6 +18,11 @@ RELEASE_BIN = $(shell $(SWIFT) build $(RELEASE) --show-bin-path)/worldcup
 # change of flags rebuilds everything: so its output always goes through a pipe, to stderr,
 # which also keeps `make run ARGS=list | less` free of build lines.
 QUIET_PIPE = 2>&1 | cat >&2
+
+# The OpenAPI test (Tests/ServeTests/ServeOpenAPITests.swift) runs schemathesis from a virtual
+# environment of its own, which `make deps` makes (no system Python package is touched).
+SCHEMATHESIS_VENV = .build-tools/schemathesis
+SCHEMATHESIS_VERSION = 4.32.5
 
 PREFIX ?= /usr/local
 .PHONY: run test lint bench build deps clean docs install install-files uninstall
@@ -36,6 +41,7 @@ deps:
 	command -v curl >/dev/null 2>&1 || missing="yes"; \
 	[ -x /usr/sbin/nginx ] || missing="yes"; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="yes"; \
+	python3 -c "import ensurepip, venv" >/dev/null 2>&1 || missing="yes"; \
 	command -v tmux >/dev/null 2>&1 || missing="yes"; \
 	command -v valgrind >/dev/null 2>&1 || missing="yes"; \
 	command -v sqlite3 >/dev/null 2>&1 || missing="yes"; \
@@ -57,6 +63,12 @@ deps:
 		fi; \
 	fi
 	@command -v $(SWIFT) >/dev/null 2>&1 || { echo "Swift 6 is needed: see https://www.swift.org/install/linux/" >&2; exit 1; }
+	@[ -x $(SCHEMATHESIS_VENV)/bin/schemathesis ] || { \
+		echo "Installing schemathesis $(SCHEMATHESIS_VERSION) from PyPI in $(SCHEMATHESIS_VENV)…" >&2; \
+		{ python3 -m venv $(SCHEMATHESIS_VENV) && \
+		  $(SCHEMATHESIS_VENV)/bin/pip install -q schemathesis==$(SCHEMATHESIS_VERSION); } >&2 || { \
+		rm -rf $(SCHEMATHESIS_VENV); \
+		echo "Could not install schemathesis (the OpenAPI test needs it): see the lines above." >&2; exit 1; }; }
 
 build: deps
 	@set -o pipefail; $(SWIFT) build $(RELEASE) --product worldcup $(QUIET_PIPE)

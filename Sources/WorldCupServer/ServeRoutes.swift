@@ -13,10 +13,12 @@ struct ServeRoutes: Sendable {
     /// When a viewer refused for want of room may ask again (`Retry-After`).
     static let viewerRetrySeconds = 5
 
-    /// The methods a path refuses with 405 when it answers another. The router knows a path
-    /// only with a method, so one outside these (`XYZ /`) is answered as an unknown path, 404.
+    /// The methods a path refuses with 405 when it answers another: HTTP's own, and QUERY (a
+    /// safe method with a body, on its way to a standard), which clients and API testers send.
+    /// The router knows a path only with a method, so one outside these (`XYZ /`) is answered
+    /// as an unknown path, 404.
     private static let refusedMethods: [HTTPRequest.Method] = [
-        .get, .head, .post, .put, .delete, .patch, .options, .trace,
+        .get, .head, .post, .put, .delete, .patch, .options, .trace, HTTPRequest.Method("QUERY")!,
     ]
 
     let follower: StandingsFollower

@@ -31,7 +31,7 @@ actor StandingsFollower: Service {
     let hub: ViewerHub
     private let metrics: ServeMetrics
     private let controller: FetchedResultsController<Team>
-    private let recorder = ChangeRecorder()
+    private let recorder: ChangeRecorder
     private var version: UInt64 = 0
     /// Each event's id is the change feed's position after it, the same text in every `serve`
     /// following the store; load steps behind the first rows leave the position as it was, so
@@ -50,6 +50,7 @@ actor StandingsFollower: Service {
     ) throws {
         self.hub = hub
         self.metrics = metrics
+        recorder = ChangeRecorder(metrics: metrics)
         let controller = try makeController()
         controller.delegate = recorder
         try controller.performFetch(firstRows: Self.firstRows)
@@ -113,6 +114,7 @@ actor StandingsFollower: Service {
         } else {
             first = Self.snapshot(version: version, id: ids.current, of: controller).map { ByteBuffer(bytes: $0) }
             lastSnapshot = (ids.current, first, log.mark)
+            metrics.snapshotsBuilt.increment()
         }
         let viewer = hub.makeStream(snapshotParts: first.count)
         for event in first { viewer.continuation.yield(event) }
@@ -126,7 +128,7 @@ actor StandingsFollower: Service {
     /// Encodes each change set the controller told since the last call, from its state after
     /// it (one change set per step), and hands it to every viewer.
     private func publish() {
-        for (sections, objects) in recorder.takeChangeSets() {
+        for (sections, objects, reported) in recorder.takeChangeSets() {
             version += 1
             let previousID = ids.current
             let id = ids.next(position: controller.feedPosition)
@@ -138,6 +140,8 @@ actor StandingsFollower: Service {
                     team: { carried[controller.rowID(at: $0)] }))
             log.append(after: previousID, event: event)
             metrics.eventsSent.increment(by: Int64(hub.publish(event)))
+            metrics.changeSets.increment()
+            metrics.changeSetDelivery.record(ContinuousClock.now - reported)
         }
         if let mark = lastSnapshot?.logMark, !log.holdsEvents(since: mark) { lastSnapshot = nil }
     }
@@ -251,16 +255,26 @@ private struct EventIDs {
     }
 }
 
-/// The follower's delegate: gathers one change set's callbacks and hands them on whole.
+/// The follower's delegate: gathers one change set's callbacks and hands them on whole, with
+/// when the controller began reporting it; keeps the store's connection state in the metrics.
 private final class ChangeRecorder: FetchedResultsControllerDelegate {
-    private var changeSets: [([SectionChange], [ObjectChange])] = []
+    typealias ChangeSet = (sections: [SectionChange], objects: [ObjectChange], reported: ContinuousClock.Instant)
+
+    private let metrics: ServeMetrics
+    private var changeSets: [ChangeSet] = []
     private var sections: [SectionChange] = []
     private var objects: [ObjectChange] = []
+    private var reported = ContinuousClock.now
     private var lastFailure: String?
+
+    init(metrics: ServeMetrics) {
+        self.metrics = metrics
+    }
 
     func controllerWillChangeContent(_ controller: FetchedResultsController<Team>) {
         sections = []
         objects = []
+        reported = .now
     }
 
     func controller(_ controller: FetchedResultsController<Team>, didChange section: SectionChange) {
@@ -272,11 +286,15 @@ private final class ChangeRecorder: FetchedResultsControllerDelegate {
     }
 
     func controllerDidChangeContent(_ controller: FetchedResultsController<Team>) {
-        changeSets.append((sections, objects))
+        changeSets.append((sections, objects, reported))
+    }
+
+    func controller(_ controller: FetchedResultsController<Team>, didChangeConnectionState state: ConnectionState) {
+        metrics.storeConnected.set(state == .connected ? 1.0 : 0.0)
     }
 
     /// The change sets told since the last call, in order.
-    func takeChangeSets() -> [([SectionChange], [ObjectChange])] {
+    func takeChangeSets() -> [ChangeSet] {
         defer { changeSets = [] }
         return changeSets
     }

@@ -15,9 +15,11 @@ final class ViewerHub: Sendable {
     static let bufferedEvents = 1_024
 
     let maximumViewers: Int
+    private let metrics: ServeMetrics
 
-    init(maximumViewers: Int) {
+    init(maximumViewers: Int, metrics: ServeMetrics) {
         self.maximumViewers = maximumViewers
+        self.metrics = metrics
     }
 
     typealias Stream = AsyncStream<ByteBuffer>
@@ -72,6 +74,7 @@ final class ViewerHub: Sendable {
             if case .dropped = viewer.continuation.yield(buffer) {
                 viewer.continuation.finish()
                 viewer.cutOff()
+                metrics.viewersCutOff.increment()
             } else {
                 taken += 1
             }

@@ -74,9 +74,9 @@ public enum WorldCupServe {
         let writer = StoreWorker(label: "worldcup.writes", open: options.openStore)
         let token = try prepareToken(options, writer)
         let tlsConfiguration = try options.tls.map(Self.tlsConfiguration)
-        let hub = ViewerHub(maximumViewers: options.maxViewers)
-        let openStore = options.openStore
         let metrics = ServeMetrics()
+        let hub = ViewerHub(maximumViewers: options.maxViewers, metrics: metrics)
+        let openStore = options.openStore
         let follower = try StandingsFollower(hub: hub, metrics: metrics) {
             try openStore().standingsController(cacheDirectory: nil)
         }

@@ -78,6 +78,9 @@ import Testing
             ),
             ("GET", "/teams/\(brazil)/wins", auth, nil, 405),
             ("PUT", "/standings.json", [:], nil, 405),
+            // QUERY (a safe method with a body, being standardised) is refused as the others are.
+            ("QUERY", "/standings.json", [:], nil, 405),
+            ("QUERY", "/teams/\(brazil)/wins", auth, nil, 405),
             ("GET", "/" + String(repeating: "a", count: 3000), [:], nil, 414),
             ("GET", "/nothing-here", [:], nil, 404),
         ]

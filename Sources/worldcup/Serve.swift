@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import WorldCupModel
 import WorldCupServer
 
@@ -60,6 +61,13 @@ extension WorldCup {
         @Flag(help: "Answer /metrics to any client, not only to this machine's.")
         var openMetrics = false
 
+        @Option(
+            help: ArgumentHelp(
+                "What to log on stderr: info (the default) logs a line per request (method, path, status, time); "
+                    + "warning, error and critical only what went wrong; debug and trace more.",
+                valueName: "level"))
+        var logLevel = Logger.Level.info
+
         func validate() throws {
             try refuseScoreboardOptions()
             _ = try Self.address(listen)
@@ -93,6 +101,7 @@ extension WorldCup {
             options.maxViewers = maxViewers
             options.behindProxy = behindProxy
             options.openMetrics = openMetrics
+            options.logLevel = logLevel
             try await WorldCupServe.run(options) { line in
                 // The server runs on whether or not its notes can be shown.
                 try? StandardOutput.write(line + "\n", workDone: true)

@@ -12,7 +12,8 @@ extension WorldCup {
             discussion: """
                 Prints a link for viewers and one for scorers (with its QR code when it listens on the \
                 network); the scorer token is in the link's fragment, which browsers never send. Stop \
-                with Ctrl-C. Use --tls-cert and --tls-key on a network you do not trust.
+                with Ctrl-C, or SIGTERM (systemctl stop) as well. Use --tls-cert and --tls-key on a \
+                network you do not trust.
                 """)
 
         @ParentCommand var root: WorldCup

@@ -3,7 +3,7 @@ SWIFT ?= swift
 SHELL := /bin/bash
 APT_PACKAGES := libncurses-dev libsqlite3-dev libpq-dev rapidjson-dev postgresql pkg-config tmux sqlite3 \
 	iproute2 openssl xvfb xterm imagemagick fonts-dejavu-core chromium chromium-driver libqrencode-dev curl valgrind \
-	nginx
+	nginx slowhttptest
 # The app's targets and the packages only they need (Hummingbird, SwiftNIO, swift-crypto…) are
 # behind Package.swift's App trait, off by default so that a package depending on the library
 # resolves GRDB alone: every build and test command here turns it on. Traits are compiler flags
@@ -35,6 +35,7 @@ deps:
 	command -v chromedriver >/dev/null 2>&1 || missing="yes"; \
 	command -v curl >/dev/null 2>&1 || missing="yes"; \
 	[ -x /usr/sbin/nginx ] || missing="yes"; \
+	command -v slowhttptest >/dev/null 2>&1 || missing="yes"; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="yes"; \
 	command -v tmux >/dev/null 2>&1 || missing="yes"; \
 	command -v valgrind >/dev/null 2>&1 || missing="yes"; \

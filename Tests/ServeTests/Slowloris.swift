@@ -1,0 +1,93 @@
+import Foundation
+import TestSupport
+
+/// Debian's slowhttptest in slowloris mode against a server on the loopback: connections that
+/// open, send part of a request head and then a header line every few seconds, never ending it.
+/// Bounded in connections and time; its report (a CSV of each second) is read when it ends. It
+/// is stopped when the value goes away, and by a watchdog if the test process dies any other way.
+final class Slowloris {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// A second of the run as slowhttptest counted it.
+    struct Second {
+        var second: Int
+        var closed: Int
+        var pending: Int
+        var connected: Int
+        /// Its probe (a whole request on a connection of its own) was answered in time.
+        var serviceAvailable: Bool
+    }
+
+    static let binary = "/usr/bin/slowhttptest"
+
+    private let process = Process()
+    private let folder: String
+
+    /// `connections` opened at `rate` a second to `url`, each sending a header line every
+    /// `interval` seconds, for at most `length` seconds.
+    init(url: String, connections: Int, rate: Int, interval: Int, length: Int, folder: String) throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
+            throw Failure(description: "\(Self.binary) is missing: `make deps` installs slowhttptest.")
+        }
+        self.folder = folder
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: folder + "/output", contents: nil)
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = [
+            "-H", "-c", "\(connections)", "-r", "\(rate)", "-i", "\(interval)", "-l", "\(length)", "-u", url,
+            "-p", "3", "-g", "-o", folder + "/report",
+        ]
+        process.standardOutput = FileHandle(forWritingAtPath: folder + "/output")
+        process.standardError = process.standardOutput
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let watchdog =
+            "while kill -0 \(getpid()) 2>/dev/null && kill -0 \(process.processIdentifier) 2>/dev/null; do sleep 1; done; "
+            + "kill -TERM \(process.processIdentifier) 2>/dev/null"
+        let guardian = Process()
+        guardian.executableURL = URL(fileURLWithPath: "/bin/sh")
+        guardian.arguments = ["-c", watchdog]
+        try guardian.run()
+    }
+
+    deinit { stop() }
+
+    var isRunning: Bool { process.isRunning }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// Waits for the run to end by itself; false if it has not within `seconds`.
+    func waitForEnd(seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(100_000) }
+        return !process.isRunning
+    }
+
+    /// What it printed (its settings, and why it stopped: "Exit status: …").
+    var output: String { (try? String(contentsOfFile: folder + "/output", encoding: .utf8)) ?? "" }
+
+    /// The second of the run it ended on, as it said ("Test ended on 13th second").
+    var endSecond: Int? {
+        output.firstMatch(of: /Test ended on (\d+)/).flatMap { Int($0.1) }
+    }
+
+    /// Its report, a second a line, once it has ended (written each second: the closings of
+    /// its last second are not in it).
+    func seconds() throws -> [Second] {
+        let csv = try String(contentsOfFile: folder + "/report.csv", encoding: .utf8)
+        return csv.split(separator: "\n").dropFirst().compactMap { line in
+            let cells = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 5, let second = Int(cells[0]), let closed = Int(cells[1]),
+                let pending = Int(cells[2]), let connected = Int(cells[3]), let available = Int(cells[4])
+            else { return nil }
+            return Second(
+                second: second, closed: closed, pending: pending, connected: connected, serviceAvailable: available > 0)
+        }
+    }
+}

@@ -1,11 +1,12 @@
 import Foundation
 import TestSupport
 
-/// Debian's slowhttptest in slowloris mode against a server on the loopback: connections that
-/// open, send part of a request head and then a header line every few seconds, never ending it.
-/// Bounded in connections and time; its report (a CSV of each second) is read when it ends. It
-/// is stopped when the value goes away, and by a watchdog if the test process dies any other way.
-final class Slowloris {
+/// Debian's slowhttptest against a server on the loopback: connections that open, send part of
+/// a request and then a little more every few seconds, never ending it — the head (slowloris)
+/// or the body (R-U-Dead-Yet). Bounded in connections and time; its report (a CSV of each
+/// second) is read when it ends. It is stopped when the value goes away, and by a watchdog if
+/// the test process dies any other way.
+final class SlowHTTPTest {
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
@@ -20,14 +21,24 @@ final class Slowloris {
         var serviceAvailable: Bool
     }
 
+    /// What each connection never finishes.
+    enum Attack: String {
+        /// The request's head: a header line at a time (slowloris).
+        case head = "-H"
+        /// A POST's body, declared 8 KB long: a few bytes at a time (R-U-Dead-Yet).
+        case body = "-B"
+    }
+
     static let binary = "/usr/bin/slowhttptest"
 
     private let process = Process()
     private let folder: String
 
-    /// `connections` opened at `rate` a second to `url`, each sending a header line every
-    /// `interval` seconds, for at most `length` seconds.
-    init(url: String, connections: Int, rate: Int, interval: Int, length: Int, folder: String) throws {
+    /// `connections` opened at `rate` a second to `url`, each sending a little more of `attack`
+    /// every `interval` seconds, for at most `length` seconds.
+    init(
+        _ attack: Attack, url: String, connections: Int, rate: Int, interval: Int, length: Int, folder: String
+    ) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
             throw Failure(description: "\(Self.binary) is missing: `make deps` installs slowhttptest.")
         }
@@ -36,7 +47,8 @@ final class Slowloris {
         _ = FileManager.default.createFile(atPath: folder + "/output", contents: nil)
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = [
-            "-H", "-c", "\(connections)", "-r", "\(rate)", "-i", "\(interval)", "-l", "\(length)", "-u", url,
+            attack.rawValue, "-s", "8192", "-c", "\(connections)", "-r", "\(rate)", "-i", "\(interval)", "-l",
+            "\(length)", "-u", url,
             "-p", "3", "-g", "-o", folder + "/report",
         ]
         process.standardOutput = FileHandle(forWritingAtPath: folder + "/output")

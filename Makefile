@@ -3,7 +3,7 @@ SWIFT ?= swift
 SHELL := /bin/bash
 APT_PACKAGES := libncurses-dev libsqlite3-dev libpq-dev rapidjson-dev postgresql pkg-config tmux sqlite3 \
 	iproute2 openssl xvfb xterm imagemagick fonts-dejavu-core chromium chromium-driver libqrencode-dev curl valgrind \
-	nginx python3-venv
+	nginx python3-venv slowhttptest
 # The app's targets and the packages only they need (Hummingbird, SwiftNIO, swift-crypto…) are
 # behind Package.swift's App trait, off by default so that a package depending on the library
 # resolves GRDB alone: every build and test command here turns it on. Traits are compiler flags
@@ -40,6 +40,7 @@ deps:
 	command -v chromedriver >/dev/null 2>&1 || missing="yes"; \
 	command -v curl >/dev/null 2>&1 || missing="yes"; \
 	[ -x /usr/sbin/nginx ] || missing="yes"; \
+	command -v slowhttptest >/dev/null 2>&1 || missing="yes"; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="yes"; \
 	python3 -c "import ensurepip, venv" >/dev/null 2>&1 || missing="yes"; \
 	command -v tmux >/dev/null 2>&1 || missing="yes"; \
@@ -79,26 +80,30 @@ build: deps
 run: build
 	@$(RELEASE_BIN) $(ARGS)
 
-## install: the binary, its seed and shell completions under PREFIX (default /usr/local);
-## `make uninstall PREFIX=…` removes exactly those files.
+## install: the binary, its seed, shell completions and the systemd unit of `serve` under PREFIX
+## (default /usr/local); `make uninstall PREFIX=…` removes exactly those files.
 install: build
 	$(MAKE) install-files INSTALL_BIN="$(RELEASE_BIN)"
 
 INSTALL_BIN ?= $(RELEASE_BIN)
+# Where systemd looks for the units an administrator installs under /usr/local.
+UNIT_DIR = $(PREFIX)/lib/systemd/system
 install-files:
 	install -d "$(PREFIX)/bin" "$(PREFIX)/share/worldcup" "$(PREFIX)/share/bash-completion/completions" \
-		"$(PREFIX)/share/zsh/site-functions" "$(PREFIX)/share/fish/vendor_completions.d"
+		"$(PREFIX)/share/zsh/site-functions" "$(PREFIX)/share/fish/vendor_completions.d" "$(UNIT_DIR)"
 	install -m 755 "$(INSTALL_BIN)" "$(PREFIX)/bin/worldcup"
 	install -m 644 seed.json "$(PREFIX)/share/worldcup/seed.json"
 	"$(PREFIX)/bin/worldcup" --generate-completion-script bash > "$(PREFIX)/share/bash-completion/completions/worldcup"
 	"$(PREFIX)/bin/worldcup" --generate-completion-script zsh > "$(PREFIX)/share/zsh/site-functions/_worldcup"
 	"$(PREFIX)/bin/worldcup" --generate-completion-script fish > "$(PREFIX)/share/fish/vendor_completions.d/worldcup.fish"
+	sed 's|@PREFIX@|$(PREFIX)|g' deploy/systemd/worldcup-serve.service > "$(UNIT_DIR)/worldcup-serve.service"
+	chmod 644 "$(UNIT_DIR)/worldcup-serve.service"
 	@echo "Installed $(PREFIX)/bin/worldcup (remove it with: make uninstall PREFIX=$(PREFIX))"
 
 uninstall:
 	rm -f "$(PREFIX)/bin/worldcup" "$(PREFIX)/share/worldcup/seed.json" \
 		"$(PREFIX)/share/bash-completion/completions/worldcup" "$(PREFIX)/share/zsh/site-functions/_worldcup" \
-		"$(PREFIX)/share/fish/vendor_completions.d/worldcup.fish"
+		"$(PREFIX)/share/fish/vendor_completions.d/worldcup.fish" "$(UNIT_DIR)/worldcup-serve.service"
 	-rmdir "$(PREFIX)/share/worldcup" 2>/dev/null
 
 ## lint: the code against the project's style (.swift-format: 4 spaces, lines of 120); a finding fails.

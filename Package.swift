@@ -134,6 +134,7 @@ let package = Package(
                 "TerminalUI",
                 "AppTrait",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: app)),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: app)),
             ],
             // SwiftPM exports every symbol of an executable (40,000 here): the dynamic linker
             // then searches them for each library symbol it binds, and the tables stay in

@@ -1,10 +1,11 @@
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import WorldCupModel
 
 /// Every request `serve` answers, on Hummingbird's router: a route per method and path, and the
-/// checks routes share as middleware (``RefusalBodies``, ``RequestLimits``,
+/// checks routes share as middleware (``RequestLog``, ``RefusalBodies``, ``RequestLimits``,
 /// ``ScorerAuthorisation``, ``TapLimit``). Anything else, malformed, oversized or unauthorised
 /// gets a 4xx with a JSON `{"error": …}` that says what to do, and changes nothing.
 struct ServeRoutes: Sendable {
@@ -33,10 +34,11 @@ struct ServeRoutes: Sendable {
     /// `/metrics` answers any client (else only this machine's).
     let openMetrics: Bool
 
-    /// The router `serve` answers with: the shared checks first, then the viewers' routes and
-    /// the scorers'.
-    func router() -> Router<Context> {
+    /// The router `serve` answers with: each request's line on `log` and the shared checks
+    /// first, then the viewers' routes and the scorers'.
+    func router(log: Logger) -> Router<Context> {
         let router = Router(context: Context.self)
+        router.add(middleware: RequestLog(logger: log))
         router.add(middleware: RefusalBodies(metrics: metrics))
         router.add(middleware: RequestLimits())
         for path in ["/", "/app.js", "/app.css", "/standings.json", "/events", "/healthz", "/readyz", "/metrics"] {

@@ -40,6 +40,8 @@ public enum WorldCupServe {
         public var behindProxy = false
         /// `/metrics` answers any client, not only this machine.
         public var openMetrics = false
+        /// What is logged on stderr: at `info` (the default), a line per request.
+        public var logLevel = Logger.Level.info
 
         public init(
             host: String, port: Int, readOnly: Bool, rotateTokens: Bool, tls: (certificate: String, key: String)?,
@@ -89,12 +91,12 @@ public enum WorldCupServe {
             idleTimeout: requestHeadTimeout,
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100))
-        var logger = Logger(label: "worldcup serve")
-        logger.logLevel = .critical
+        var logger = Logger(label: "worldcup serve") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = options.logLevel
         let scheme = tlsConfiguration == nil ? "http" : "https"
         let host = options.host
         let application = Application(
-            router: routes.router(),
+            router: routes.router(log: logger),
             server: try tlsConfiguration.map { try .tls(.http1(configuration: http), tlsConfiguration: $0) }
                 ?? .http1(configuration: http),
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),

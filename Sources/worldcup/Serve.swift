@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import WorldCupModel
 import WorldCupServer
 
@@ -11,7 +12,8 @@ extension WorldCup {
             discussion: """
                 Prints a link for viewers and one for scorers (with its QR code when it listens on the \
                 network); the scorer token is in the link's fragment, which browsers never send. Stop \
-                with Ctrl-C. Use --tls-cert and --tls-key on a network you do not trust.
+                with Ctrl-C, or SIGTERM (systemctl stop) as well. Use --tls-cert and --tls-key on a \
+                network you do not trust.
                 """)
 
         @ParentCommand var root: WorldCup
@@ -60,6 +62,13 @@ extension WorldCup {
         @Flag(help: "Answer /metrics to any client, not only to this machine's.")
         var openMetrics = false
 
+        @Option(
+            help: ArgumentHelp(
+                "What to log on stderr: info (the default) logs a line per request (method, path, status, time); "
+                    + "warning, error and critical only what went wrong; debug and trace more.",
+                valueName: "level"))
+        var logLevel = Logger.Level.info
+
         func validate() throws {
             try refuseScoreboardOptions()
             _ = try Self.address(listen)
@@ -93,6 +102,7 @@ extension WorldCup {
             options.maxViewers = maxViewers
             options.behindProxy = behindProxy
             options.openMetrics = openMetrics
+            options.logLevel = logLevel
             try await WorldCupServe.run(options) { line in
                 // The server runs on whether or not its notes can be shown.
                 try? StandardOutput.write(line + "\n", workDone: true)

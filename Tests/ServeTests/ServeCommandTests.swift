@@ -63,6 +63,46 @@ import Testing
         #expect(serve.process.terminationReason == .exit && serve.process.terminationStatus == 0)
     }
 
+    /// `systemctl stop` sends SIGTERM: serve stops as at Ctrl-C (SIGINT), at once, with status 0,
+    /// an open event stream ended (its browser comes back to another server) and written to
+    /// the log, and the win made before kept.
+    @Test func sigtermStopsItAsCtrlCDoes() throws {
+        struct Stop: Equatable {
+            var status: Int32?
+            var lastLogLine: String
+            var listed: String
+        }
+        var stops: [Int32: Stop] = [:]
+        for signal in [SIGINT, SIGTERM] {
+            let folder = TemporaryDirectory()
+            let serve = try ServeProcess(db: folder.store, home: folder.path + "/home")
+            let port = try #require(URL(string: serve.viewerLink)?.port)
+            let viewer = try EventStream(port: port)
+            #expect(try viewer.next().name == "snapshot")
+            #expect(try worldcup(["win", "Brazil"], db: folder.store).status == 0)
+            #expect(try viewer.next().data.contains("Brazil"))
+            let start = Date()
+            kill(serve.process.processIdentifier, signal)
+            serve.process.waitUntilExit()
+            let stopped = Date().timeIntervalSince(start)
+            print("serve: stopped \(stopped) s after signal \(signal)")
+            #expect(stopped < 5, "signal \(signal)")
+            #expect(throws: EventStream.Ended.self) { try viewer.next() }
+            let log = (try? String(contentsOfFile: serve.outputPath + ".err", encoding: .utf8)) ?? ""
+            // Without its time and duration, which differ from run to run.
+            let last = log.split(separator: "\n").last.map { $0.split(separator: " ").dropFirst().dropLast(2) } ?? []
+            stops[signal] = Stop(
+                status: serve.process.terminationReason == .exit ? serve.process.terminationStatus : nil,
+                lastLogLine: last.joined(separator: " "),
+                listed: try worldcup(["list"], db: folder.store).stdout)
+        }
+        let interrupted = try #require(stops[SIGINT])
+        #expect(interrupted.status == 0)
+        #expect(interrupted.lastLogLine == "info worldcup serve: [WorldCupServer] GET /events 200")
+        #expect(interrupted.listed.contains(/\n  Brazil +1\n/), "\(interrupted.listed)")
+        #expect(stops[SIGTERM] == interrupted)
+    }
+
     /// Listening on this machine only (the default 127.0.0.1), no phone can open the links: no
     /// QR code then, but how to let them in; listening on the network, the QR code.
     @Test func onThisMachineOnlyItSaysHowToLetPhonesInRatherThanShowAQRCode() throws {

@@ -144,7 +144,7 @@ struct ServeFanOutRuns {
         viewers.forEach { $0.close() }
 
         let nginx = try NginxProxy(
-            servePort: port, folder: folder + "/nginx-\(teams)", workerConnections: 2 * Self.viewers + 64)
+            servePort: port, folder: folder + "/nginx-\(teams)", workerConnections: 4 * Self.viewers)
         defer { nginx.stop() }
         let proxied = try warmViewers(port: nginx.port, win: win).viewers
         var throughNginx: [Double] = []

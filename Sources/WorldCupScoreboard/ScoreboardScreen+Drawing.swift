@@ -47,7 +47,7 @@ extension ScoreboardScreen {
             controller.hasRowsToLoad
             ? "World Cup — loading the standings: \(Thousands.grouped(teams)) teams so far"
             : "World Cup — \(Thousands.grouped(teams)) team\(teams == 1 ? "" : "s") in "
-                + "\(Thousands.grouped(zones)) zone\(zones == 1 ? "" : "s")"
+                + "\(Thousands.grouped(zones)) zone\(zones == 1 ? "" : "s")" + lastChangeText
         guard title != drawn.title else { return }
         surface.drawLine(row, title, style: [.bold])
         drawn.title = title

@@ -35,4 +35,9 @@ keys -l Wenderland
 keys Tab
 keys -l "North, C"
 shoot dialog
-echo "Wrote $output/list.txt search.txt help.txt dialog.txt"
+keys Escape
+# A win from another terminal: Italy joins the Netherlands in a shared 2nd, ▲3 for 10 s.
+run win Italy --count 5
+sleep 0.5
+shoot movement
+echo "Wrote $output/list.txt search.txt help.txt dialog.txt movement.txt"

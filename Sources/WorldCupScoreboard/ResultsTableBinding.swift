@@ -17,9 +17,9 @@ final class ResultsTableBinding: FetchedResultsControllerDelegate {
     var cursorRowID: Int64?
     /// Called when the controller could not follow a commit (it keeps the last standings).
     var reportFailure: (any Error) -> Void = { _ in }
-    /// Called after each batch with the row ids inserted, moved or updated in it, for what
-    /// else shows the results (counts, highlights).
-    var didChangeRows: ([Int64]) -> Void = { _ in }
+    /// Called after each batch with the rows it changed, for what else shows the results
+    /// (counts, highlights, movement marks).
+    var didChangeRows: (ChangedRows) -> Void = { _ in }
 
     init(results: FetchedResultsController<Team>, tableView: TableView) {
         self.results = results
@@ -45,7 +45,7 @@ final class ResultsTableBinding: FetchedResultsControllerDelegate {
         if cursor == nil, let index = tableView.cursor {
             cursorRowID = results.rowID(at: IndexPath(row: index.row, section: index.section))
         }
-        didChangeRows(batch.changedRowIDs)
+        didChangeRows(batch.rows)
     }
 
     func controller(_ controller: FetchedResultsController<Team>, didFailWith error: any Error) {
@@ -56,10 +56,22 @@ final class ResultsTableBinding: FetchedResultsControllerDelegate {
 }
 
 extension ResultsTableBinding {
-    /// One change set as the table view takes it, and the rows it inserted, moved or updated.
+    /// The rows one change set changed, by row id.
+    struct ChangedRows {
+        /// Every row inserted, moved or updated.
+        var changed: [Int64] = []
+        /// The rows inserted into sections that were there.
+        var inserted: [Int64] = []
+        /// The rows moved or updated.
+        var moved: [Int64] = []
+        /// The sections inserted, after the change set (their rows are in none of the lists).
+        var insertedSections: [Int] = []
+    }
+
+    /// One change set as the table view takes it, and the rows it changed.
     private struct Batch {
         var updates = TableUpdates()
-        var changedRowIDs: [Int64] = []
+        var rows = ChangedRows()
 
         /// The most rows whose room the lists keep from one batch to the next: a load step's
         /// rows (growing the lists again at every step would be a cost of its own in every
@@ -68,12 +80,18 @@ extension ResultsTableBinding {
 
         mutating func empty() {
             updates.removeAll(keepingCapacityUpTo: Self.keptCapacity)
-            changedRowIDs.removeAll(keepingCapacity: changedRowIDs.capacity <= Self.keptCapacity)
+            let keeps = rows.changed.capacity <= Self.keptCapacity
+            rows.changed.removeAll(keepingCapacity: keeps)
+            rows.inserted.removeAll(keepingCapacity: keeps)
+            rows.moved = []
+            rows.insertedSections = []
         }
 
         mutating func add(_ section: SectionChange) {
             switch section.type {
-            case .insert: updates.insertedSections.append(section.index)
+            case .insert:
+                updates.insertedSections.append(section.index)
+                rows.insertedSections.append(section.index)
             case .delete: updates.deletedSections.append(section.index)
             // A renamed section's header is redrawn because its text changed.
             case .move, .update: break
@@ -83,15 +101,18 @@ extension ResultsTableBinding {
         mutating func add(_ object: ObjectChange) {
             switch object {
             case let .insert(rowID, to):
-                changedRowIDs.append(rowID)
+                rows.changed.append(rowID)
+                rows.inserted.append(rowID)
                 updates.insertedRows.append(TableIndex(to))
             case let .delete(_, from):
                 updates.deletedRows.append(TableIndex(from))
             case let .move(rowID, from, to, _):
-                changedRowIDs.append(rowID)
+                rows.changed.append(rowID)
+                rows.moved.append(rowID)
                 updates.movedRows.append((TableIndex(from), TableIndex(to)))
             case let .update(rowID, from, to, _):
-                changedRowIDs.append(rowID)
+                rows.changed.append(rowID)
+                rows.moved.append(rowID)
                 updates.reloadedRows.append((TableIndex(from), TableIndex(to)))
             }
         }

@@ -48,9 +48,9 @@ extension ScoreboardScreen {
             if controller.hasRowsToLoad {
                 "World Cup — loading the standings: \(Thousands.grouped(teams)) teams so far"
             } else if let filter, let filterCount {
-                "World Cup — \(filterCount) in \(zonesText) · names containing “\(filter.text)”"
+                "World Cup — \(filterCount) in \(zonesText) · names containing “\(filter.text)”" + lastChangeText
             } else {
-                "World Cup — \(Thousands.grouped(teams)) team\(teams == 1 ? "" : "s") in \(zonesText)"
+                "World Cup — \(Thousands.grouped(teams)) team\(teams == 1 ? "" : "s") in \(zonesText)" + lastChangeText
             }
         guard title != drawn.title else { return }
         surface.drawLine(row, title, style: [.bold])

@@ -66,9 +66,14 @@ extension ScoreboardScreen {
     /// says so.
     private func applyFilter(_ text: String) {
         let allTeams = filter?.allTeams ?? teamCount
+        // The change set from the old list to the new one moves no team in the standings:
+        // no movement marks, no "last change" for it.
+        isChangingRequest = true
+        defer { isChangingRequest = false }
         do {
             try controller.setFetchRequest(store.standingsRequest(nameContaining: text))
             filter = text.isEmpty ? nil : TeamFilter(text: text, allTeams: allTeams)
+            tableView.setNeedsDisplay()
         } catch {
             message = "Not filtered: " + Self.sentence("\(error)")
         }

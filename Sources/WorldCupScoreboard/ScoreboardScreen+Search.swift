@@ -189,7 +189,7 @@ extension ScoreboardScreen {
         else { return [] }
         return renderer.nameColumns(
             ofBytes: TeamSearch.matches(of: text, in: team.teamName), for: team,
-            rank: index.row + 1, rankColumns: rankColumns, width: width)
+            rank: shownRank(of: team, at: index), rankColumns: rankColumns, width: width)
     }
 }
 

@@ -17,9 +17,11 @@ extension ScoreboardScreen {
             .score(ScoreboardWrite.Score(key: ScoreKey(), teamID: teamID, name: teamName(teamID), isUndo: false)))
     }
 
-    /// Runs a write a key asked for: one transaction; its outcome goes to the status line, and
-    /// a committed change to ``didCommit``.
-    public func perform(_ write: ScoreboardWrite) {
+    /// Runs a write a key asked for at `now`: one transaction; its outcome goes to the status
+    /// line, and a committed change to ``didCommit``.
+    public func perform(_ write: ScoreboardWrite, at now: ContinuousClock.Instant = .now) {
+        changesSeenAt = now
+        defer { changesSeenAt = nil }
         switch write {
         case let .score(score):
             perform { try commit(score) }
@@ -245,6 +247,8 @@ extension ScoreboardScreen {
     /// Loads the next part of the standings (a few milliseconds); their rows arrive through
     /// the binding like any change, without the highlight others' changes get.
     public func loadMoreStandings() {
+        isLoadingStep = true
+        defer { isLoadingStep = false }
         do {
             try loadPacer.step { rows in
                 let held = controller.heldRowCount
@@ -262,6 +266,8 @@ extension ScoreboardScreen {
     public func showExternalChanges(at now: ContinuousClock.Instant) -> Bool {
         var changed = true
         externalChangesShownAt = now
+        changesSeenAt = now
+        defer { changesSeenAt = nil }
         do {
             changed = try controller.processPendingChanges()
         } catch {
@@ -301,10 +307,14 @@ extension ScoreboardScreen {
     /// When the next highlight of another writer's change ends, if one is shown.
     public var nextHighlightExpiry: ContinuousClock.Instant? { highlights.nextExpiry }
 
-    /// Ends the highlights due at `now`; returns whether a row needs drawing again.
+    /// When the next movement mark (▲2, NEW) ends, if one is shown.
+    public var nextMovementExpiry: ContinuousClock.Instant? { movements.nextExpiry }
+
+    /// Ends the highlights and movement marks due at `now`; returns whether a row needs
+    /// drawing again.
     @discardableResult
     public func expireHighlights(at now: ContinuousClock.Instant) -> Bool {
-        let expired = highlights.removeExpired(at: now)
+        let expired = highlights.removeExpired(at: now) + movements.removeExpired(at: now)
         let rows = expired.compactMap { controller.indexPath(forRowID: $0).map(TableIndex.init) }
         tableView.setNeedsDisplay(rowsAt: rows)
         return !expired.isEmpty

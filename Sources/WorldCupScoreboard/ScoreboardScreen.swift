@@ -42,6 +42,8 @@ public final class ScoreboardScreen: TableViewDataSource {
     var shownReplicaLag: Int?
     /// The filter in force (nil: every team is listed).
     var filter: TeamFilter?
+    /// The controller's request is being changed (the filter): its change set is not news.
+    var isChangingRequest = false
     /// The search that `n` and `N` step through (kept when it found nothing: `n` looks again).
     var lastSearch: TeamSearch?
     /// Whether the last search's matches are marked in the rows: from Enter until Esc.
@@ -73,6 +75,18 @@ public final class ScoreboardScreen: TableViewDataSource {
     var statusRows = 1
     /// Digits of the rank column: enough for the largest zone.
     var rankColumns = 2
+    /// Ranks found since the last change set, by zone and wins (see ``rank(of:at:)``).
+    var ranks: [RankKey: Int] = [:]
+    /// How teams just moved, shown beside their ranks for a while.
+    var movements = MovementMarks()
+    /// When the last change set came (wall time, for the title line); nil before the first:
+    /// loading the standings is not a change of them.
+    var lastChange: Date?
+    /// While a write or a look runs, the instant it runs at: the marks of its change set last
+    /// from then.
+    var changesSeenAt: ContinuousClock.Instant?
+    /// While a step of the load runs: its rows arrive as inserts, which are no news.
+    var isLoadingStep = false
     /// Writes since the last checkpoint, so the loop knows whether to run one.
     public internal(set) var writesSinceCheckpoint = 0
     /// Called after each change this scoreboard committed and told the user about: the
@@ -108,7 +122,7 @@ public final class ScoreboardScreen: TableViewDataSource {
         followCursor()
         // The controller keeps the last standings and says why it could not follow a commit.
         binding.reportFailure = { [unowned self] error in message = Self.sentence("\(error)") }
-        binding.didChangeRows = { [unowned self] rowIDs in didChangeRows(rowIDs) }
+        binding.didChangeRows = { [unowned self] rows in didChangeRows(rows) }
     }
 
     // MARK: - Layout
@@ -140,8 +154,15 @@ public final class ScoreboardScreen: TableViewDataSource {
         return TeamRowRenderer.rankColumns(forLargestZone: largest)
     }
 
-    private func didChangeRows(_ rowIDs: [Int64]) {
-        if let externalChangesShownAt { highlights.add(rowIDs, at: externalChangesShownAt) }
+    private func didChangeRows(_ rows: ResultsTableBinding.ChangedRows) {
+        ranks = [:]
+        if let externalChangesShownAt { highlights.add(rows.changed, at: externalChangesShownAt) }
+        if !isLoadingStep, !isChangingRequest {
+            lastChange = Date()
+            // A filtered list shows no ranks to measure movement by.
+            if filter == nil { markMovements(rows, at: changesSeenAt ?? .now) }
+        }
+        redrawRerankedRows()
         let columns = currentRankColumns
         if columns != rankColumns {
             rankColumns = columns
@@ -297,10 +318,18 @@ public final class ScoreboardScreen: TableViewDataSource {
     }
 
     /// A row the store cannot give now draws empty (``readRowsOnScreen()`` said why), as does
-    /// a team another process just deleted, until its deletion arrives (next tick).
+    /// a team another process just deleted, until its deletion arrives (next tick). What a row
+    /// shows is remembered, to measure the team's next movement from.
     public func rowText(at index: TableIndex, width: Int) -> String {
         guard let team = try? controller.objectIfPresent(at: indexPath(index)) else { return "" }
-        return renderer.text(for: team, rank: index.row + 1, rankColumns: rankColumns, width: width)
+        guard let rank = shownRank(of: team, at: index) else {
+            return renderer.text(for: team, rank: nil, rankColumns: rankColumns, width: width)
+        }
+        movements.see(team, rank: rank, rowID: controller.rowID(at: indexPath(index)))
+        return renderer.text(
+            for: team, rank: rank,
+            movement: movements.movement(of: controller.rowID(at: indexPath(index))), rankColumns: rankColumns,
+            width: width)
     }
 
     /// Reads the teams on screen before a frame draws them: when the store cannot give one

@@ -1,9 +1,10 @@
 import TerminalUI
 import WorldCupModel
 
-/// Formats one team as a row of four columns — its rank in the zone, a flag or short code, the
-/// name, the wins at the window's right edge — and the headings above them; a narrow window
-/// drops the code, then the rank.
+/// Formats one team as a row — a ★ for a zone's leader, its rank in the zone (shared by teams
+/// with equal wins), how it just moved (▲2, ▼1, NEW), a flag or short code, the name, the wins
+/// at the window's right edge — and the headings above them; a narrow window drops the mark,
+/// the movement and the code, then the rank.
 public struct TeamRowRenderer: Sendable {
     /// Show emoji flags instead of short codes (terminals disagree on their width, so opt-in).
     public var showsFlags: Bool
@@ -22,33 +23,40 @@ public struct TeamRowRenderer: Sendable {
         max(2, String(teams).count)
     }
 
-    /// `team` as the row at `rank` (1 for a zone's leader), `width` columns wide.
-    public func text(for team: Team, rank: Int, rankColumns: Int, width: Int) -> String {
+    /// The columns of the movement column: `▲` and a rank's digits, or `NEW`, or its heading.
+    static func movementColumns(rankColumns: Int) -> Int { max(4, rankColumns + 1) }
+
+    /// `team` as the row at `rank` (1 for a zone's leader, marked ★; nil: no rank shown), having
+    /// just moved by `movement`, `width` columns wide.
+    public func text(
+        for team: Team, rank: Int?, movement: RankMovement? = nil, rankColumns: Int, width: Int
+    ) -> String {
         let badge =
             showsFlags
             ? TeamBadge.flag(imageName: team.imageName, teamName: team.teamName)
             : TeamBadge.code(imageName: team.imageName, teamName: team.teamName)
         return columns(
-            rank: String(rank), badge: TextWidth.fit(badge, toColumns: 4), name: TerminalText.sanitized(team.teamName),
+            lead: rank == 1 ? "★" : "", rank: rank.map(String.init) ?? "", movement: movement?.mark ?? "",
+            badge: TextWidth.fit(badge, toColumns: 4), name: TerminalText.sanitized(team.teamName),
             wins: Thousands.grouped(team.wins), rankColumns: rankColumns, width: width)
     }
 
     /// The column headings, aligned with ``text(for:rank:rankColumns:width:)``.
     public func heading(rankColumns: Int, width: Int) -> String {
         columns(
-            rank: "#", badge: showsFlags ? "Flag" : "Code", name: "Team", wins: "Wins", rankColumns: rankColumns,
-            width: width)
+            lead: "", rank: "#", movement: "Move", badge: showsFlags ? "Flag" : "Code", name: "Team", wins: "Wins",
+            rankColumns: rankColumns, width: width)
     }
 
     /// The columns of `team`'s row (as ``text(for:rank:rankColumns:width:)`` draws it) that show
     /// the bytes `ranges` of its name (UTF-8 offsets): whole characters, as far as the name
     /// is shown before a "…".
     func nameColumns(
-        ofBytes ranges: [Range<Int>], for team: Team, rank: Int, rankColumns: Int, width: Int
+        ofBytes ranges: [Range<Int>], for team: Team, rank: Int?, rankColumns: Int, width: Int
     ) -> [Range<Int>] {
         guard !ranges.isEmpty else { return [] }
         let wins = Thousands.grouped(team.wins)
-        let layout = layout(rank: String(rank), wins: wins, rankColumns: rankColumns, width: width)
+        let layout = layout(rank: rank.map(String.init) ?? "", wins: wins, rankColumns: rankColumns, width: width)
         let start = TextWidth.columns(of: layout.prefix)
         // Each character measured as it is shown (a control character is shown as a sign).
         let characters = team.teamName.map {
@@ -76,23 +84,30 @@ public struct TeamRowRenderer: Sendable {
     }
 
     private func columns(
-        rank: String, badge: String, name: String, wins: String, rankColumns: Int, width: Int
+        lead: String, rank: String, movement: String, badge: String, name: String, wins: String, rankColumns: Int,
+        width: Int
     ) -> String {
-        let layout = layout(rank: rank, badge: badge, wins: wins, rankColumns: rankColumns, width: width)
+        let layout = layout(
+            lead: lead, rank: rank, movement: movement, badge: badge, wins: wins, rankColumns: rankColumns,
+            width: width)
         return layout.prefix + TextWidth.fit(name, toColumns: layout.nameWidth) + layout.winsField
     }
 
     /// The text before the name, the name's width, and the wins at the end. A narrow window
-    /// gives up the code first, then the rank, so the name and its wins stay together down to
-    /// a few columns (the wins are what the row is for). The choice depends on the width
-    /// alone, so the headings and every row make the same one.
+    /// gives up the leader's mark, the movement and the code first, then the rank, so the name
+    /// and its wins stay together down to a few columns (the wins are what the row is for).
+    /// The choice depends on the width alone, so the headings and every row make the same one.
     private func layout(
-        rank: String, badge: String = "", wins: String, rankColumns: Int, width: Int
+        lead: String = "", rank: String, movement: String = "", badge: String = "", wins: String, rankColumns: Int,
+        width: Int
     )
         -> (prefix: String, nameWidth: Int, winsField: String)
     {
         let rankField = String(repeating: " ", count: max(0, rankColumns - rank.count)) + rank
-        let full = "  " + rankField + "  " + TextWidth.fit(badge, toColumns: 4) + " "
+        let full =
+            TextWidth.fit(lead, toColumns: 1) + " " + rankField + " "
+            + TextWidth.fit(movement, toColumns: Self.movementColumns(rankColumns: rankColumns)) + " "
+            + TextWidth.fit(badge, toColumns: 4) + " "
         let (prefix, winsColumns): (String, Int)
         if TextWidth.columns(of: full) + Self.narrowestName + Self.winsColumns <= width {
             (prefix, winsColumns) = (full, Self.winsColumns)

@@ -30,17 +30,17 @@ enum StandingsPage {
         let zones = rows.sections.count
         html +=
             "<header><h1>World Cup</h1><p id=\"summary\">\(teams(rows.teamCount)) in \(zones) zone"
-            + (zones == 1 ? "" : "s") + "</p><p id=\"status\" role=\"status\"></p></header>\n"
+            + (zones == 1 ? "" : "s") + "</p><p id=\"last-change\"></p><p id=\"status\" role=\"status\"></p></header>\n"
         html +=
             "<main id=\"standings\" data-version=\"\(rows.version)\" data-rank-digits=\"\(rankDigits(rows))\">\n"
         for section in rows.sections {
             html +=
                 "<section class=\"zone\"><h2><span class=\"zone-name\">" + escaped(section.name)
                 + "</span> <span class=\"zone-count\">" + teams(section.count) + "</span></h2>\n<ol class=\"teams\">\n"
-            for team in section.teams {
-                html +=
-                    "<li class=\"team\" data-id=\"\(team.id ?? 0)\"><span class=\"name\">" + escaped(team.teamName)
-                    + "</span><span class=\"wins\">\(team.wins)</span></li>\n"
+            for (index, team) in section.teams.enumerated() {
+                // The rows are the zone's first ones, in order: the teams above are all here.
+                let rank = SharedRank.rank(ofWins: team.wins, amongDescending: index) { section.teams[$0].wins }
+                html += row(team, rank: rank)
             }
             html += "</ol></section>\n"
         }
@@ -49,6 +49,18 @@ enum StandingsPage {
             "</main>\n<p id=\"more\"></p>\n<div id=\"scoring\" hidden><p id=\"scoring-note\" role=\"status\"></p>"
             + "<button id=\"undo\" type=\"button\" hidden></button></div>\n</body>\n</html>\n"
         return html
+    }
+
+    /// A team's row, as the script's `makeRow` and `showMarks` make it: its rank (shared by teams
+    /// with equal wins), the leader's ★, the movement column (the script fills it in as teams
+    /// move), the name and the wins.
+    static func row(_ team: Team, rank: Int) -> String {
+        let lead =
+            rank == 1
+            ? "<span class=\"lead\" role=\"img\" aria-label=\"leader\">★</span>" : "<span class=\"lead\"></span>"
+        return "<li class=\"team\" data-id=\"\(team.id ?? 0)\"><span class=\"rank\">\(rank)</span>" + lead
+            + "<span class=\"move\"></span><span class=\"name\">" + escaped(team.teamName)
+            + "</span><span class=\"wins\">\(team.wins)</span></li>\n"
     }
 
     /// The digits of the longest rank on the page: the rank column's width.

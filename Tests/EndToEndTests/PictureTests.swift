@@ -119,20 +119,20 @@ enum PictureError: Error {
     }
 
     /// Where each combination of mark, selection, highlight of another's change (flash) and
-    /// stripe is, as the script's steps leave the seed's standings (names start at column 11).
+    /// stripe is, as the script's steps leave the seed's standings (names start at column 15).
     static let places: [Place] = [
-        Place(combination: "plain", state: "list", row: 5, cells: 11..<16),  // Ghana
-        Place(combination: "stripe", state: "list", row: 4, cells: 11..<19),  // Cameroon
-        Place(combination: "selected", state: "list", row: 3, cells: 11..<18),  // Algeria
-        Place(combination: "selected+mark", state: "search", row: 5, cells: 13..<15),  // Gh[an]a
-        Place(combination: "mark", state: "search", row: 11, cells: 14..<16),  // Jap[an]
-        Place(combination: "stripe+mark", state: "search", row: 10, cells: 13..<15),  // Ir[an]
-        Place(combination: "selected", state: "flash", row: 5, cells: 11..<19),  // Cameroon
-        Place(combination: "flash", state: "flash", row: 14, cells: 11..<18),  // Germany
-        Place(combination: "flash+mark", state: "flash", row: 9, cells: 14..<16),  // Jap[an]
-        Place(combination: "flash+mark", state: "flash", row: 4, cells: 13..<15),  // Gh[an]a
-        Place(combination: "flash+selected+mark", state: "flash-match", row: 9, cells: 14..<16),  // Jap[an]
-        Place(combination: "flash+selected", state: "flash-selected", row: 9, cells: 11..<16),  // Japan
+        Place(combination: "plain", state: "list", row: 5, cells: 15..<20),  // Ghana
+        Place(combination: "stripe", state: "list", row: 4, cells: 15..<23),  // Cameroon
+        Place(combination: "selected", state: "list", row: 3, cells: 15..<22),  // Algeria
+        Place(combination: "selected+mark", state: "search", row: 5, cells: 17..<19),  // Gh[an]a
+        Place(combination: "mark", state: "search", row: 11, cells: 18..<20),  // Jap[an]
+        Place(combination: "stripe+mark", state: "search", row: 10, cells: 17..<19),  // Ir[an]
+        Place(combination: "selected", state: "flash", row: 5, cells: 15..<23),  // Cameroon
+        Place(combination: "flash", state: "flash", row: 14, cells: 15..<22),  // Germany
+        Place(combination: "flash+mark", state: "flash", row: 9, cells: 18..<20),  // Jap[an]
+        Place(combination: "flash+mark", state: "flash", row: 4, cells: 17..<19),  // Gh[an]a
+        Place(combination: "flash+selected+mark", state: "flash-match", row: 9, cells: 18..<20),  // Jap[an]
+        Place(combination: "flash+selected", state: "flash-selected", row: 9, cells: 15..<20),  // Japan
     ]
 
     static let sizes = [(suffix: "", columns: 80, rows: 24), (suffix: "-wide", columns: 250, rows: 60)]
@@ -223,8 +223,8 @@ enum PictureError: Error {
         let docs = WorldCupProcess.packageRoot.appendingPathComponent("docs/screenshots").path
         let search = try Picture(path: "\(docs)/search-\(theme).png", columns: 80, rows: 24)
         // Booleans, not the picture, in expectations: a failure would describe every pixel.
-        let ghana = search.isUnderlined(row: 5, cells: 13..<15), japan = search.isUnderlined(row: 11, cells: 14..<16)
-        let iran = search.isUnderlined(row: 10, cells: 13..<15), rest = search.isUnderlined(row: 11, cells: 11..<13)
+        let ghana = search.isUnderlined(row: 5, cells: 17..<19), japan = search.isUnderlined(row: 11, cells: 18..<20)
+        let iran = search.isUnderlined(row: 10, cells: 17..<19), rest = search.isUnderlined(row: 11, cells: 15..<17)
         #expect(ghana, "Gh[an]a, under the bar")
         #expect(japan, "Jap[an]")
         #expect(iran, "Ir[an]")

@@ -72,7 +72,8 @@ import Testing
         #expect(terminal.waitFor("World Cup — 32 teams in 5 zones"))
         try terminal.type("\\ger")
         #expect(terminal.waitFor("World Cup — 3 of 32 teams in 2 zones · names containing “ger”"))
-        let teams = terminal.lines.dropFirst(2).filter { $0.hasPrefix("   ") }.map { $0.split(separator: " ")[1] }
+        // Ranks are left out of a filtered list: the code comes first.
+        let teams = terminal.lines.dropFirst(2).filter { $0.hasPrefix("   ") }.map { $0.split(separator: " ")[0] }
         #expect(teams.sorted() == ["ALG", "GER", "NGA"], "\(terminal.lines)")
         try terminal.press("Enter", "Escape")
         #expect(terminal.waitFor("World Cup — 32 teams in 5 zones"))
@@ -106,7 +107,8 @@ import Testing
             #expect(try terminal.addSecretTeam(name: name, zone: zone))
             #expect(terminal.waitFor("Added \(name)"))
         }
-        let rows = terminal.lines.filter { $0.hasPrefix("  ") && $0.hasSuffix(" 0") }
+        // Every team on 0 wins: all share 1st, all marked ★.
+        let rows = terminal.lines.filter { $0.hasPrefix("★ ") && $0.hasSuffix(" 0") }
         #expect(rows.count == 35)
         #expect(
             Set(rows.map { TextWidth.columns(of: $0) }).count == 1,
@@ -227,7 +229,9 @@ import Testing
         print(
             "bytes per win at \(width) columns, TERM=\(term) \(background): no move \(stay) median \(medianStay); "
                 + "moving up \(climb) median \(medianClimb)")
-        #expect(medianStay <= 64)
+        // A win that moves no team: its row, and the title's last change time when its
+        // seconds turned (some 26 bytes).
+        #expect(medianStay <= 80)
         if width <= 80 || term != "screen" { #expect(medianClimb <= 300) }
     }
 
@@ -283,8 +287,9 @@ import Testing
         if let seconds = seenWithin(second, { second.wins(of: "Ghana") == 1 }) { latencies.append(seconds) }
         usleep(300_000)
         let after = ((try? FileManager.default.attributesOfItem(atPath: log)[.size]) as? Int) ?? 0
-        // Ghana climbs above Algeria... in the second scoreboard, only the changed rows are redrawn.
-        #expect(after - before <= 300, "bytes for a change from another scoreboard: \(after - before)")
+        // Ghana climbs above Algeria... in the second scoreboard, only the changed rows are redrawn:
+        // Ghana's, and the ranks of the four it leaves in a shared 2nd.
+        #expect(after - before <= 400, "bytes for a change from another scoreboard: \(after - before)")
 
         // Scripts: worldcup win and worldcup add from a shell reach both scoreboards.
         #expect(try WorldCupProcess.run(["win", "Japan", "--count", "3", "--db", directory.store]).status == 0)
@@ -301,8 +306,8 @@ import Testing
         }
         #expect(latencies.count == 5, "every change reached every scoreboard")
         print("cross-process latency (s, including tmux polling): \(latencies.map { String(format: "%.3f", $0) })")
-        #expect(first.lines.first == "World Cup — 33 teams in 6 zones")
-        #expect(second.lines.first == "World Cup — 33 teams in 6 zones")
+        #expect(first.lines.first?.hasPrefix("World Cup — 33 teams in 6 zones · last change ") == true)
+        #expect(second.lines.first?.hasPrefix("World Cup — 33 teams in 6 zones · last change ") == true)
     }
 
     @Test func escapeSequencesInNamesNeverReachTheTerminal() throws {

@@ -46,7 +46,7 @@ import Testing
         #expect(terminal.waitFor("GARBAGE"))
         try terminal.press("C-l")
         #expect(terminal.wait { !$0.contains { $0.contains("GARBAGE") } })
-        #expect(terminal.waitFor("   2  CMR  Cameroon"))
+        #expect(terminal.waitFor("★  1      CMR  Cameroon"))
     }
 
     @Test func searchZonesAndBoxesInARealTerminal() throws {
@@ -178,9 +178,13 @@ import Testing
                 String.init)
         }
         #expect(try shot("list").first == "World Cup — 32 teams in 5 zones")
-        #expect(try shot("list").contains { $0.hasPrefix("   1  GER  Germany") && $0.hasSuffix(" 7") })
+        #expect(try shot("list").contains { $0.hasPrefix("★  1      GER  Germany") && $0.hasSuffix(" 7") })
         #expect(try shot("search").last?.hasPrefix("/an  — 1 of ") == true)
         #expect(try shot("help").contains { $0.contains("│ Keys") })
         #expect(try shot("dialog").contains { $0.contains("Qualifying Zone: North, Central America & Caribbean") })
+        // Italy's five wins from another terminal, 5th to a 2nd shared with the Netherlands.
+        #expect(try shot("movement").contains { $0.hasPrefix("   2 ▲3   ITA  Italy") && $0.hasSuffix(" 5") })
+        #expect(try shot("movement").contains { $0.hasPrefix("   2      NED  Netherlands") })
+        #expect(try shot("movement").first?.contains(#/ · last change \d\d:\d\d:\d\d$/#) == true)
     }
 }

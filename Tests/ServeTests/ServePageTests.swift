@@ -35,24 +35,38 @@ import Testing
     }
 
     @Test(arguments: StoreKind.allCases)
-    func aWinFromAShellChangesExactlyTheRowsItsChangeSetNames(_ kind: StoreKind) throws {
+    func aWinFromAShellChangesItsRowAndTheRanksItChanged(_ kind: StoreKind) throws {
         let store = try kind.makeStore()
         let serve = try ServeProcess(db: store.db, home: store.folder.path + "/home")
         let browser = try WebDriver()
         try browser.open(serve.viewerLink)
         try #require(try browser.wait { try PageRows.read(browser).ready })
         let algeria = try #require(try PageRows.read(browser).row(named: "Algeria"))
-        // Algeria leads Africa by name at 0 wins: a win keeps it first, so it moves no team.
+        // The rows a change touches: the team's own, and those whose shared rank it changed
+        // (counted from the listed standings), which are in no change set.
+        func reranked(_ before: [String: Int]) throws -> Set<String> {
+            let after = try ServeMovementPageTests.ranks(db: store.db)
+            let ids = try PageRows.read(browser).sections.flatMap(\.rows).filter { before[$0.name] != after[$0.name] }
+            return Set(ids.map { "\($0.id)" })
+        }
+        // Algeria leads Africa by name at 0 wins: a win keeps it first, so it moves no team; the
+        // four others go from a shared 1st to a shared 2nd.
+        var ranks = try ServeMovementPageTests.ranks(db: store.db)
         try browser.run(MutationCounter.install)
         #expect(try worldcup(["win", "Algeria"], db: store.db).status == 0)
         #expect(try browser.wait { try PageRows.read(browser).row(named: "Algeria")?.wins == 1 })
-        #expect(try MutationCounter.touched(browser) == ["\(algeria.id)"])
-        // Ghana's win moves it above Algeria's neighbours: one move, one row touched.
+        var others = try reranked(ranks)
+        #expect(others.count == 4)
+        #expect(try MutationCounter.touched(browser) == others.union(["\(algeria.id)"]))
+        // Ghana's win moves it above Algeria's neighbours: one move, and the ranks it changed.
         let ghana = try #require(try PageRows.read(browser).row(named: "Ghana"))
+        ranks = try ServeMovementPageTests.ranks(db: store.db)
         try browser.run(MutationCounter.install)
         #expect(try worldcup(["win", "Ghana", "--count", "2"], db: store.db).status == 0)
         #expect(try browser.wait { try PageRows.read(browser).row(named: "Ghana")?.wins == 2 })
-        #expect(try MutationCounter.touched(browser) == ["\(ghana.id)"])
+        others = try reranked(ranks)
+        #expect(others.contains("\(algeria.id)") && others.count == 5, "Ghana, Algeria and the three on 0 wins")
+        #expect(try MutationCounter.touched(browser) == others)
         let applied = try browser.run("return window.worldcup.applied.map((a) => a.ids);") as? [[Int]] ?? []
         #expect(applied.last == [ghana.id], "the change set named Ghana only")
         #expect(try PageRows.read(browser).standings == listedStandings(db: store.db))

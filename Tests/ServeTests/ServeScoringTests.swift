@@ -13,9 +13,9 @@ import Testing
 
     static func teamID(_ name: String, _ serve: ServeProcess) throws -> Int {
         let html = try HTTPClient.request("GET", serve.viewerLink).text
-        let marker = try #require(html.range(of: "\"><span class=\"name\">\(name)</span>"))
+        let marker = try #require(html.range(of: "<span class=\"name\">\(name)</span>"))
         let start = try #require(html[..<marker.lowerBound].range(of: "data-id=\"", options: .backwards))
-        return try #require(Int(html[start.upperBound..<marker.lowerBound]))
+        return try #require(Int(html[start.upperBound...].prefix { $0 != "\"" }))
     }
 
     @Test(arguments: StoreKind.allCases)

@@ -21,6 +21,9 @@ import Testing
         if h.screen.isShaken { _ = screen.handle(.character("S")) }
         screen.mode = h.screen.mode
         screen.message = h.screen.message
+        // The session's news, which a fresh scoreboard has not seen: the movement marks and
+        // the last change's time.
+        (screen.movements, screen.lastChange) = (h.screen.movements, h.screen.lastChange)
         screen.tableView.setCursor(h.screen.tableView.cursor)
         screen.tableView.scroll(toLine: h.screen.tableView.scrollTop)
         screen.render()

@@ -58,8 +58,9 @@ import Testing
             let name = try #require(h.screen.binding.cursorRowID.flatMap { names[$0] }, "\(size): a team is selected")
             let shown = h.grid.line(bars[0])
             // A narrow window cuts long names with "…", and drops the code, then the rank:
-            // compare what fits, between the rank and code (when shown) and the wins.
-            let visible = shown.replacing(/^ *[0-9]+ +(?:[A-Z]{3}  +)?/, with: "")
+            // compare what fits, between the leader's ★, the rank, the movement and the code
+            // (when shown) and the wins.
+            let visible = shown.replacing(/^★? *[0-9]+ +(?:(?:▲[0-9]+|▼[0-9]+|NEW) +)?(?:[A-Z]{3}  +)?/, with: "")
                 .replacing(/\ +[0-9][0-9,]*$/, with: "").trimmingCharacters(in: .whitespaces)
             try #require(
                 !visible.isEmpty && name.hasPrefix(visible.replacingOccurrences(of: "…", with: "")),
@@ -101,7 +102,7 @@ import Testing
     @Test(arguments: [80, 100, 200])
     func rowsHeadingsAndTheBarSpanTheWindow(columns: Int) throws {
         let h = try Harness(rows: 24, columns: columns)
-        #expect(h.grid.line(1).hasPrefix("   #  Code Team") && h.grid.line(1).hasSuffix("Wins"))
+        #expect(h.grid.line(1).hasPrefix("   # Move Code Team") && h.grid.line(1).hasSuffix("Wins"))
         #expect(TextWidth.columns(of: h.grid.line(1)) == columns, "the headings end at the right edge")
         #expect(TextWidth.columns(of: h.grid.line(3)) == columns && h.grid.line(3).hasSuffix(" 0"), "so do the wins")
         #expect(

@@ -49,9 +49,9 @@ import Testing
     @Test func showsTitleSectionsTeamsAndKeyHints() throws {
         let h = try Harness()
         #expect(h.grid.line(0) == "World Cup — 32 teams in 5 zones")
-        #expect(h.grid.line(1).hasPrefix("   #  Code Team") && h.grid.line(1).hasSuffix("Wins"), "column headings")
+        #expect(h.grid.line(1).hasPrefix("   # Move Code Team") && h.grid.line(1).hasSuffix("Wins"), "column headings")
         #expect(h.grid.line(2) == "Africa (5 teams)")
-        #expect(h.grid.line(3).hasPrefix("   1  ALG  Algeria"))
+        #expect(h.grid.line(3).hasPrefix("★  1      ALG  Algeria"), "all on 0 wins: all share 1st, all lead")
         #expect(h.grid.line(3).hasSuffix(" 0"))
         #expect(h.grid.line(8) == "Asia (4 teams)")
         #expect(h.grid.lines.contains("North, Central America & Caribbean (4 teams)"))
@@ -70,9 +70,17 @@ import Testing
         h.grid.resetCounters()
         h.press(.enter)
         #expect(h.wins(of: "Algeria") == 1)
-        #expect(h.screen.tableView.lastDrawnItemRows == 1)
+        // The other four teams of Africa, tied on 0 wins, went from a shared 1st to a shared
+        // 2nd: their rows are drawn again, though the change set names Algeria only.
+        #expect(h.grid.drawnRows.filter { (2..<39).contains($0) } == [3, 4, 5, 6, 7])
+        #expect(h.grid.line(4).hasPrefix("   2      CMR  Cameroon"))
+        h.grid.resetCounters()
+        h.press(.enter)
+        #expect(h.wins(of: "Algeria") == 2)
+        #expect(h.screen.tableView.lastDrawnItemRows == 1, "no other rank changed")
         #expect(h.screen.tableView.lastDrawnHeaderRows == 0)
-        #expect(h.grid.drawnRows == [3])
+        // Row 0 is the title, whose last change time may have ticked on.
+        #expect(h.grid.drawnRows.filter { (2..<39).contains($0) } == [3])
     }
 
     @Test func winThatMovesATeamUpKPlacesRedrawsAtMostKPlusOneRows() throws {
@@ -85,7 +93,7 @@ import Testing
         #expect(h.screen.tableView.lastDrawnItemRows <= 5)
         #expect(h.screen.tableView.lastDrawnItemRows >= 2)
         #expect(h.grid.line(7).contains("Ivory Coast"))
-        #expect(h.grid.line(7).hasPrefix("   5  CIV"), "ranks follow the places")
+        #expect(h.grid.line(7).hasPrefix("   2      CIV"), "the four teams on 0 wins share 2nd")
     }
 
     @Test func changeToATeamScrolledOffRedrawsNoTeamRow() throws {
@@ -99,7 +107,7 @@ import Testing
         try h.store.addTeam(name: "Wenderland", zone: "Internets")  // a whole new section, off screen
         h.driver.storeChanged()
         #expect(h.screen.tableView.lastDrawnItemRows == 0)
-        #expect(h.grid.line(0) == "World Cup — 33 teams in 6 zones")
+        #expect(h.grid.line(0).hasPrefix("World Cup — 33 teams in 6 zones · last change "))
     }
 
     @Test func secretTeamNeedsTheShakeAndLandsInANewSectionAfterEurope() throws {
@@ -117,10 +125,10 @@ import Testing
         let internets = try #require(lines.firstIndex(of: "Internets (1 team)"))
         let north = try #require(lines.firstIndex(of: "North, Central America & Caribbean (4 teams)"))
         #expect(europe < internets && internets < north)
-        #expect(lines[internets + 1].hasPrefix("   1  WEN  Wenderland"))
+        #expect(lines[internets + 1].hasPrefix("★  1 NEW  WEN  Wenderland"))
         #expect(h.cursorLine.contains("Wenderland"))
         #expect(h.grid.line(39).hasPrefix("Added Wenderland. "))
-        #expect(h.grid.line(0) == "World Cup — 33 teams in 6 zones")
+        #expect(h.grid.line(0).hasPrefix("World Cup — 33 teams in 6 zones · last change "))
     }
 
     @Test func dialogRefusesEmptyAndDuplicateNamesAndEscCancels() throws {
@@ -271,7 +279,7 @@ import Testing
             h.press(.resize, .down, .enter, .pageDown, .end, .up)
             #expect(h.grid.lines.count == rows)
         }
-        #expect(h.grid.line(0) == "World Cup — 32 teams in 5 zones")
+        #expect(h.grid.line(0).hasPrefix("World Cup — 32 teams in 5 zones · last change "))
     }
 
     /// As in htop and lazygit (issue 22): a click selects a team; a click on the selected team
@@ -298,9 +306,13 @@ import Testing
         let wenderland = Team(
             teamName: "Wenderland", qualifyingZone: "Internets", imageName: Team.addedTeamImageName, wins: 0)
         let plain = TeamRowRenderer(showsFlags: false), flags = TeamRowRenderer(showsFlags: true)
-        #expect(plain.text(for: brazil, rank: 1, rankColumns: 2, width: 40).hasPrefix("   1  BRA  Brazil"))
-        #expect(flags.text(for: brazil, rank: 1, rankColumns: 2, width: 40).hasPrefix("   1  🇧🇷   Brazil"))
-        #expect(plain.text(for: wenderland, rank: 12, rankColumns: 3, width: 40).hasPrefix("   12  WEN  Wenderland"))
+        #expect(plain.text(for: brazil, rank: 1, rankColumns: 2, width: 40).hasPrefix("★  1      BRA  Brazil"))
+        #expect(flags.text(for: brazil, rank: 1, rankColumns: 2, width: 40).hasPrefix("★  1      🇧🇷   Brazil"))
+        #expect(
+            plain.text(for: wenderland, rank: 12, rankColumns: 3, width: 40).hasPrefix("   12      WEN  Wenderland"))
+        #expect(
+            plain.text(for: brazil, rank: 3, movement: .up(2), rankColumns: 2, width: 40).hasPrefix(
+                "   3 ▲2   BRA  Brazil"))
         for width in [20, 40, 64, 100, 200] {
             // The wins sit at the terminal's right edge, under their heading, at any width.
             let row = flags.text(for: brazil, rank: 1, rankColumns: 2, width: width)
@@ -308,7 +320,7 @@ import Testing
             #expect(TextWidth.columns(of: flags.heading(rankColumns: 2, width: width)) == width)
             #expect(row.hasSuffix(" 5") && flags.heading(rankColumns: 2, width: width).hasSuffix(" Wins"))
         }
-        #expect(plain.heading(rankColumns: 2, width: 40).hasPrefix("   #  Code Team"))
+        #expect(plain.heading(rankColumns: 2, width: 40).hasPrefix("   # Move Code Team"))
         #expect(
             Thousands.grouped(1_000_032) == "1,000,032" && Thousands.grouped(999) == "999"
                 && Thousands.grouped(1000) == "1,000")
@@ -390,6 +402,9 @@ import Testing
             let freshScreen = try ScoreboardScreen(
                 store: h.store, surface: fresh, renderer: TeamRowRenderer(showsFlags: false))
             freshScreen.tableView.setCursor(h.screen.tableView.cursor)
+            // The session's news, which a fresh scoreboard has not seen: the movement marks and
+            // the last change's time.
+            (freshScreen.movements, freshScreen.lastChange) = (h.screen.movements, h.screen.lastChange)
             freshScreen.tableView.scroll(toLine: h.screen.tableView.scrollTop)
             freshScreen.render()
             let band = h.screen.tableView.top..<(h.screen.tableView.top + h.screen.tableView.height)

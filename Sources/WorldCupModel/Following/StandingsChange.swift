@@ -75,8 +75,10 @@ public struct StandingsChange: Equatable, Sendable {
         guard NoCase.key(before.qualifyingZone) == NoCase.key(after.qualifyingZone) else {
             return place + " (was \(Self.place(oldRank, in: before.qualifyingZone)))"
         }
-        guard let oldRank, let newRank, oldRank != newRank else { return "still " + place }
-        return (newRank < oldRank ? "▲" : "▼") + String(abs(oldRank - newRank)) + " to " + place
+        guard let oldRank, let newRank, let movement = RankMovement(oldRank: oldRank, newRank: newRank) else {
+            return "still " + place
+        }
+        return movement.mark + " to " + place
     }
 
     private static func place(_ rank: Int?, in zone: String) -> String {

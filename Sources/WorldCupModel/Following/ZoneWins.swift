@@ -1,5 +1,4 @@
-/// The wins of every team in one zone, kept sorted, for sports-table ranks: a team's rank is
-/// one more than the number of teams with more wins, so teams with equal wins share it.
+/// The wins of every team in one zone, kept sorted, for sports-table ranks (``SharedRank``).
 struct ZoneWins {
     /// Ascending.
     private var sorted: [Int] = []
@@ -17,7 +16,7 @@ struct ZoneWins {
 
     /// The rank of a team with `wins` among these teams (itself included).
     func rank(of wins: Int) -> Int {
-        sorted.count - firstIndex { $0 > wins } + 1
+        SharedRank.rank(ofWins: wins, amongDescending: sorted.count) { sorted[sorted.count - 1 - $0] }
     }
 
     /// The first index whose wins satisfy `isAtOrPast`, which holds from some index on

@@ -123,7 +123,7 @@ public final class ScoreboardProgram {
     /// while work waits for quiet (a load, a count), nil when only an event can bring news.
     public func nextWake(at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
         if hasWorkWaiting { return now }
-        var deadlines = [restingSince.map { $0 + Self.rest }, screen.nextHighlightExpiry]
+        var deadlines = [restingSince.map { $0 + Self.rest }, screen.nextHighlightExpiry, screen.nextMovementExpiry]
         if screen.hasScoresInDoubt { deadlines.append(lastLook + Self.doubtLookInterval) }
         return deadlines.compactMap { $0 }.min()
     }
@@ -159,7 +159,7 @@ public final class ScoreboardProgram {
     private func perform(_ effect: ScoreboardEffect, at now: ContinuousClock.Instant) -> ScoreboardEvent? {
         switch effect {
         case let .write(write):
-            screen.perform(write)
+            screen.perform(write, at: now)
         case .look:
             lastLook = now
             let changed = screen.showExternalChanges(at: now)

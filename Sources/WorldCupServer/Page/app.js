@@ -4,6 +4,7 @@
 (() => {
     const main = document.getElementById('standings');
     const summary = document.getElementById('summary');
+    const lastChange = document.getElementById('last-change');
     const status = document.getElementById('status');
     const scoring = document.getElementById('scoring');
     const scoringNote = document.getElementById('scoring-note');
@@ -27,6 +28,11 @@
     const rowNodes = new Map();
     const sectionNodes = new Map();
     const ownChanges = new Map();
+    // How teams just moved, by id: {mark: '▲2', spoken: 'up 2 places', until}, shown beside
+    // their ranks for 10 s, as the terminal does.
+    const movements = new Map();
+    const markMilliseconds = 10000;
+    const mostMarkedRows = 256;
 
     const visible = (text) => String(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, '\ufffd');
     const teams = (count) => (count === 1 ? '1 team' : `${count} teams`);
@@ -40,17 +46,20 @@
         sectionNodes.set(section.querySelector('.zone-name').textContent, section);
     }
 
+    // A row as the server renders it (StandingsPage.swift): rank, leader's mark, movement,
+    // name, wins; the marks are filled in by showMarks.
     function makeRow(row) {
         const li = document.createElement('li');
         li.className = 'team';
         li.dataset.id = String(row.id);
-        const name = document.createElement('span');
-        name.className = 'name';
-        name.textContent = visible(row.name);
-        const wins = document.createElement('span');
-        wins.className = 'wins';
-        wins.textContent = String(row.wins);
-        li.append(name, wins);
+        const part = (name, text) => {
+            const span = document.createElement('span');
+            span.className = name;
+            span.textContent = text;
+            return span;
+        };
+        li.append(part('rank', ''), part('lead', ''), part('move', ''), part('name', visible(row.name)));
+        li.append(part('wins', String(row.wins)));
         if (scorer.enabled) li.tabIndex = 0;
         if (scorer.last && scorer.last.id === row.id) li.classList.add('last-win');
         return li;
@@ -68,6 +77,65 @@
         node.append(heading, document.createElement('ol'));
         node.lastChild.className = 'teams';
         return node;
+    }
+
+    // A sports table's rank: one more than the rows with more wins. `rows` are in order of
+    // wins, most first, so a binary search finds it (a zone may hold a million teams, most of
+    // them tied on 0 wins).
+    function rankOf(rows, wins) {
+        let low = 0;
+        let high = rows.length;
+        while (low < high) {
+            const middle = (low + high) >> 1;
+            if (rows[middle].wins > wins) low = middle + 1;
+            else high = middle;
+        }
+        return low + 1;
+    }
+
+    // A mark's text, and its words for a screen reader when it has text.
+    function setMark(node, text, label) {
+        setText(node, text);
+        if (text && node.getAttribute('aria-label') !== label) {
+            node.setAttribute('role', 'img');
+            node.setAttribute('aria-label', label);
+        } else if (!text && node.hasAttribute('role')) {
+            node.removeAttribute('role');
+            node.removeAttribute('aria-label');
+        }
+    }
+
+    function showMarks(li, rank, movement) {
+        setText(li.querySelector('.rank'), String(rank));
+        setMark(li.querySelector('.lead'), rank === 1 ? '★' : '', 'leader');
+        setMark(li.querySelector('.move'), movement ? movement.mark : '', movement ? movement.spoken : '');
+    }
+
+    function movement(oldRank, newRank) {
+        if (oldRank === newRank) return null;
+        const places = Math.abs(oldRank - newRank);
+        const words = `${places} place${places === 1 ? '' : 's'}`;
+        return newRank < oldRank
+            ? { mark: `▲${places}`, spoken: `up ${words}` }
+            : { mark: `▼${places}`, spoken: `down ${words}` };
+    }
+
+    function mark(id, move) {
+        if (!move) return;
+        movements.set(id, { ...move, until: Date.now() + markMilliseconds });
+        setTimeout(expireMarks, markMilliseconds + 50);
+    }
+
+    function expireMarks() {
+        const time = Date.now();
+        let expired = false;
+        for (const [id, move] of movements) {
+            if (move.until <= time) {
+                movements.delete(id);
+                expired = true;
+            }
+        }
+        if (expired && model) render(new Set(), new Set());
     }
 
     // Brings the DOM to the model's first `windowRows` rows, moving, adding and removing only
@@ -115,16 +183,19 @@
             setText(node.querySelector('.zone-name'), visible(section.name));
             setText(node.querySelector('.zone-count'), teams(section.count));
             const list = node.querySelector('ol');
+            let rank = 1;
             for (let i = 0; i < shown; i++) {
                 const row = section.rows[i];
+                if (i > 0 && section.rows[i - 1].wins !== row.wins) rank = i + 1;
                 let li = rowNodes.get(row.id);
                 if (!li) {
                     li = makeRow(row);
                     rowNodes.set(row.id, li);
                 } else {
-                    setText(li.firstChild, visible(row.name));
-                    setText(li.lastChild, String(row.wins));
+                    setText(li.querySelector('.name'), visible(row.name));
+                    setText(li.querySelector('.wins'), String(row.wins));
                 }
+                showMarks(li, rank, movements.get(row.id));
                 if (list.children[i] !== li) list.insertBefore(li, list.children[i] || null);
                 if (flashed.has(row.id)) flash(li);
             }
@@ -310,6 +381,18 @@
         }
         const byRow = {};
         for (const row of change.rows) if (row.from) byRow[row.id] = model[row.from[0]].rows[row.from[1]];
+        // The ranks before, for the movement marks; not for a load step (runs of rows), which
+        // is no news, nor for an import's thousands.
+        const news = change.runs.length === 0;
+        const marks = news && change.rows.length <= mostMarkedRows;
+        const before = new Map();
+        if (marks) {
+            for (const row of change.rows) {
+                if (!row.from || row.type === 'delete') continue;
+                const old = byRow[row.id];
+                before.set(row.id, { zone: model[row.from[0]].name, rank: rankOf(model[row.from[0]].rows, old.wins) });
+            }
+        }
         for (const [index, rows] of bySection(removals, 'from')) {
             model[index].rows = removeRows(model[index].rows, rows.map((row) => row.from[1]));
         }
@@ -342,6 +425,24 @@
             }
         }
         for (const section of model) section.count = section.rows.length;
+        if (marks) {
+            for (const row of change.rows) {
+                if (!row.to) continue;
+                const section = model[row.to[0]];
+                const now = rankOf(section.rows, section.rows[row.to[1]].wins);
+                const old = before.get(row.id);
+                if (!old) mark(row.id, { mark: 'NEW', spoken: 'new' });
+                else if (old.zone === section.name) mark(row.id, movement(old.rank, now));
+            }
+            for (const section of sectionsOf('insert')) {
+                for (const team of section.rows) mark(team.id, { mark: 'NEW', spoken: 'new' });
+            }
+        }
+        if (news) {
+            const time = new Date();
+            const clock = [time.getHours(), time.getMinutes(), time.getSeconds()];
+            setText(lastChange, `Last change ${clock.map((part) => String(part).padStart(2, '0')).join(':')}`);
+        }
         render(moved, flashed);
         report.version = change.v;
         report.applied.push({ v: change.v, ids: touched, at: now() });
@@ -461,7 +562,7 @@
 
     async function tap(li) {
         const id = Number(li.dataset.id);
-        const name = li.firstChild.textContent;
+        const name = li.querySelector('.name').textContent;
         const key = newKey();
         report.taps.push({ id, key, at: now() });
         ownChanges.set(id, (ownChanges.get(id) || 0) + 1);

@@ -91,6 +91,13 @@ public final class TableView {
         didSet { if isDimmed != oldValue { needsFullRedraw = true } }
     }
 
+    /// A character drawn over the first column of the cursor's row, so that the selection can be
+    /// told without its reverse video (a screen reader, a terminal without attributes); nil:
+    /// the reverse video alone.
+    public var cursorMark: Character? {
+        didSet { if cursorMark != oldValue { needsFullRedraw = true } }
+    }
+
     public init() {}
 
     // MARK: - Layout
@@ -425,7 +432,10 @@ public final class TableView {
                 var style = dataSource.rowStyle(at: index)
                 if row == cursorRow { style.insert(.reverse) }
                 if isDimmed { style = [.dim] }
-                let text = dataSource.rowText(at: index, width: width)
+                var text = dataSource.rowText(at: index, width: width)
+                if row == cursorRow, let cursorMark, !isDimmed {
+                    text = String(cursorMark) + String(text.dropFirst())
+                }
                 surface.drawLine(top + row, text, style: style)
                 if !isDimmed {
                     for columns in dataSource.rowMarks(at: index, width: width) {

@@ -210,7 +210,8 @@ extension ScoreboardScreen {
     }
 
     /// The hardware cursor shows only where text is typed (the dialog's field, the search
-    /// line); elsewhere it is hidden but kept on the cursor row for screen readers.
+    /// line); elsewhere it is kept on the cursor row for screen readers, and shown there in
+    /// screen-reader mode.
     private func placeCursor(_ box: OverlayBox?) {
         if case .dialog(let dialog) = mode, let box {
             let fieldWidth = max(1, min(Self.dialogWidth, surface.columns - 4) - Self.labelColumns)
@@ -235,7 +236,7 @@ extension ScoreboardScreen {
             surface.setCursorVisible(true)
             surface.placeCursor(row: statusRow, column: 1 + prompt.text.visible(width: surface.columns).cursorColumn)
         } else {
-            surface.setCursorVisible(false)
+            surface.setCursorVisible(isScreenReaderMode)
             surface.placeCursor(row: tableView.cursorScreenRow ?? statusRow, column: 0)
         }
     }

@@ -310,14 +310,15 @@ extension ScoreboardScreen {
     /// When the next movement mark (▲2, NEW) ends, if one is shown.
     public var nextMovementExpiry: ContinuousClock.Instant? { movements.nextExpiry }
 
-    /// Ends the highlights and movement marks due at `now`; returns whether a row needs
-    /// drawing again.
+    /// Ends the highlights and movement marks due at `now`, and says a screen reader's sentence
+    /// that waited for its turn; returns whether something needs drawing again.
     @discardableResult
     public func expireHighlights(at now: ContinuousClock.Instant) -> Bool {
         let expired = highlights.removeExpired(at: now) + movements.removeExpired(at: now)
         let rows = expired.compactMap { controller.indexPath(forRowID: $0).map(TableIndex.init) }
         tableView.setNeedsDisplay(rowsAt: rows)
-        return !expired.isEmpty
+        let said = sayDueAnnouncement(at: now)
+        return !expired.isEmpty || said
     }
 
     /// Runs a checkpoint when at least `minimumWrites` writes wait in the log.

@@ -40,6 +40,13 @@ public final class ScoreboardScreen: TableViewDataSource {
     var shownConnectionProblem: String?
     /// The replica's lag the status line shows, in whole seconds (nil: none worth saying).
     var shownReplicaLag: Int?
+    /// Screen-reader mode (see `+ScreenReader`).
+    public var isScreenReaderMode = false {
+        didSet { tableView.cursorMark = isScreenReaderMode ? Self.selectionMark : nil }
+    }
+    var announcer = ChangeAnnouncer()
+    /// The last sentence said on the status line, which the next one may replace.
+    var lastAnnouncement: String?
     /// The filter in force (nil: every team is listed).
     var filter: TeamFilter?
     /// The controller's request is being changed (the filter): its change set is not news.
@@ -159,6 +166,7 @@ public final class ScoreboardScreen: TableViewDataSource {
         if let externalChangesShownAt { highlights.add(rows.changed, at: externalChangesShownAt) }
         if !isLoadingStep, !isChangingRequest {
             lastChange = Date()
+            announce(rows, at: changesSeenAt ?? .now)
             // A filtered list shows no ranks to measure movement by.
             if filter == nil { markMovements(rows, at: changesSeenAt ?? .now) }
         }

@@ -15,7 +15,7 @@ extension Subcommand {
     func refuseScoreboardOptions(allowing allowed: Set<String> = []) throws {
         let given = [
             ("--log", root.log != nil), ("--stats", root.stats != nil), ("--flags", root.flags),
-            ("--no-color", root.noColor),
+            ("--no-color", root.noColor), ("--screen-reader", root.screenReader),
         ]
         guard let option = given.first(where: { $0.1 && !allowed.contains($0.0) })?.0 else { return }
         throw ValidationError(

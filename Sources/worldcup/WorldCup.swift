@@ -52,6 +52,12 @@ struct WorldCup: ParsableCommand {
     @Flag(help: "No colours (also when the NO_COLOR environment variable is set).")
     var noColor = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "For screen readers: the cursor shown on the selected team, marked with >, and each change said on "
+                + "the status line (also when WORLDCUP_SCREEN_READER is set to anything but 0)."))
+    var screenReader = false
+
     @Option(
         help: ArgumentHelp(
             "When quitting, write timing figures (first frame, each key until the screen was updated, peak memory) "
@@ -82,6 +88,8 @@ struct WorldCup: ParsableCommand {
         }
         let environment = ProcessInfo.processInfo.environment
         let colors = !noColor && (environment["NO_COLOR"] ?? "").isEmpty
+        let screenReaderVariable = environment["WORLDCUP_SCREEN_READER"] ?? ""
+        let screenReader = screenReader || !(screenReaderVariable.isEmpty || screenReaderVariable == "0")
         let auditLog = try log.map(AuditLog.init(path:))
         // Not an option: docs/pictures.sh keeps others' changes highlighted for its whole run.
         let highlight = environment["WORLDCUP_HIGHLIGHT_SECONDS"].flatMap(Int.init).flatMap {
@@ -92,7 +100,7 @@ struct WorldCup: ParsableCommand {
             // commit is in doubt is kept and sent again when the server is back.
             let opened = try store.openSeededStore(doubtTimeout: .seconds(2))
             let exit = try ScoreboardSession.run(
-                store: opened, showsFlags: flags, colors: colors,
+                store: opened, showsFlags: flags, colors: colors, screenReader: screenReader,
                 cacheDirectory: StoreLocation.defaultCacheDirectory(environment: environment), stats: sessionStats,
                 auditLog: auditLog, changeHighlightDuration: highlight)
             // Stopped by a signal, the shell sees what it would have without the clean-up.

@@ -123,7 +123,10 @@ public final class ScoreboardProgram {
     /// while work waits for quiet (a load, a count), nil when only an event can bring news.
     public func nextWake(at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
         if hasWorkWaiting { return now }
-        var deadlines = [restingSince.map { $0 + Self.rest }, screen.nextHighlightExpiry, screen.nextMovementExpiry]
+        var deadlines = [
+            restingSince.map { $0 + Self.rest }, screen.nextHighlightExpiry, screen.nextMovementExpiry,
+            screen.nextAnnouncementDue,
+        ]
         if screen.hasScoresInDoubt { deadlines.append(lastLook + Self.doubtLookInterval) }
         return deadlines.compactMap { $0 }.min()
     }

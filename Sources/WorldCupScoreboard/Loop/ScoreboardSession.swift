@@ -10,9 +10,11 @@ public enum ScoreboardSession {
     ///   - stats: timing figures for benchmarks (`--stats`), or nil.
     ///   - auditLog: the file that gets one line per change the user was told is done, or nil.
     ///   - changeHighlightDuration: how long others' changes stay highlighted; nil: the default.
+    ///   - screenReader: screen-reader mode (``ScoreboardScreen/isScreenReaderMode``).
     /// - Returns: why the scoreboard ended (a stop signal asks for its exit status).
     public static func run(
-        store: any ScoreStore, showsFlags: Bool, colors: Bool, cacheDirectory: String? = nil,
+        store: any ScoreStore, showsFlags: Bool, colors: Bool, screenReader: Bool = false,
+        cacheDirectory: String? = nil,
         stats: SessionStats? = nil, auditLog: AuditLog? = nil, changeHighlightDuration: Duration? = nil
     ) throws -> ScoreboardExit {
         defer { stats?.write() }
@@ -23,6 +25,7 @@ public enum ScoreboardSession {
             cacheDirectory: cacheDirectory)
         defer { screen.saveCacheIfNeeded() }
         if let changeHighlightDuration { screen.changeHighlightDuration = changeHighlightDuration }
+        screen.isScreenReaderMode = screenReader
         screen.didCommit = { [unowned screen] change in
             if change.action == .win { stats?.winCommitted() }
             if let auditLog, !auditLog.record(change) {

@@ -23,6 +23,11 @@ QUIET_PIPE = 2>&1 | cat >&2
 # environment of its own, which `make deps` makes (no system Python package is touched).
 SCHEMATHESIS_VENV = .build-tools/schemathesis
 SCHEMATHESIS_VERSION = 4.32.5
+# The page's accessibility test (Tests/ServeTests/ServeAccessibilityTests.swift) injects
+# axe-core 4.x into Chromium: its axe.min.js is taken from the axe-playwright-python wheel,
+# which carries it (nothing of Playwright is installed or used).
+AXE_FOLDER = .build-tools/axe
+AXE_WHEEL_VERSION = 0.1.8
 
 PREFIX ?= /usr/local
 .PHONY: run test lint bench build deps clean docs install install-files uninstall
@@ -70,6 +75,17 @@ deps:
 		  $(SCHEMATHESIS_VENV)/bin/pip install -q schemathesis==$(SCHEMATHESIS_VERSION); } >&2 || { \
 		rm -rf $(SCHEMATHESIS_VENV); \
 		echo "Could not install schemathesis (the OpenAPI test needs it): see the lines above." >&2; exit 1; }; }
+	@[ -f $(AXE_FOLDER)/axe.min.js ] || { \
+		echo "Downloading axe-core (in axe-playwright-python $(AXE_WHEEL_VERSION)) from PyPI to $(AXE_FOLDER)…" >&2; \
+		{ mkdir -p $(AXE_FOLDER) && \
+		  $(SCHEMATHESIS_VENV)/bin/pip download -q --no-deps -d $(AXE_FOLDER) \
+		    axe-playwright-python==$(AXE_WHEEL_VERSION) && \
+		  $(SCHEMATHESIS_VENV)/bin/python -c "import glob, zipfile; \
+		    wheel = zipfile.ZipFile(glob.glob('$(AXE_FOLDER)/*.whl')[0]); \
+		    open('$(AXE_FOLDER)/axe.min.js', 'wb').write(wheel.read('axe_playwright_python/axe.min.js'))"; } >&2 || { \
+		rm -rf $(AXE_FOLDER); \
+		echo "Could not download axe-core (the page's accessibility test needs it): see the lines above." >&2; \
+		exit 1; }; }
 
 build: deps
 	@set -o pipefail; $(SWIFT) build $(RELEASE) --product worldcup $(QUIET_PIPE)

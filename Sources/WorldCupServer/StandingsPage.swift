@@ -27,12 +27,16 @@ enum StandingsPage {
 
             """
         html += tvMode ? "<body class=\"tv\">\n" : "<body>\n"
+        html +=
+            "<a class=\"skip\" href=\"#standings\">Skip to the standings</a>"
+            + "<a class=\"skip\" id=\"skip-to-scoring\" href=\"#scoring\" hidden>Skip to the last tap and Undo</a>\n"
         let zones = rows.sections.count
         html +=
             "<header><h1>World Cup</h1><p id=\"summary\">\(teams(rows.teamCount)) in \(zones) zone"
-            + (zones == 1 ? "" : "s") + "</p><p id=\"last-change\"></p><p id=\"status\" role=\"status\"></p></header>\n"
+            + (zones == 1 ? "" : "s") + "</p><p id=\"last-change\"></p><p id=\"status\" role=\"status\"></p>"
+            + "<p id=\"announcement\" class=\"spoken\" aria-live=\"polite\"></p></header>\n"
         html +=
-            "<main id=\"standings\" data-version=\"\(rows.version)\" data-rank-digits=\"\(rankDigits(rows))\">\n"
+            "<main id=\"standings\" tabindex=\"-1\" data-version=\"\(rows.version)\" data-rank-digits=\"\(rankDigits(rows))\">\n"
         for section in rows.sections {
             html +=
                 "<section class=\"zone\"><h2><span class=\"zone-name\">" + escaped(section.name)
@@ -46,8 +50,10 @@ enum StandingsPage {
         }
         // Scoring's bar comes last: it sticks to the bottom of the screen.
         html +=
-            "</main>\n<p id=\"more\"></p>\n<div id=\"scoring\" hidden><p id=\"scoring-note\" role=\"status\"></p>"
-            + "<button id=\"undo\" type=\"button\" hidden></button></div>\n</body>\n</html>\n"
+            "</main>\n<p id=\"more\"></p>\n"
+            + "<aside id=\"scoring\" aria-label=\"Scoring\" tabindex=\"-1\" hidden>"
+            + "<p id=\"scoring-note\" role=\"status\"></p>"
+            + "<button id=\"undo\" type=\"button\" hidden></button></aside>\n</body>\n</html>\n"
         return html
     }
 

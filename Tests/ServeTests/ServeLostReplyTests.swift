@@ -27,7 +27,7 @@ import Testing
         let admin = try database.connect()
         try admin.execute("ALTER SYSTEM SET synchronous_standby_names = 'nobody'")
         try admin.execute("SELECT pg_reload_conf()")
-        try browser.click(browser.element("li.team[data-id='\(japan.id)']"))
+        try browser.click(browser.element("li.team[data-id='\(japan.id)'] button.tap"))
         let waiting = browser.wait(timeout: 30) {
             (try? admin.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'").scalar) == "1"
         }

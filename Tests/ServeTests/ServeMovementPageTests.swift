@@ -80,7 +80,7 @@ import Testing
         // The keyboard on England's row, which a shell's win then moves up.
         try browser.press([WebDriver.Key.tab])
         let england = try #require(try PageRows.read(browser).row(named: "England")).id
-        try browser.run("document.querySelector(`li.team[data-id='${arguments[0]}']`).focus();", [england])
+        try browser.run("document.querySelector(`li.team[data-id='${arguments[0]}'] button.tap`).focus();", [england])
         let before = try #require(try Self.ranks(db: store.db)["England"])
         #expect(try worldcup(["win", "England", "--count", "2"], db: store.db).status == 0)
         let after = try #require(try Self.ranks(db: store.db)["England"])
@@ -88,7 +88,10 @@ import Testing
         #expect(try browser.wait { try Self.marks(browser)["England"]?.move == "▲3" })
         #expect(try Self.marks(browser)["England"]?.spoken == "up 3 places")
         #expect(try Self.sameRanks(browser, db: store.db), "France and Germany pushed to a shared 4th")
-        let focused = "return document.activeElement.dataset ? Number(document.activeElement.dataset.id) : -1;"
+        let focused = """
+            const row = document.activeElement.closest('li.team');
+            return row ? Number(row.dataset.id) : -1;
+            """
         #expect(try browser.run(focused) as? Int == england, "the focus stayed on the row that moved")
         let order = try PageRows.read(browser).sections.first { $0.name == "Europe" }?.rows.map(\.name) ?? []
         #expect(order.prefix(3) == ["Spain", "England", "Italy"], "\(order)")

@@ -120,7 +120,7 @@ import Testing
         // The token left the address bar (and so any screenshot or shared tab).
         #expect(try browser.run("return location.href;") as? String == serve.viewerLink)
         let japan = try #require(try PageRows.read(browser).row(named: "Japan"))
-        try browser.click(browser.element("li.team[data-id='\(japan.id)']"))
+        try browser.click(browser.element("li.team[data-id='\(japan.id)'] button.tap"))
         #expect(try browser.wait { try serve.wins()["Japan"] == 1 })
         #expect(try browser.wait { try PageRows.read(browser).row(named: "Japan")?.wins == 1 })
         try browser.click(browser.element("#undo"))

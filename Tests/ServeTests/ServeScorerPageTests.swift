@@ -28,14 +28,15 @@ import Testing
                 """
                 const active = document.activeElement;
                 if (!active) return 'nothing';
-                if (active.matches('li.team')) return 'team ' + active.querySelector('.name').textContent;
+                const row = active.closest('li.team');
+                if (row) return 'team ' + row.querySelector('.name').textContent;
                 return active.tagName.toLowerCase() + (active.id ? '#' + active.id : '');
                 """) as? String ?? "?"
         }
 
         func row(_ name: String) throws -> String {
             let id = try #require(try PageRows.read(browser).row(named: name)).id
-            return try browser.element("li.team[data-id='\(id)']")
+            return try browser.element("li.team[data-id='\(id)'] button.tap")
         }
 
         func wins(_ name: String) throws -> Int? { try PageRows.read(browser).row(named: name)?.wins }
@@ -208,8 +209,8 @@ import Testing
         let serve = try ServeProcess(db: folder.store, home: folder.path + "/home")
         let page = try ScorerPage(serve)
         let hidden = """
-            const row = document.activeElement;
-            if (!row || !row.matches('li.team')) return null;
+            const row = document.activeElement && document.activeElement.closest('li.team');
+            if (!row) return null;
             const box = row.getBoundingClientRect();
             const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
             return row.contains(hit) ? null : row.querySelector('.name').textContent + ' under <'

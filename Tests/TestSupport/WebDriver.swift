@@ -140,6 +140,15 @@ public final class WebDriver: @unchecked Sendable {
         _ = try Self.call(session + "/actions", "POST", body)
     }
 
+    /// Makes the page see `prefers-color-scheme: scheme` ("light" or "dark"), as a system set
+    /// to it would.
+    public func emulate(colorScheme scheme: String) throws {
+        let features: [[String: String]] = [["name": "prefers-color-scheme", "value": scheme]]
+        _ = try Self.call(
+            session + "/goog/cdp/execute", "POST",
+            ["cmd": "Emulation.setEmulatedMedia", "params": ["features": features]])
+    }
+
     /// Loads the page again, as the reload button does.
     public func reload() throws {
         _ = try Self.call(session + "/refresh", "POST", [String: Any]())

@@ -10,6 +10,8 @@
     const scoringNote = document.getElementById('scoring-note');
     const undoButton = document.getElementById('undo');
     const more = document.getElementById('more');
+    const announcement = document.getElementById('announcement');
+    const skipToUndo = document.getElementById('skip-to-scoring');
     const tv = document.body.classList.contains('tv');
     const step = 300;
     let windowRows = step;
@@ -60,9 +62,29 @@
         };
         li.append(part('rank', ''), part('lead', ''), part('move', ''), part('name', visible(row.name)));
         li.append(part('wins', String(row.wins)));
-        if (scorer.enabled) li.tabIndex = 0;
+        if (scorer.enabled) makeTappable(li);
         if (scorer.last && scorer.last.id === row.id) li.classList.add('last-win');
         return li;
+    }
+
+    // For a scorer, a row is a button that adds a win, named for what it does: its parts go
+    // inside the button, which the keyboard reaches and Enter or Space presses.
+    function makeTappable(li) {
+        if (li.querySelector('button.tap')) return;
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.className = 'tap';
+        button.append(...li.childNodes);
+        li.append(button);
+        nameButton(li);
+    }
+
+    function nameButton(li) {
+        const button = li.querySelector('button.tap');
+        if (!button) return;
+        const name = li.querySelector('.name').textContent;
+        const label = `Add a win to ${name}, ${wins(Number(li.querySelector('.wins').textContent))}`;
+        if (button.getAttribute('aria-label') !== label) button.setAttribute('aria-label', label);
     }
 
     function makeSection(section) {
@@ -118,6 +140,51 @@
         return newRank < oldRank
             ? { mark: `▲${places}`, spoken: `up ${words}` }
             : { mark: `▼${places}`, spoken: `down ${words}` };
+    }
+
+    // Others' changes said to a screen reader (a polite live region): one sentence per change
+    // set, as the terminal says them, at most one every two seconds; the ones that come sooner
+    // are counted into the next.
+    const announcePause = 2000;
+    let lastAnnounced = 0;
+    let waitingAnnouncement = null;
+    function announce(row, before, changes) {
+        if (!row) return;
+        const section = model[row.to[0]];
+        const team = section.rows[row.to[1]];
+        const rank = rankOf(section.rows, team.wins);
+        const old = before.get(row.id);
+        const place = `${ordinal(rank)} in ${visible(section.name)}`;
+        let sentence = `${visible(team.name)} ${wins(team.wins)}, ${place}`;
+        if (!old) {
+            sentence = `${visible(team.name)} new, ${wins(team.wins)}, ${place}`;
+        } else if (old.wins !== team.wins) {
+            const delta = team.wins - old.wins;
+            const moved = old.zone === section.name ? movement(old.rank, rank) : null;
+            sentence = `${visible(team.name)} ${delta > 0 ? '+' : ''}${delta} to ${wins(team.wins)}, `
+                + (moved ? `${moved.spoken} to ${place}` : `still ${place}`);
+        }
+        const count = (waitingAnnouncement ? waitingAnnouncement.count : 0) + changes;
+        waitingAnnouncement = { sentence, count };
+        const wait = lastAnnounced + announcePause - Date.now();
+        if (wait <= 0) sayAnnouncement();
+        else if (count === changes) setTimeout(sayAnnouncement, wait);
+    }
+
+    function sayAnnouncement() {
+        if (!waitingAnnouncement) return;
+        const { sentence, count } = waitingAnnouncement;
+        waitingAnnouncement = null;
+        lastAnnounced = Date.now();
+        const more = count - 1;
+        setText(announcement, more > 0 ? `${sentence} (and ${more} more change${more === 1 ? '' : 's'})` : sentence);
+    }
+
+    function ordinal(number) {
+        const tens = number % 100;
+        const ones = number % 10;
+        const suffix = tens >= 11 && tens <= 13 ? 'th' : ones === 1 ? 'st' : ones === 2 ? 'nd' : ones === 3 ? 'rd' : 'th';
+        return `${number}${suffix}`;
     }
 
     function mark(id, move) {
@@ -194,6 +261,7 @@
                 } else {
                     setText(li.querySelector('.name'), visible(row.name));
                     setText(li.querySelector('.wins'), String(row.wins));
+                    nameButton(li);
                 }
                 showMarks(li, rank, movements.get(row.id));
                 if (list.children[i] !== li) list.insertBefore(li, list.children[i] || null);
@@ -255,8 +323,9 @@
     // Focuses a row; one the keyboard is on is kept in sight, wherever it went (a finger's
     // focus is not followed: the page stays where the user scrolled it).
     function keepInSight(li, keyboard) {
-        li.focus({ preventScroll: true });
-        if (keyboard) li.scrollIntoView({ block: 'nearest' });
+        const target = li.querySelector('button.tap') || li;
+        target.focus({ preventScroll: true });
+        if (keyboard) target.scrollIntoView({ block: 'nearest' });
     }
 
     function flash(li) {
@@ -390,7 +459,9 @@
             for (const row of change.rows) {
                 if (!row.from || row.type === 'delete') continue;
                 const old = byRow[row.id];
-                before.set(row.id, { zone: model[row.from[0]].name, rank: rankOf(model[row.from[0]].rows, old.wins) });
+                before.set(row.id, {
+                    zone: model[row.from[0]].name, rank: rankOf(model[row.from[0]].rows, old.wins), wins: old.wins,
+                });
             }
         }
         for (const [index, rows] of bySection(removals, 'from')) {
@@ -438,6 +509,7 @@
                 for (const team of section.rows) mark(team.id, { mark: 'NEW', spoken: 'new' });
             }
         }
+        if (news) announce(change.rows.find((row) => row.to && flashed.has(row.id)), before, change.rows.length);
         if (news) {
             const time = new Date();
             const clock = [time.getHours(), time.getMinutes(), time.getSeconds()];
@@ -612,17 +684,12 @@
         document.body.classList.add('scoring');
         setNote('Tap a team to add a win.');
         remember(remembered());
-        for (const li of rowNodes.values()) li.tabIndex = 0;
+        for (const li of rowNodes.values()) makeTappable(li);
+        skipToUndo.hidden = false;
+        // A button's click is also its Enter and Space.
         main.addEventListener('click', (event) => {
             const li = event.target.closest('li.team');
             if (li) tap(li);
-        });
-        main.addEventListener('keydown', (event) => {
-            const li = event.target.closest('li.team');
-            if (li && (event.key === 'Enter' || event.key === ' ')) {
-                event.preventDefault();
-                tap(li);
-            }
         });
         undoButton.addEventListener('click', undo);
     }

@@ -43,11 +43,27 @@ extension WorldCup {
                 Messages.note(
                     "Following the standings of \(opened.displayName): each change is printed as it is committed. "
                         + "Ctrl-C stops.")
+                var connected = true
                 while true {
                     let woke = controller.wait(alongside: output.watched)
                     // Its reader closed the pipe: nobody is left to tell.
                     guard woke.readable.isEmpty else { return }
                     if woke.storeMayHaveChanged { try controller.processPendingChanges() }
+                    // A person watching the lines would otherwise take a lost server for a quiet
+                    // evening; the controller catches up by itself, with nothing lost.
+                    switch (connected, controller.connectionState) {
+                    case (true, .reconnecting(_, let lastError)):
+                        let reason = lastError.split(separator: "\n").first.map(String.init) ?? lastError
+                        Messages.note(
+                            "Lost the connection to \(opened.displayName) (\(reason)); reconnecting. "
+                                + "The changes made meanwhile are printed once it is back.")
+                        connected = false
+                    case (false, .connected):
+                        Messages.note("Connected again to \(opened.displayName): following.")
+                        connected = true
+                    default:
+                        break
+                    }
                     for change in try standings.takeChanges() {
                         let line =
                             json

@@ -146,4 +146,26 @@ import Testing
         let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
         #expect(lines.map { $0.split(separator: " ").first ?? "" } == ["Ghana", "Japan", "Brazil"], "\(lines)")
     }
+
+    /// A server that goes away and comes back: follow says so on stderr both times, and prints
+    /// the win made while it was away once it is back, with nothing lost.
+    @Test func aLostServerIsSaidAndItsChangesPrintedWhenItIsBack() throws {
+        let cluster = try TemporaryCluster()
+        let database = try SharedDatabase(in: cluster)
+        let folder = TemporaryDirectory()
+        let follow = try FollowProcess(["--db", database.uri()], folder: folder)
+        try cluster.stopServer()
+        let said = { (text: String) in
+            let deadline = Date().addingTimeInterval(20)
+            while !follow.stderr.contains(text), Date() < deadline { usleep(50_000) }
+            return follow.stderr.contains(text)
+        }
+        #expect(said("Lost the connection to "), "\(follow.stderr)")
+        try cluster.startServer()
+        let won = try WorldCupProcess.run(["win", "Brazil", "--db", database.uri()])
+        #expect(won.status == 0, "\(won.stderr)")
+        #expect(follow.nextLine(timeout: 30) == "Brazil +1 → 1 win, still 1st in South America")
+        #expect(said("Connected again to "), "\(follow.stderr)")
+        #expect(follow.process.isRunning)
+    }
 }

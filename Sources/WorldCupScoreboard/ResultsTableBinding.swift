@@ -62,8 +62,8 @@ extension ResultsTableBinding {
         var changed: [Int64] = []
         /// The rows inserted into sections that were there.
         var inserted: [Int64] = []
-        /// The rows moved or updated.
-        var moved: [Int64] = []
+        /// The rows moved or updated, with the row each was at before in its section.
+        var moved: [(rowID: Int64, fromRow: Int)] = []
         /// The sections inserted, after the change set (their rows are in none of the lists).
         var insertedSections: [Int] = []
     }
@@ -108,11 +108,11 @@ extension ResultsTableBinding {
                 updates.deletedRows.append(TableIndex(from))
             case let .move(rowID, from, to, _):
                 rows.changed.append(rowID)
-                rows.moved.append(rowID)
+                rows.moved.append((rowID, from.row))
                 updates.movedRows.append((TableIndex(from), TableIndex(to)))
             case let .update(rowID, from, to, _):
                 rows.changed.append(rowID)
-                rows.moved.append(rowID)
+                rows.moved.append((rowID, from.row))
                 updates.reloadedRows.append((TableIndex(from), TableIndex(to)))
             }
         }

@@ -33,7 +33,7 @@ extension ScoreboardScreen {
             if try wins(inSection: index.section, row: index.row - 1) > team.wins {
                 rank = index.row + 1
             } else {
-                rank = try SharedRank.rank(ofWins: team.wins, amongDescending: index.row) {
+                rank = try SharedRank.rank(ofWins: team.wins, amongDescending: index.row, near: index.row - 1) {
                     try wins(inSection: index.section, row: $0)
                 }
             }
@@ -68,7 +68,8 @@ extension ScoreboardScreen {
         }
         guard inserted.count + rows.moved.count <= MovementMarks.maximumRows else { return }
         for rowID in inserted { movements.mark(rowID, .new, at: now) }
-        let changed = (inserted + rows.moved).compactMap { rowID -> ChangedTeam? in
+        let fromRows = Dictionary(rows.moved.map { ($0.rowID, $0.fromRow) }) { first, _ in first }
+        let changed = (inserted + rows.moved.map(\.rowID)).compactMap { rowID -> ChangedTeam? in
             guard let path = controller.indexPath(forRowID: rowID),
                 let team = try? controller.objectIfPresent(at: path)
             else { return nil }
@@ -79,9 +80,10 @@ extension ScoreboardScreen {
             let newRank = rank(of: team, at: TableIndex(path))
             movements.see(team, rank: newRank, rowID: changedTeam.rowID)
             guard let before = changedTeam.before, NoCase.key(before.zone) == NoCase.key(team.qualifyingZone),
+                // The rows with more wins than it had end near where it was.
                 let aboveNow = try? SharedRank.rank(
                     ofWins: before.wins, amongDescending: numberOfRows(inSection: path.section),
-                    winsAt: { try wins(inSection: path.section, row: $0) })
+                    near: fromRows[changedTeam.rowID], winsAt: { try wins(inSection: path.section, row: $0) })
             else { continue }
             let zone = changed.filter { $0.path.section == path.section }
             let oldRank =

@@ -54,6 +54,20 @@ import Testing
         }
     }
 
+    /// The search, with and without a hint anywhere (or outside the rows), against counting.
+    @Test func sharedRankEqualsCountingTheTeamsWithMoreWins() {
+        var random = SplitMix64(seed: 48)
+        for _ in 0..<2_000 {
+            let count = Int.random(in: 0...40, using: &random)
+            let wins = (0..<count).map { _ in Int.random(in: 0...6, using: &random) }.sorted(by: >)
+            let asked = Int.random(in: -1...7, using: &random)
+            let counted = wins.filter { $0 > asked }.count + 1
+            #expect(SharedRank.rank(ofWins: asked, amongDescending: count) { wins[$0] } == counted)
+            let hint = Int.random(in: -2...(count + 2), using: &random)
+            #expect(SharedRank.rank(ofWins: asked, amongDescending: count, near: hint) { wins[$0] } == counted)
+        }
+    }
+
     @Test func tiedTeamsShareTheirRankAndEveryLeaderIsMarked() throws {
         let h = try Harness()
         try Self.setWins(

@@ -6,9 +6,43 @@ public enum SharedRank {
     /// The rank of a team with `wins` among `count` teams ordered by wins, most first, whose
     /// wins `winsAt` gives by index: a binary search, so O(log count) reads of a zone that may
     /// hold a million teams.
-    public static func rank(ofWins wins: Int, amongDescending count: Int, winsAt: (Int) throws -> Int) rethrows -> Int {
+    ///
+    /// - Parameter hint: an index where the answer is likely to be near (a team's old place):
+    ///   the search gallops out from it, reading the rows around it first, which a screen holds,
+    ///   before it halves the rest.
+    public static func rank(
+        ofWins wins: Int, amongDescending count: Int, near hint: Int? = nil, winsAt: (Int) throws -> Int
+    ) rethrows -> Int {
+        // Every index below `low` has more wins; none from `high` on has.
         var low = 0
         var high = count
+        if let hint {
+            var probe = min(max(hint, 0), count)
+            var step = 1
+            if probe < count, try winsAt(probe) > wins {
+                low = probe + 1
+                while probe + step < count {
+                    guard try winsAt(probe + step) > wins else {
+                        high = probe + step
+                        break
+                    }
+                    probe += step
+                    low = probe + 1
+                    step *= 2
+                }
+            } else {
+                high = probe
+                while probe - step >= 0 {
+                    guard try winsAt(probe - step) <= wins else {
+                        low = probe - step + 1
+                        break
+                    }
+                    probe -= step
+                    high = probe
+                    step *= 2
+                }
+            }
+        }
         while low < high {
             let middle = (low + high) / 2
             if try winsAt(middle) > wins { low = middle + 1 } else { high = middle }

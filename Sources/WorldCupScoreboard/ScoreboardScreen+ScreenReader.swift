@@ -16,7 +16,7 @@ extension ScoreboardScreen {
     /// it, measured from what this screen last showed of the team (called before the marks
     /// take in the change), and how many more teams changed.
     func announce(_ rows: ResultsTableBinding.ChangedRows, at now: ContinuousClock.Instant) {
-        let changed = rows.inserted + rows.moved
+        let changed = rows.inserted + rows.moved.map(\.rowID)
         guard isScreenReaderMode, let rowID = changed.first,
             let path = controller.indexPath(forRowID: rowID),
             let team = try? controller.objectIfPresent(at: path)

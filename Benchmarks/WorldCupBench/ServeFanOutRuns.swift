@@ -106,8 +106,9 @@ struct ServeFanOutRuns {
         guard let port = URL(string: serve.viewerLink)?.port else { throw BenchError("no port in serve's link") }
         // A first viewer's snapshot, then the load steps behind it until serve holds every team
         // (quiet for two seconds, no win made yet): the position the thousand viewers resume at.
+        let position = try currentPosition(port: port)
         let memoryBefore = ProcessUsage.residentKilobytes(pid)
-        let (viewers, position) = try warmViewers(port: port, win: win)
+        let viewers = try warmViewers(port: port, at: position, win: win)
         let memoryAfter = ProcessUsage.residentKilobytes(pid)
         let connections =
             try PostgreSQLConnection(uri).execute(
@@ -146,7 +147,7 @@ struct ServeFanOutRuns {
         let nginx = try NginxProxy(
             servePort: port, folder: folder + "/nginx-\(teams)", workerConnections: 4 * Self.viewers)
         defer { nginx.stop() }
-        let proxied = try warmViewers(port: nginx.port, win: win).viewers
+        let proxied = try warmViewers(port: nginx.port, at: try currentPosition(port: nginx.port), win: win)
         var throughNginx: [Double] = []
         for _ in 0..<wins {
             throughNginx.append(
@@ -164,13 +165,10 @@ struct ServeFanOutRuns {
             controllers: [])
     }
 
-    /// A thousand viewers on `port` (serve's, or a proxy's in front of it) resumed at the current
-    /// position, warm: a first viewer's snapshot, then the load steps behind it until serve holds
-    /// every team (quiet for two seconds), give the position; then wins until each brings every
-    /// viewer one event and nothing more (every stream admitted, every row loaded).
-    private func warmViewers(
-        port: Int, win: () throws -> Void
-    ) throws -> (viewers: [EventStream], position: String) {
+    /// The current position of the standings on `port` (serve's, or a proxy's in front of it):
+    /// a first viewer's snapshot, then the load steps behind it until serve holds every team
+    /// (quiet for two seconds).
+    private func currentPosition(port: Int) throws -> String {
         let first = try EventStream(port: port)
         var position = try first.next().id
         var readable = pollfd(fd: first.descriptor, events: Int16(POLLIN), revents: 0)
@@ -178,6 +176,12 @@ struct ServeFanOutRuns {
             position = try first.eventsWaiting().last?.id ?? position
         }
         first.close()
+        return position
+    }
+
+    /// A thousand viewers on `port` resumed at `position`, warm: wins until each brings every
+    /// viewer one event and nothing more (every stream admitted, every row loaded).
+    private func warmViewers(port: Int, at position: String, win: () throws -> Void) throws -> [EventStream] {
         let viewers = try (0..<Self.viewers).map { _ in try EventStream(port: port, lastEventID: position) }
         var settled = 0
         for _ in 0..<500 where settled < 5 {
@@ -190,7 +194,7 @@ struct ServeFanOutRuns {
             settled = single ? settled + 1 : 0
         }
         guard settled == 5 else { throw BenchError("serve's viewers kept getting more than one event per win") }
-        return (viewers, position)
+        return viewers
     }
 
     /// The time from now until each stream had one more change event, ms, in the streams' order;

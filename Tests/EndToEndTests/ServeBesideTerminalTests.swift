@@ -20,17 +20,17 @@ import Testing
             try browser.run(
                 """
                 return Array.from(document.querySelectorAll('li.team'))
-                    .find((li) => li.textContent.startsWith('Japan')).dataset.id;
+                    .find((li) => li.querySelector('.name').textContent === 'Japan').dataset.id;
                 """)
                 as? String)
-        try browser.click(browser.element("li.team[data-id='\(japan)']"))
+        try browser.click(browser.element("li.team[data-id='\(japan)'] button.tap"))
         #expect(terminal.waitUntil(timeout: 20) { terminal.wins(of: "Japan") == 1 })
 
         #expect(try terminal.moveCursor(to: "Brazil"))
         try terminal.press("Enter")
         let brazilWins = """
             const li = Array.from(document.querySelectorAll('li.team'))
-                .find((li) => li.textContent.startsWith('Brazil'));
+                .find((li) => li.querySelector('.name').textContent === 'Brazil');
             return Number(li.querySelector('.wins').textContent);
             """
         #expect(try browser.wait { try browser.run(brazilWins) as? Int == 1 })

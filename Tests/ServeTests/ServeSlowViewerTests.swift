@@ -73,11 +73,12 @@ import Testing
         let stalled = try (0..<Self.stalledViewers).map { _ in try EventStream(port: port, receiveBuffer: 2_048) }
 
         // Every team +1 per commit (a change set of 32 rows, some 3 KB), about every 5 ms, from
-        // sqlite3, for 30 s; serve's memory sampled every second.
+        // sqlite3, for 30 s; serve's memory sampled every second. The shell waits for a lock as
+        // any writer beside serve must (serve's housekeeping writes now and then).
         let received = EventTally(reading: live)
         let script =
-            "for i in $(seq \(Self.seconds * 200)); do echo 'UPDATE team SET wins = wins + 1;'; "
-            + "echo '.shell sleep 0.004'; done | sqlite3 '\(folder.store)'"
+            "{ echo '.timeout 10000'; for i in $(seq \(Self.seconds * 200)); do "
+            + "echo 'UPDATE team SET wins = wins + 1;'; echo '.shell sleep 0.004'; done; } | sqlite3 '\(folder.store)'"
         let writer = Process()
         writer.executableURL = URL(fileURLWithPath: "/bin/sh")
         writer.arguments = ["-c", script]

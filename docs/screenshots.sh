@@ -40,4 +40,17 @@ keys Escape
 run win Italy --count 5
 sleep 0.5
 shoot movement
-echo "Wrote $output/list.txt search.txt help.txt dialog.txt movement.txt"
+# The filter: \ and text narrows the list as it is typed.
+keys -l '\ger'
+shoot filter
+keys Escape
+# Screen-reader mode: the selected row marked >, another terminal's win said on the status line.
+tmux -L "$socket" new-session -d -s reader -x 80 -y 24 \
+    "env LANG=C.UTF-8 TERM=screen-256color XDG_CACHE_HOME='$work/cache' '$binary' --db '$work/store.sqlite' --seed '$root/seed.json' --screen-reader"
+sleep 1
+tmux -L "$socket" send-keys -t reader Down Down
+sleep 0.4
+run win Ghana
+sleep 0.6
+tmux -L "$socket" capture-pane -p -t reader | sed -e 's/[[:space:]]*$//' > "$output/screen-reader.txt"
+echo "Wrote $output/list.txt search.txt help.txt dialog.txt movement.txt filter.txt screen-reader.txt"

@@ -186,5 +186,13 @@ import Testing
         #expect(try shot("movement").contains { $0.hasPrefix("   2 ▲3   ITA  Italy") && $0.hasSuffix(" 5") })
         #expect(try shot("movement").contains { $0.hasPrefix("   2      NED  Netherlands") })
         #expect(try shot("movement").first?.contains(#/ · last change \d\d:\d\d:\d\d$/#) == true)
+        // "ger": Algeria and Nigeria in Africa, Germany in Europe; no ranks in a filtered list.
+        #expect(
+            try shot("filter").first?.hasPrefix("World Cup — 3 of 32 teams in 2 zones · names containing “ger”") == true
+        )
+        #expect(try shot("filter").filter { $0.hasPrefix("          ") }.count == 3)
+        // Ghana, selected, climbs to a 2nd of its own behind Algeria: marked, and said.
+        #expect(try shot("screen-reader").contains { $0.hasPrefix(">  2      GHA  Ghana") && $0.hasSuffix(" 1") })
+        #expect(try shot("screen-reader").last?.hasPrefix("Ghana +1 → 1 win, still 2nd in Africa") == true)
     }
 }

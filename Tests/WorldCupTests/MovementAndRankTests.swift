@@ -131,11 +131,7 @@ import Testing
 
     @Test func anAddedTeamIsNewInItsZone() throws {
         let h = try Harness()
-        h.press(.character("S"), .character("+"))
-        h.type("Wenderland")
-        h.press(.tab)
-        h.type("Internets")
-        h.press(.enter)
+        h.addSecretTeam("Wenderland", zone: "Internets")
         #expect(try Self.marks(of: "Wenderland", in: h) == RowMarks(leads: true, rank: 1, movement: "NEW"))
         h.press(.character("+"))
         h.type("Atlantis")

@@ -27,6 +27,15 @@ import Testing
 
         func type(_ text: String) { driver.type(text) }
 
+        /// The shake, then the Add Team dialog filled in and saved, as a person does it.
+        func addSecretTeam(_ name: String, zone: String) {
+            press(.character("S"), .character("+"))
+            type(name)
+            press(.tab)
+            type(zone)
+            press(.enter)
+        }
+
         /// Moves the cursor down until it is on the named team.
         func moveCursor(to name: String) throws {
             press(.home)
@@ -152,11 +161,8 @@ import Testing
         #expect(h.wins(of: "Algeria") == 2)
         h.press(.character("u"))
         #expect(h.wins(of: "Algeria") == 1)
-        h.press(.character("S"), .character("+"))
-        h.type("Wenderland")
-        h.press(.tab)
-        h.type("Internets")
-        h.press(.enter, .character("u"))
+        h.addSecretTeam("Wenderland", zone: "Internets")
+        h.press(.character("u"))
         #expect(h.row(of: "Wenderland") == nil)
         #expect(!h.grid.lines.contains("Internets (1 team)"))
         h.press(.character("u"), .character("u"))
@@ -191,11 +197,8 @@ import Testing
         h.press(.control("r"))
         #expect(h.grid.line(39).hasPrefix("Nothing to redo. "), "a new win starts a new line of changes")
 
-        h.press(.character("S"), .character("+"))
-        h.type("Wenderland")
-        h.press(.tab)
-        h.type("Internets")
-        h.press(.enter, .character("u"))
+        h.addSecretTeam("Wenderland", zone: "Internets")
+        h.press(.character("u"))
         #expect(h.row(of: "Wenderland") == nil)
         h.press(.control("r"))
         #expect(h.row(of: "Wenderland") != nil && h.grid.lines.contains("Internets (1 team)"))
@@ -220,11 +223,7 @@ import Testing
     /// as they left it, and the status line says so.
     @Test func undoRefusesWhatOthersChangedSince() throws {
         let h = try Harness()
-        h.press(.character("S"), .character("+"))
-        h.type("Wenderland")
-        h.press(.tab)
-        h.type("Internets")
-        h.press(.enter)
+        h.addSecretTeam("Wenderland", zone: "Internets")
         try h.store.pool.write { db in
             try db.execute(sql: "UPDATE team SET qualifyingZone = 'Oceans' WHERE teamName = 'Wenderland'")
         }

@@ -140,6 +140,26 @@ import Testing
         try expectSameAsAFreshFetch(controller, pool: pool)
     }
 
+    @Test func rowThatStartsItsSectionBeforeAndAfterRenamesItWithItsNewSpelling() throws {
+        let (controller, pool, recorder) = try makeController()
+        // Switzerland starts Europe and stays first: its new spelling names the section.
+        try controller.write { db in
+            try db.execute(sql: "UPDATE item SET grp = 'EUROPE', score = 8 WHERE name = 'Switzerland'")
+        }
+        #expect(try controller.sections!.map(\.name) == ["Africa", "EUROPE", "South America"])
+        let batch = try #require(recorder!.batches.last)
+        #expect(batch.sections == [SectionChange(type: .update, index: 1, name: "EUROPE")])
+        #expect(batch.objects.map(\.type) == [.update])
+        #expect(batch.objects[0].changedColumns == ["grp", "score"])
+        try expectSameAsAFreshFetch(controller, pool: pool)
+        // Another column of the first row: the name stays, and no section changes.
+        try controller.write { db in try db.execute(sql: "UPDATE item SET score = 9 WHERE name = 'Switzerland'") }
+        #expect(try controller.sections!.map(\.name) == ["Africa", "EUROPE", "South America"])
+        #expect(recorder!.batches.last!.sections == [])
+        #expect(recorder!.batches.last!.objects.map(\.changedColumns) == [["score"]])
+        try expectSameAsAFreshFetch(controller, pool: pool)
+    }
+
     @Test func rowThatLeavesAWindowFromBeforeItRenamesTheWindowsFirstSection() throws {
         // Algeria, Ghana, Switzerland | Bosnia, Spain | Brazil: the window starts inside Europe.
         let (controller, pool, recorder) = try makeController(limit: 2, offset: 3)

@@ -187,8 +187,15 @@ extension ControllerCore {
         let changedColumns = store.changedColumns(from: records[rowID], to: row)
         return try state?.applyOneRow(
             rowID, newKey: store.key(of: row, rowID: rowID), changedColumns: changedColumns,
-            flatDifference: wantsFlatDifference,
+            sectionValueMayHaveChanged: sectionValueMayHaveChanged(changedColumns), flatDifference: wantsFlatDifference,
             sectionName: { id in try sectionName(ofRow: id, loaded: id == rowID ? row : records[id], snapshot) })
+    }
+
+    /// Whether a row whose `changed` columns changed may have a new section value: its section
+    /// key's column among them, or a relationship key path, whose value lives in another table.
+    private func sectionValueMayHaveChanged(_ changed: Set<String>) -> Bool {
+        guard let key = sectionNameKeyPath else { return false }
+        return key.utf8.contains(UInt8(ascii: ".")) || ColumnName.contains(key, in: changed)
     }
 
     /// Refetches everything and reports the difference: after pruned history, an unknown

@@ -14,7 +14,7 @@ package struct ResultsLayout {
 
     /// Positions in the ordered rows that are visible (fetchOffset / fetchLimit).
     package let window: Range<Int>
-    package let sections: [Section]
+    package private(set) var sections: [Section]
 
     /// - Parameters:
     ///   - fetchOffset: ordered rows skipped before the window.
@@ -72,6 +72,13 @@ package struct ResultsLayout {
             of: keys, from: last.range.lowerBound, window: window, firstComponentLength, name,
             to: &found)
         sections = found
+    }
+
+    /// Names the section at `index` `name`, keeping every range: after a transaction that left
+    /// the row starting it first but changed its value's case, say. O(1).
+    package mutating func setName(_ name: String, ofSection index: Int) {
+        let section = sections[index]
+        sections[index] = Section(identity: section.identity, name: name, range: section.range)
     }
 
     /// This layout with the same sections and ranges, the sections at `renamed` named again:

@@ -4,10 +4,14 @@ extension ResultsState {
     /// the general path's sets and dictionaries. Returns nil, having changed nothing, for any
     /// other case: the general path then runs.
     ///
-    /// - Parameter sectionName: the first sort value of a row after the transaction.
+    /// - Parameters:
+    ///   - sectionValueMayHaveChanged: false when the transaction left the row's section value
+    ///     as it was (its column is not among those changed): a row that starts its section
+    ///     before and after then leaves the section's name as it was, and it is not read again.
+    ///   - sectionName: the first sort value of a row after the transaction.
     package mutating func applyOneRow(
-        _ rowID: Int64, newKey: [UInt8], changedColumns: Set<String>, flatDifference: Bool,
-        sectionName: (Int64) throws -> String
+        _ rowID: Int64, newKey: [UInt8], changedColumns: Set<String>, sectionValueMayHaveChanged: Bool,
+        flatDifference: Bool, sectionName: (Int64) throws -> String
     ) throws -> ChangeSetBuilder.Result? {
         guard !shape.isWindowed, let oldPosition = keys.position(of: rowID) else { return nil }
         let oldKey = keys.key(at: oldPosition)
@@ -25,12 +29,22 @@ extension ResultsState {
         }
         var result = ChangeSetBuilder.Result()
         // A section is named after its first row: when this row started it or starts it now,
-        // the name is read again.
+        // the name is read again, unless the row starts it before and after with the same value.
         let section = oldPath.section
-        if shape.isSectioned, [oldPosition, newPosition].contains(layout.sections[section].range.lowerBound) {
+        let start = layout.sections[section].range.lowerBound
+        let startsBeforeAndAfter = oldPosition == start && newPosition == start
+        if shape.isSectioned,
+            startsBeforeAndAfter ? sectionValueMayHaveChanged : oldPosition == start || newPosition == start
+        {
             let oldName = layout.sections[section].name
             do {
-                _ = try rename([section], recheck: [rowID], sectionName: sectionName)
+                if startsBeforeAndAfter {
+                    // Its own value names it: no other section's name or range can change.
+                    let name = try sectionName(rowID)
+                    if name != oldName { setName(name, ofSection: section, readFrom: rowID) }
+                } else {
+                    _ = try rename([section], recheck: [rowID], sectionName: sectionName)
+                }
             } catch {
                 if newKey != oldKey {
                     keys.remove(rowID: rowID)

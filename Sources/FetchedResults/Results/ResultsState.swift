@@ -268,6 +268,12 @@ package struct ResultsState {
         return namesKept
     }
 
+    /// Names the section at `index` `name`, read from `firstRowID`, the row that starts it.
+    mutating func setName(_ name: String, ofSection index: Int, readFrom firstRowID: Int64) {
+        layout.setName(name, ofSection: index)
+        sectionNames[layout.sections[index].identity] = KnownSectionName(name: name, firstRowID: firstRowID)
+    }
+
     /// Puts every touched row's key back as it was, so the results stay the last good ones.
     private mutating func restoreKeys(_ touched: [Int64: TouchedRow], oldKeys: [Int64: [UInt8]]) {
         for (id, row) in touched where row.newKey != oldKeys[id] {

@@ -81,6 +81,56 @@ import Testing
         #expect(!removedMissing)
     }
 
+    /// `move(rowID:at:to:)`, as a win moves a team: mostly a score changed by one (a few places,
+    /// inside a chunk), sometimes another group (into another chunk) or a value that changes the
+    /// key's length (and a chunk's shared prefix), checked against a sorted array after every
+    /// move, with the position it returns.
+    @Test(arguments: [UInt64(4), 5])
+    func movesMatchASortedArray(seed: UInt64) {
+        print("OrderedKeysTests move seed \(seed)")
+        var random = SplitMix64(seed: seed)
+        var values: [Int64: (group: String, score: Int64)] = [:]
+        func key(_ rowID: Int64) -> [UInt8] {
+            Self.encoding.key([values[rowID]!.group.databaseValue, values[rowID]!.score.databaseValue], rowID: rowID)
+        }
+        var oracle: [(rowID: Int64, key: [UInt8])] = (1...2500).map { index in
+            let rowID = Int64(index)
+            values[rowID] = (
+                "g" + String(Int.random(in: 0..<3, using: &random)), Int64.random(in: 0..<9, using: &random)
+            )
+            return (rowID, key(rowID))
+        }
+        oracle.sort { Self.less($0.key, $1.key) }
+        var builder = OrderedKeys.Builder()
+        for row in oracle { builder.append(rowID: row.rowID, key: row.key) }
+        var keys = builder.finish()
+        var (insideAChunk, acrossChunks) = (0, 0)
+        for step in 0..<3000 {
+            let index = Int.random(in: 0..<oracle.count, using: &random)
+            let rowID = oracle.remove(at: index).rowID
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0: values[rowID]!.group = "g" + String(Int.random(in: 0..<3, using: &random))
+            case 1: values[rowID]!.group += "x"  // a longer key
+            case 2: values[rowID]!.score = Int64.random(in: -1_000_000...1_000_000, using: &random)
+            default: values[rowID]!.score += Int64.random(in: 0..<2, using: &random) == 0 ? 1 : -1
+            }
+            let newKey = key(rowID)
+            let oldChunk = keys.locate(index).chunk
+            let position = keys.move(rowID: rowID, at: index, to: newKey)
+            let expected = oracle.firstIndex { !Self.less($0.key, newKey) } ?? oracle.count
+            oracle.insert((rowID, newKey), at: expected)
+            #expect(position == expected, "step \(step)")
+            if keys.locate(position).chunk == oldChunk { insideAChunk += 1 } else { acrossChunks += 1 }
+            if step % 100 == 0 { keys._checkInvariants() }
+        }
+        keys._checkInvariants()
+        #expect((0..<keys.count).map { keys.rowID(at: $0) } == oracle.map(\.rowID))
+        #expect((0..<keys.count).map { keys.key(at: $0) } == oracle.map(\.key))
+        // Both kinds ran: most moves stayed inside their chunk.
+        #expect(insideAChunk > 1500 && acrossChunks > 100)
+        print("OrderedKeysTests moves inside a chunk \(insideAChunk), across chunks \(acrossChunks)")
+    }
+
     /// A progressive fetch adds ids in sort order: the first ones spread over the whole table
     /// make the locator a dictionary, which must become a flat array again once the ids fill
     /// their span (a million-row load would otherwise keep a dictionary several times as big).

@@ -71,6 +71,40 @@ package struct OrderedKeys {
             }
         }
 
+        /// Moves key `index` to `target`, its rest (after the prefix) now `rest`: the keys
+        /// between the two places shift by one, and only their bytes and ends are rewritten.
+        mutating func move(from index: Int, to target: Int, rest: UnsafeBufferPointer<UInt8>) {
+            let (low, high) = (min(index, target), max(index, target))
+            let start = low == 0 ? 0 : Int(ends[low - 1])
+            let old = keyRange(index)
+            // The region's keys in their new order: the others as they were, the moved one at
+            // its new place.
+            var region: [UInt8] = []
+            region.reserveCapacity(Int(ends[high]) - start - old.count + rest.count)
+            var regionEnds: [Int32] = []
+            regionEnds.reserveCapacity(high - low + 1)
+            var others = (low...high).lazy.filter { $0 != index }.makeIterator()
+            for slot in low...high {
+                if slot == target {
+                    region.append(contentsOf: rest)
+                } else {
+                    region.append(contentsOf: bytes[keyRange(others.next()!)])
+                }
+                regionEnds.append(Int32(start + region.count))
+            }
+            let delta = Int32(rest.count - old.count)
+            bytes.replaceSubrange(start..<Int(ends[high]), with: region)
+            ends.replaceSubrange(low...high, with: regionEnds)
+            if delta != 0 { shiftEnds(from: high + 1, by: delta) }
+            let moved = rowIDs[index]
+            if index < target {
+                for slot in index..<target { rowIDs[slot] = rowIDs[slot + 1] }
+            } else {
+                for slot in stride(from: index, to: target, by: -1) { rowIDs[slot] = rowIDs[slot - 1] }
+            }
+            rowIDs[target] = moved
+        }
+
         /// Orders key `index` against `key`, like ``SortKey/compare(_:_:)``.
         func compare(_ index: Int, with key: UnsafeBufferPointer<UInt8>) -> Int {
             prefix.withUnsafeBufferPointer { prefix in
@@ -308,6 +342,52 @@ package struct OrderedKeys {
                 shiftStarts(after: chunk, by: 1)
             }
         }
+    }
+
+    /// Moves the row at `position` to the place of its new `key` and returns its new position.
+    /// A changed sort value mostly moves a row a few places (a +1 win): when its new place is in
+    /// the same chunk and the key keeps the chunk's shared prefix, only the keys between the
+    /// old place and the new one move, and no other chunk or the locator changes; otherwise
+    /// the row is removed and inserted again.
+    @discardableResult
+    package mutating func move(rowID: Int64, at position: Int, to key: [UInt8]) -> Int {
+        let (chunk, index) = locate(position)
+        precondition(chunks[chunk].rowIDs[index] == rowID, "row \(rowID) is at position \(position)")
+        let moved = key.withUnsafeBufferPointer { key -> Int? in
+            guard let target = placeInChunk(chunk, moving: index, key: key) else { return nil }
+            version = Self.makeVersion()
+            chunks[chunk].move(
+                from: index, to: target, rest: UnsafeBufferPointer(rebasing: key[chunks[chunk].prefix.count...]))
+            return chunkStarts[chunk] + target
+        }
+        if let moved { return moved }
+        remove(rowID: rowID)
+        insert(rowID: rowID, key: key)
+        return self.position(of: rowID)!
+    }
+
+    /// The index in `chunk` that key `index` takes when its key becomes `key`, or nil when the
+    /// key's place is outside the chunk or it lacks the chunk's shared prefix.
+    private func placeInChunk(_ chunk: Int, moving index: Int, key: UnsafeBufferPointer<UInt8>) -> Int? {
+        let prefix = chunks[chunk].prefix
+        guard key.count >= prefix.count,
+            prefix.withUnsafeBufferPointer({ $0.isEmpty || memcmp($0.baseAddress!, key.baseAddress!, $0.count) == 0 })
+        else { return nil }
+        // Binary search among the chunk's other keys: the first one after `key`.
+        let others = chunks[chunk].count - 1
+        var (low, high) = (0, others)
+        while low < high {
+            let middle = (low + high) / 2
+            if chunks[chunk].compare(middle < index ? middle : middle + 1, with: key) < 0 {
+                low = middle + 1
+            } else {
+                high = middle
+            }
+        }
+        // At either end of the chunk, the key must stay between its neighbouring chunks.
+        if low == 0, chunk > 0, chunks[chunk - 1].compare(chunks[chunk - 1].count - 1, with: key) > 0 { return nil }
+        if low == others, chunk < chunks.count - 1, chunks[chunk + 1].compare(0, with: key) < 0 { return nil }
+        return low
     }
 
     /// Appends rows collected in order whose keys all follow the last key held (the next rows

@@ -20,9 +20,7 @@ extension ResultsState {
         let oldPath = layout.indexPath(ofVisible: oldPosition)
         var newPosition = oldPosition
         if newKey != oldKey {
-            keys.remove(rowID: rowID)
-            keys.insert(rowID: rowID, key: newKey)
-            newPosition = keys.position(of: rowID) ?? oldPosition
+            newPosition = keys.move(rowID: rowID, at: oldPosition, to: newKey)
             #if DEBUG
                 keys._checkInvariants()
             #endif
@@ -46,10 +44,7 @@ extension ResultsState {
                     _ = try rename([section], recheck: [rowID], sectionName: sectionName)
                 }
             } catch {
-                if newKey != oldKey {
-                    keys.remove(rowID: rowID)
-                    keys.insert(rowID: rowID, key: oldKey)
-                }
+                if newKey != oldKey { keys.move(rowID: rowID, at: newPosition, to: oldKey) }
                 throw error
             }
             let newName = layout.sections[section].name

@@ -73,11 +73,12 @@ package struct RecordCache<Row> {
 
     /// ``apply(touched:fresh:)`` for one row that still matches, without building sets.
     package mutating func apply(rowID: Int64, fresh row: Row) {
-        if !lastLookRows.isEmpty { lastLookRows = [:] }
+        // Emptied keeping its storage: a win after a win reuses it.
+        if !lastLookRows.isEmpty { lastLookRows.removeAll(keepingCapacity: true) }
         if !isBatching || rows[rowID] != nil {
             rows[rowID] = row
         } else {
-            lastLookRows = [rowID: row]
+            lastLookRows[rowID] = row
         }
     }
 

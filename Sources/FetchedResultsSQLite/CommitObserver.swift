@@ -86,6 +86,15 @@ final class CommitObserver: TransactionObserver {
         touched.unknownChanges = true
     }
 
+    /// The one row of the fetched table the transaction under way has touched, when it touched
+    /// only that: no related row, no unknown change, no row only the triggers caught.
+    var onlyRowTouchedSoFar: Int64? {
+        guard touched.rowIDs.count == 1, touched.relatedRowIDs.isEmpty, !touched.unknownChanges,
+            triggers.collected.isEmpty
+        else { return nil }
+        return touched.rowIDs.first
+    }
+
     func databaseDidCommit(_ db: Database) {
         var committed = touched
         touched = Touched()

@@ -27,6 +27,9 @@ extension SQLiteStore {
             related.merge(commit.relatedRowIDs) { $0.union($1) }
         }
         var newPosition = position
+        // Whether the feed is exactly what this writer committed: then the row read before the
+        // commit is the row as of the new position.
+        var onlyThisWriter = position.sequence == nil
         let written = noted.compactMap { $0.historyWritten }
         if let lastSeen = position.sequence, writerInUse != nil, let last = written.map({ $0.last }).max(),
             Self.history(written, covers: lastSeen + 1...last)
@@ -35,6 +38,7 @@ extension SQLiteStore {
             // position directly. A commit another process made since leaves its history for the
             // next look, which its write to the WAL file wakes.
             newPosition = SQLitePosition(sequence: last)
+            onlyThisWriter = true
         } else if let lastSeen = position.sequence {
             let latest = try ChangeHistory.latestSequence(db)
             // A position past the history's end is another database's (a cache file, say).
@@ -50,7 +54,12 @@ extension SQLiteStore {
         }
         if touched.count == 1, related.isEmpty, let rowID = touched.first {
             // The look after a win: the row's read tells whether the schema must be compared.
-            var (rows, statement) = try oneRow(rowID, matching: true, in: db)
+            var (rows, statement) =
+                if onlyThisWriter, writerInUse != nil, let early = readBeforeCommit, early.rowID == rowID {
+                    early.read
+                } else {
+                    try oneRow(rowID, matching: true, in: db)
+                }
             if !schemaWitness.sawNoSchemaChange(in: statement) {
                 if try schemaChanged(db) { return .mustRefetch }
                 // The check made the connection forget a statement from before a schema change

@@ -83,6 +83,10 @@ public final class SQLiteStore: ResultsStore {
     /// The writer's connection while the controller follows its own write, which then sees
     /// exactly what this writer committed (see `changes(since:in:)`).
     var writerInUse: Database?
+    /// The one row a write through the controller touched, read in its transaction just before
+    /// the commit: the look that follows reads it from here, without a read transaction (and
+    /// its file locks) of its own. Nil but during that look.
+    var readBeforeCommit: (rowID: Int64, read: OneRowRead)?
     /// The next step's read, started ahead on another connection (see
     /// ``readAhead(limit:after:unchangedSince:)``).
     var readingAhead: PendingReadAhead?
@@ -195,13 +199,18 @@ public final class SQLiteStore: ResultsStore {
     public func write<T>(_ body: (Database) throws -> T, then follow: (Database) throws -> Void) throws -> T {
         try database.writeWithoutTransaction { db in
             var outcome: T?
+            var lastRead: (rowID: Int64, read: OneRowRead)?
             try db.inTransaction {
                 outcome = try body(db)
+                // A read that fails leaves the write as it is: the look after the commit reads again.
+                if let rowID = observer?.onlyRowTouchedSoFar, let read = try? oneRow(rowID, matching: true, in: db) {
+                    lastRead = (rowID, read)
+                }
                 return .commit
             }
             guard let value = outcome else { preconditionFailure("a committed transaction ran its body") }
-            writerInUse = db
-            defer { writerInUse = nil }
+            (writerInUse, readBeforeCommit) = (db, lastRead)
+            defer { (writerInUse, readBeforeCommit) = (nil, nil) }
             try follow(db)
             return value
         }

@@ -74,6 +74,8 @@ final class TriggeredRowIDs: Sendable {
         rowIDs.withLock { _ = $0[lowercasedTableName(table), default: []].insert(rowID) }
     }
 
+    var isEmpty: Bool { rowIDs.withLock { $0.isEmpty } }
+
     func take() -> [String: Set<Int64>] {
         rowIDs.withLock { rowIDs in
             defer { rowIDs = [:] }

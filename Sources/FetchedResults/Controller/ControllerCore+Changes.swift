@@ -146,7 +146,7 @@ extension ControllerCore {
     /// - Parameter notify: false while a fetch catches up, when there is nothing to tell yet.
     func apply(touched: Set<Int64>, fresh allFresh: [Int64: Store.Row], _ snapshot: Store.Snapshot, notify: Bool) throws
     {
-        if touched.count == 1, loadBoundary == nil, let rowID = touched.first, let row = allFresh[rowID],
+        if touched.count == 1, !isLoadingProgressively, let rowID = touched.first, let row = allFresh[rowID],
             let changes = try applyOneRow(rowID, row, snapshot)
         {
             records.apply(rowID: rowID, fresh: row)
@@ -178,6 +178,7 @@ extension ControllerCore {
 
     /// The change set of a transaction that touched one row, held before and after, when the
     /// one-row path can place it (see `ResultsState.applyOneRow`); nil, changing nothing, else.
+    @inline(__always)  // into apply: one lookup of each generic type's metadata, not one per call
     private func applyOneRow(
         _ rowID: Int64, _ row: Store.Row, _ snapshot: Store.Snapshot
     ) throws

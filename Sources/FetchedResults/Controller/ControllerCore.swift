@@ -50,8 +50,14 @@ final class ControllerCore<Record, Store: ResultsStore> {
     /// While a progressive fetch loads, the last row loaded as it was read: the results are
     /// exactly the matching rows whose keys are not after its key. Nil once every row is loaded.
     var loadBoundary: LoadBoundary<Store.SortValues>? {
-        didSet { if loadBoundary == nil { cacheLoad = .none } }
+        didSet {
+            isLoadingProgressively = loadBoundary != nil
+            if loadBoundary == nil { cacheLoad = .none }
+        }
     }
+    /// `loadBoundary != nil`, for the path every commit takes: testing the optional itself
+    /// needs its generic type's metadata, looked up at each call.
+    private(set) var isLoadingProgressively = false
     /// How the steps of a progressive fetch use the cache file; nothing once every row is loaded.
     var cacheLoad = CacheLoad.none
     /// The key of the load boundary the store's read ahead continues from, while the results

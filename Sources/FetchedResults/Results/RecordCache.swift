@@ -27,6 +27,9 @@ package struct RecordCache<Row> {
 
     package var isBatching: Bool { batchSize > 0 }
 
+    // Inlined into the controller's generic code, these look up their types' metadata once
+    // with the caller's, not again at each call.
+    @inline(__always)
     package subscript(rowID: Int64) -> Row? { rows[rowID] ?? lastLookRows[rowID] }
 
     /// Stores rows read together; when batching, may drop the oldest batch.
@@ -72,6 +75,7 @@ package struct RecordCache<Row> {
     }
 
     /// ``apply(touched:fresh:)`` for one row that still matches, without building sets.
+    @inline(__always)
     package mutating func apply(rowID: Int64, fresh row: Row) {
         // Emptied keeping its storage: a win after a win reuses it.
         if !lastLookRows.isEmpty { lastLookRows.removeAll(keepingCapacity: true) }

@@ -10,6 +10,12 @@
 #   flash-selected  Esc: the marks gone, the bar on a highlighted team
 #   help            ? over the list
 #   dialog          the Add Team dialog, filled in
+# and, each group in a scoreboard of its own on a store with the same history:
+#   filter          "\an" typed: only the names containing it, the title "N of M teams"
+#   movement        Esc, then from other processes Italy's five wins (▲3 to a shared 2nd),
+#                   the Netherlands corrected to 3 wins (▼2) and Andorra added (NEW)
+#   screen-reader   with --screen-reader, j j: the cursor and > on Ghana's row; Ghana wins in
+#                   another process and the status line says so
 # usage: docs/pictures.sh [WORLDCUP_BINARY] [OUTPUT_FOLDER]   (defaults: the debug build, docs/screenshots)
 # Needs Xvfb, xterm, ImageMagick and the DejaVu Sans Mono font (`make deps` installs them).
 #
@@ -68,50 +74,76 @@ settle() {
     exit 1
 }
 
-# shoot THEME BACKGROUND FOREGROUND COLUMNS ROWS SUFFIX: every state on that background, at
-# that size, each on a store of its own with the same history.
-shoot() {
-    local theme=$1 columns=$4 rows=$5 suffix=$6
-    local name="$theme$suffix" keys="$work/$1$6.keys" blank="$work/$1$6-blank.png" store="$work/$1$6.sqlite"
-    run() { "$binary" "$@" --db "$store" --seed "$root/seed.json" >/dev/null; }
+# A change from another process, to the store of the scoreboard running.
+run() { "$binary" "$@" --db "$store" --seed "$root/seed.json" >/dev/null; }
+
+# start SESSION [OPTION...]: a store of its own with the evening's history, and the scoreboard
+# on it (with those options) in an xterm of shoot's size and colours, drawn; keys written to
+# descriptor 4 reach it. Sets window, store, and last: the picture the next step differs from.
+start() {
+    local session=$1
+    shift
+    local keys="$work/$session.keys" blank="$work/$session-blank.png"
+    store="$work/$session.sqlite"
     # Some history, as after an evening of scoring.
     run win Brazil --count 5; run win Germany --count 7; run win Netherlands --count 5
     run win Argentina --count 6; run win Colombia --count 4; run win Costa Rica --count 3
     run win Algeria --count 2; run win Belgium --count 4; run win France --count 3
     mkfifo "$keys"
-    cat >"$work/$name.sh" <<EOF
+    cat >"$work/$session.sh" <<EOF
 #!/bin/sh
-echo "\$WINDOWID" > '$work/$name.window'
-echo "\$\$" > '$work/$name.group'
+echo "\$WINDOWID" > '$work/$session.window'
+echo "\$\$" > '$work/$session.group'
 stty raw -echo
 { cat '$keys' & cat; } | script -qfec "stty rows $rows cols $columns; exec env -u NO_COLOR -u COLORFGBG LANG=C.UTF-8 TERM=xterm-256color \
-WORLDCUP_HIGHLIGHT_SECONDS=3600 XDG_CACHE_HOME='$work/cache' '$binary' --db '$store' --seed '$root/seed.json'" /dev/null
+WORLDCUP_HIGHLIGHT_SECONDS=3600 XDG_CACHE_HOME='$work/cache' '$binary' --db '$store' --seed '$root/seed.json' $*" /dev/null
 EOF
-    chmod +x "$work/$name.sh"
-    xterm -tn xterm-256color -bg "$2" -fg "$3" -fa "DejaVu Sans Mono" -fs 10 -geometry "${columns}x${rows}+0+0" \
-        -e "$work/$name.sh" 2>"$work/$name-xterm.log" &
+    chmod +x "$work/$session.sh"
+    # In screen-reader mode the cursor is the point: drawn filled, as in a window that has the
+    # focus (without a window manager none has; xterm would draw a hollow box).
+    local look=()
+    [[ " $* " == *" --screen-reader "* ]] && look=(-xrm "XTerm*alwaysHighlight: true")
+    xterm -tn xterm-256color -bg "$background" -fg "$foreground" -fa "DejaVu Sans Mono" -fs 10 "${look[@]}" \
+        -geometry "${columns}x${rows}+0+0" -e "$work/$session.sh" 2>"$work/$session-xterm.log" &
     pids+=($!)
     exec 4>"$keys"  # kept open: the program's input does not end between keys
-    for _ in $(seq 100); do [ -s "$work/$name.window" ] && break; sleep 0.1; done
-    local window
-    window="$(cat "$work/$name.window")"
+    for _ in $(seq 100); do [ -s "$work/$session.window" ] && break; sleep 0.1; done
+    window="$(cat "$work/$session.window")"
     # The empty window, before the program draws.
-    convert -size 8x8 "xc:$2" "$blank"
+    convert -size 8x8 "xc:$background" "$blank"
     settle "$window" "$blank"
-    local last="$output/list-$name.png"
+    last="$work/$session-drawn.png"
     grab "$window" "$last"
-    # step STATE: after keys or changes, the picture of the state they lead to.
-    step() {
-        settle "$window" "$last"
-        grab "$window" "$output/$1-$name.png"
-        last="$output/$1-$name.png"
-    }
+}
+
+# step STATE [FOLDER]: after keys or changes, the picture of the state they lead to, in the
+# output folder as STATE-THEME.png, or in FOLDER (a state on the way, not shown).
+step() {
+    settle "$window" "$last"
+    last="${2:-$output}/$1-$name.png"
+    grab "$window" "$last"
+}
+
+# quit: q (after the last step settled), and the window closes before the next one opens over
+# it.
+quit() {
+    printf 'q' >&4
+    exec 4>&-
+    local xterm=${pids[${#pids[@]} - 1]}
+    for _ in $(seq 100); do kill -0 "$xterm" 2>/dev/null || break; sleep 0.1; done
+}
+
+# shoot THEME BACKGROUND FOREGROUND COLUMNS ROWS SUFFIX: every state on that background, at
+# that size.
+shoot() {
+    local theme=$1 background=$2 foreground=$3 columns=$4 rows=$5 suffix=$6
+    local name="$theme$suffix" window store last
+    start "$name"
+    cp "$last" "$output/list-$name.png"
     printf '/an' >&4
     step search
     printf '\rk' >&4
-    settle "$window" "$last"
-    grab "$window" "$work/moved.png"
-    last="$work/moved.png"
+    step moved "$work"
     run win Ghana; run win Japan; run win Germany
     step flash
     printf 'n' >&4
@@ -121,22 +153,41 @@ EOF
     printf '?' >&4
     step help
     printf 'x' >&4
-    settle "$window" "$last"
-    grab "$window" "$work/closed.png"
-    last="$work/closed.png"
+    step closed "$work"
     printf 'S+Wenderland\tNorth, C' >&4
     step dialog
-    # Esc closes the dialog, q quits: the window closes before the next one opens over it.
+    # Esc closes the dialog.
     printf '\033' >&4
-    settle "$window" "$last"
-    printf 'q' >&4
-    exec 4>&-
-    local xterm=${pids[${#pids[@]} - 1]}
-    for _ in $(seq 100); do kill -0 "$xterm" 2>/dev/null || break; sleep 0.1; done
+    step cancelled "$work"
+    quit
+
+    # The filter, and then marks of movement: each change waited for, the last one shown
+    # long before the first one's mark (10 s) is gone.
+    start "$name-moves"
+    printf '\\an' >&4
+    step filter
+    printf '\033' >&4
+    step unfiltered "$work"
+    run win Italy --count 5
+    step italy "$work"
+    run set-wins Netherlands 3
+    step netherlands "$work"
+    run add --name Andorra --zone Europe
+    step movement
+    quit
+
+    # Screen-reader mode: j j selects Ghana; then another process's win.
+    start "$name-reader" --screen-reader
+    printf 'jj' >&4
+    step ghana "$work"
+    run win Ghana
+    step screen-reader
+    quit
 }
 
 shoot dark "#101010" "#e0e0e0" 80 24 ""
 shoot light "#ffffff" "#000000" 80 24 ""
 shoot dark "#101010" "#e0e0e0" 250 60 "-wide"
 shoot light "#ffffff" "#000000" 250 60 "-wide"
-echo "Wrote $output: list search flash flash-match flash-selected help dialog, each -dark -light -dark-wide -light-wide"
+echo "Wrote $output: list search flash flash-match flash-selected help dialog filter movement screen-reader," \
+    "each -dark -light -dark-wide -light-wide"

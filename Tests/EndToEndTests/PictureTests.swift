@@ -136,7 +136,10 @@ enum PictureError: Error {
     ]
 
     static let sizes = [(suffix: "", columns: 80, rows: 24), (suffix: "-wide", columns: 250, rows: 60)]
-    static let states = ["list", "search", "flash", "flash-match", "flash-selected", "help", "dialog"]
+    static let states = [
+        "list", "search", "flash", "flash-match", "flash-selected", "help", "dialog", "filter", "movement",
+        "screen-reader",
+    ]
 
     /// Runs the script into a folder of its own; nil (and an issue recorded) when it failed.
     static func makePictures() -> TemporaryDirectory? {

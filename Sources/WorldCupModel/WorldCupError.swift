@@ -1,7 +1,9 @@
-/// Every error a user can cause, with a message that says what happened and what to do.
+/// Every error a user can cause in the model's terms — teams, fields, files, a store's file —
+/// with a message that says what happened and what to do.
 ///
 /// The command line prints `description` on stderr and exits non-zero; nothing is written to
-/// the store when one of these is thrown (every write is a single transaction).
+/// the store when one of these is thrown (every write is a single transaction). A store's
+/// server, its roles and its connection fail as ``StoreError``, worded by the store.
 public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     case noHomeDirectory(variable: String)
     case seedNotFound(tried: [String])
@@ -39,13 +41,6 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     case storeFromNewerVersion(path: String)
     case storeCorrupt(path: String)
     case storeFailed(path: String, reason: String)
-    case serverUnreachable(server: String, reason: String)
-    case postgreSQLClientMissing(reason: String)
-    case passwordInURI
-    case connectionURIUnreadable(reason: String)
-    case notPermitted(server: String, role: String, action: String)
-    case schemaNotInstalled(server: String, role: String)
-    case scoreInDoubt(server: String, reason: String)
 
     /// The message as lines: one, but for the list of places a seed was looked for. The lines
     /// quote the user's text as it is, control characters and all: whoever shows them on a
@@ -147,30 +142,6 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
                 + "restore it from a backup or move it away to start afresh."
         case let .storeFailed(path, reason):
             return "the store \(path) could not be used: \(reason)."
-        case let .serverUnreachable(server, reason):
-            return "cannot reach the PostgreSQL server \(server): \(reason). Nothing was changed; "
-                + "check that the server runs, the --db URI, "
-                + "and the password (PGPASSWORD or ~/.pgpass), then try again."
-        case let .postgreSQLClientMissing(reason):
-            return "--db names a PostgreSQL database, but PostgreSQL's client library (libpq) "
-                + "could not be loaded: \(reason). "
-                + "Install it (Debian: apt-get install libpq5) and try again; SQLite stores work without it."
-        case let .connectionURIUnreadable(reason):
-            return "the --db URI cannot be read: \(reason). Nothing was changed; write it as libpq reads it: "
-                + "postgresql://USER@HOST:PORT/DATABASE?sslmode=verify-full (percent-encode other characters)."
-        case .passwordInURI:
-            return "the --db URI holds a password, which anyone on this machine can read in the process list. "
-                + "Leave it out of the URI and put it in PGPASSWORD or ~/.pgpass (as psql reads them)."
-        case let .notPermitted(server, role, action):
-            return "read-only: the PostgreSQL role \"\(role)\" may not \(action) on \(server). Nothing was changed; "
-                + "ask the database's owner for the grant (README, Shared scoreboard: roles)."
-        case let .schemaNotInstalled(server, role):
-            return "\(server) has no worldcup tables yet, and the role \"\(role)\" may not create them. "
-                + "Run any worldcup command once as the database's owner (README, Shared scoreboard)."
-        case let .scoreInDoubt(server, reason):
-            return "the connection to \(server) broke while the score was being committed, "
-                + "and the server did not come back in time to tell whether it counted (\(reason)). "
-                + "Once it is back, check with worldcup list before scoring again."
         }
     }
 }

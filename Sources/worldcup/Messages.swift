@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TerminalUI
 import WorldCupModel
+import WorldCupStores
 
 /// What the command line says to a person, and how it exits, in one place.
 ///
@@ -31,6 +32,10 @@ enum Messages {
         switch error {
         case let error as WorldCupError:
             (status, lines) = (1, error.lines)
+        case let error as StoreError:
+            (status, lines) = (1, [error.description])
+        case let error as PostgreSQLStoreError:
+            (status, lines) = (1, [error.description])
         case let error as NoUsableTerminal:
             (status, lines) = (2, [error.description])
         default:

@@ -31,10 +31,10 @@ enum Messages {
         let lines: [String]
         switch error {
         case let error as WorldCupError:
-            (status, lines) = (1, error.lines)
-        case let error as StoreError:
-            (status, lines) = (1, [error.description])
+            (status, lines) = (1, CommandLineAdvice.lines(for: error))
         case let error as PostgreSQLStoreError:
+            (status, lines) = (1, [CommandLineAdvice.message(for: error)])
+        case let error as StoreError:
             (status, lines) = (1, [error.description])
         case let error as NoUsableTerminal:
             (status, lines) = (2, [error.description])

@@ -15,14 +15,14 @@ public enum PostgreSQLStoreError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .clientMissing(reason):
-            return "--db names a PostgreSQL database, but PostgreSQL's client library (libpq) "
+            return "the store is a PostgreSQL database, but PostgreSQL's client library (libpq) "
                 + "could not be loaded: \(reason). "
                 + "Install it (Debian: apt-get install libpq5) and try again; SQLite stores work without it."
         case let .connectionURIUnreadable(reason):
-            return "the --db URI cannot be read: \(reason). Nothing was changed; write it as libpq reads it: "
+            return "the connection URI cannot be read: \(reason). Nothing was changed; write it as libpq reads it: "
                 + "postgresql://USER@HOST:PORT/DATABASE?sslmode=verify-full (percent-encode other characters)."
         case .passwordInURI:
-            return "the --db URI holds a password, which anyone on this machine can read in the process list. "
+            return "the connection URI holds a password, which anyone on this machine can read in the process list. "
                 + "Leave it out of the URI and put it in PGPASSWORD or ~/.pgpass (as psql reads them)."
         case let .schemaNotInstalled(server, role):
             return "\(server) has no worldcup tables yet, and the role \"\(role)\" may not create them. "
@@ -48,7 +48,7 @@ extension StoreError {
         StoreError(
             .unreachable,
             description: "cannot reach the PostgreSQL server \(server): \(reason). Nothing was changed; "
-                + "check that the server runs, the --db URI, "
+                + "check that the server runs, the connection URI, "
                 + "and the password (PGPASSWORD or ~/.pgpass), then try again.")
     }
 

@@ -283,7 +283,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
                     SeedProblem(
                         file: file, entryIndex: entryIndex, field: "teamName",
                         message: "a team named \"\(entries[entryIndex].teamName)\" is already in the store",
-                        remedy: SeedProblem.skipExisting))
+                        remedy: .skipTeamsInStore))
             }
             let zones = batch.map { entry in
                 let key = NoCase.key(entry.qualifyingZone)

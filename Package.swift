@@ -7,7 +7,7 @@ let buildsDocumentation = Context.environment["WORLDCUP_DOCS"] != nil
 
 /// The app's own dependencies (Hummingbird, SwiftNIO, swift-crypto, ArgumentParser…) are asked
 /// for only under the App trait, which is off by default: SwiftPM then does not resolve them, so
-/// a package that depends on the library resolves GRDB and nothing else (26 packages before).
+/// a package that depends on the library resolves GRDB and nothing else.
 /// The Makefile builds with `--traits App`; a trait cannot be on for this package alone and off
 /// for its dependents, and off is what a library user gets without asking.
 let app: Set<String> = ["App"]
@@ -136,13 +136,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: app)),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: app)),
             ],
-            // SwiftPM exports every symbol of an executable (40,000 here): the dynamic linker
-            // then searches them for each library symbol it binds, and the tables stay in
-            // memory. Nothing looks a symbol up in the executable by name, so none is exported:
-            // `worldcup --version` 8.2 → 7.3 ms, the scoreboard's memory 32 → 28 MB. Linked by
-            // lld (in the Swift toolchain), the 125,000 relocations of the statically linked
-            // runtime are packed (DT_RELR, glibc 2.36 and later): 3 MB the loader no longer
-            // reads, 28 → 25 MB.
+            // SwiftPM exports every symbol of an executable: the dynamic linker then searches
+            // them for each library symbol it binds, and the tables stay in memory. Nothing looks
+            // a symbol up in the executable by name, so none is exported, and every command
+            // starts sooner and the scoreboard keeps less in memory. Linked by lld (in the Swift
+            // toolchain), the relocations of the statically linked runtime are packed (DT_RELR,
+            // glibc 2.36 and later), so that the loader no longer reads them whole at each start.
             linkerSettings: [
                 .unsafeFlags([
                     "-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker",

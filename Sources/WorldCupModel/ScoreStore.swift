@@ -6,7 +6,8 @@ import Foundation
 ///
 /// The scoreboard, the commands and the seed logic use a store only through this protocol, so
 /// they work the same on both. Every method is one transaction: a failing one leaves the store
-/// as it was. Errors a user can cause come out as ``WorldCupError``.
+/// as it was. Errors a user can cause come out as ``WorldCupError``; a store that cannot do what
+/// was asked for a reason of its own (its server away, a role's grant missing), as ``StoreError``.
 ///
 /// **Scores and their keys.** A win or an undo carries a key made once per key press or
 /// command (``ScoreKey``). On a server, the reply to a `COMMIT` can be lost with the

@@ -1,7 +1,10 @@
-/// Every error a user can cause, with a message that says what happened and what to do.
+/// Every error a user can cause in the model's terms — teams, fields, files, a store's file —
+/// with a message that says what happened and what to do.
 ///
-/// The command line prints `description` on stderr and exits non-zero; nothing is written to
-/// the store when one of these is thrown (every write is a single transaction).
+/// The messages name no option of the command line: it words the advice that does ("choose
+/// another --db") where it shows them on stderr. Nothing is written to the store when one of
+/// these is thrown (every write is a single transaction). A store's server, its roles and its
+/// connection fail as ``StoreError``, worded by the store.
 public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     case noHomeDirectory(variable: String)
     case seedNotFound(tried: [String])
@@ -39,13 +42,6 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     case storeFromNewerVersion(path: String)
     case storeCorrupt(path: String)
     case storeFailed(path: String, reason: String)
-    case serverUnreachable(server: String, reason: String)
-    case postgreSQLClientMissing(reason: String)
-    case passwordInURI
-    case connectionURIUnreadable(reason: String)
-    case notPermitted(server: String, role: String, action: String)
-    case schemaNotInstalled(server: String, role: String)
-    case scoreInDoubt(server: String, reason: String)
 
     /// The message as lines: one, but for the list of places a seed was looked for. The lines
     /// quote the user's text as it is, control characters and all: whoever shows them on a
@@ -55,13 +51,13 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
         guard case let .seedNotFound(tried) = self else { return [description] }
         return ["this store has never been seeded and no seed file was found. Looked in:"]
             + tried.map { "  - \($0)" }
-            + ["Pass --seed PATH or set WORLDCUP_SEED to the tutorial's seed.json."]
+            + ["Set WORLDCUP_SEED to the tutorial's seed.json."]
     }
 
     public var description: String {
         switch self {
         case let .noHomeDirectory(variable):
-            return "cannot tell where to keep data: neither $\(variable) nor $HOME is set. Set one, or pass --db PATH."
+            return "cannot tell where to keep data: neither $\(variable) nor $HOME is set. Set one."
         case .seedNotFound:
             return lines.joined(separator: "\n")
         case let .fileUnreadable(path, kind, reason):
@@ -69,7 +65,7 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
         case let .fileUnwritable(path, kind, reason):
             return "cannot write the \(kind) \(path): \(reason). Nothing was written; choose another path."
         case let .fileIsAFolder(path, kind):
-            return "the \(kind) \(path) is a folder; \(kind.wanted(in: path))."
+            return "the \(kind) \(path) is a folder; give \(kind.wanted(in: path))."
         case let .fileIsTheStore(path, kind, store):
             return "the \(kind) \(path) is the store \(store), or a file SQLite keeps beside it: "
                 + "writing it would lose the teams it holds. Nothing was written; choose another path."
@@ -79,8 +75,7 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
                 : "cannot write to standard output: \(reason). Check where it goes (a full disk, a closed file) "
                     + "and try again."
         case let .fileExists(path, kind):
-            return "the \(kind) \(path) already exists. Nothing was written; pass --force to replace it, "
-                + "or choose another \(kind.option)."
+            return "the \(kind) \(path) already exists. Nothing was written; choose another path."
         case let .seedInvalid(problem):
             return problem.description
         case let .unknownTeam(name, suggestions):
@@ -99,7 +94,7 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
         case let .nulInField(field):
             return "the \(field) must not contain a NUL character, which the store cannot keep. Remove it."
         case let .invalidWinCount(count):
-            return "--count must be a whole number of at least 1, not \(count)."
+            return "the wins to add must be a whole number of at least 1, not \(count)."
         case let .negativeWins(wins):
             return "the wins must be a whole number of 0 or more, not \(wins)."
         case let .nameTaken(team, name, existing):
@@ -113,16 +108,16 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
         case let .winsOverflow(team):
             return "\(team)'s wins cannot grow that far: the total would exceed \(Int64.max). Nothing was changed."
         case let .storeDirectoryMissing(path):
-            return "the folder for the store \(path) does not exist. Create it, or choose another --db."
+            return "the folder for the store \(path) does not exist. Create it, or choose another store."
         case let .storeIsAFolder(path):
-            return "the store \(path) is a folder; --db needs the path of a store file (made if missing), "
+            return "the store \(path) is a folder; a store is a file (made if missing), "
                 + "such as \(FileKind.inside(path, "worldcup.sqlite")). Nothing was changed."
         case let .storeNotADatabase(path):
             return "\(path) is not a worldcup store (not an SQLite database). Nothing was changed; "
-                + "choose another --db or move the file away."
+                + "choose another store or move the file away."
         case let .storeOfAnotherProgram(path):
             return "\(path) is not a worldcup store: it is an SQLite database that holds another program's tables. "
-                + "Nothing was changed; choose another --db (a path with no file yet makes a new store)."
+                + "Nothing was changed; choose another store (a path with no file yet makes a new one)."
         case let .storeReadOnly(path):
             return "the store \(path) is read-only (the file or its folder cannot be written). Nothing was changed; "
                 + "check its permissions."
@@ -131,13 +126,13 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
                 + "check its permissions, or run as its owner."
         case let .storeFolderUnreachable(path, folder):
             return "the store \(path) cannot be reached: its folder \(folder), or one above it, may not be entered "
-                + "by this user. Nothing was changed; check the folders' permissions, or choose another --db."
+                + "by this user. Nothing was changed; check the folders' permissions, or choose another store."
         case let .storeFolderNotAFolder(path):
             return "the store \(path) cannot be made: a part of its path that should be a folder is a file. "
-                + "Nothing was changed; choose another --db."
+                + "Nothing was changed; choose another store."
         case let .storeFolderUnwritable(path, folder):
             return "the store \(path) does not exist, and its folder \(folder) may not be written to make it. "
-                + "Nothing was changed; check the folder's permissions, or choose another --db."
+                + "Nothing was changed; check the folder's permissions, or choose another store."
         case let .storeBusy(path):
             return "the store \(path) stayed locked by another program for too long. Nothing was changed; try again."
         case let .storeFromNewerVersion(path):
@@ -147,30 +142,6 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
                 + "restore it from a backup or move it away to start afresh."
         case let .storeFailed(path, reason):
             return "the store \(path) could not be used: \(reason)."
-        case let .serverUnreachable(server, reason):
-            return "cannot reach the PostgreSQL server \(server): \(reason). Nothing was changed; "
-                + "check that the server runs, the --db URI, "
-                + "and the password (PGPASSWORD or ~/.pgpass), then try again."
-        case let .postgreSQLClientMissing(reason):
-            return "--db names a PostgreSQL database, but PostgreSQL's client library (libpq) "
-                + "could not be loaded: \(reason). "
-                + "Install it (Debian: apt-get install libpq5) and try again; SQLite stores work without it."
-        case let .connectionURIUnreadable(reason):
-            return "the --db URI cannot be read: \(reason). Nothing was changed; write it as libpq reads it: "
-                + "postgresql://USER@HOST:PORT/DATABASE?sslmode=verify-full (percent-encode other characters)."
-        case .passwordInURI:
-            return "the --db URI holds a password, which anyone on this machine can read in the process list. "
-                + "Leave it out of the URI and put it in PGPASSWORD or ~/.pgpass (as psql reads them)."
-        case let .notPermitted(server, role, action):
-            return "read-only: the PostgreSQL role \"\(role)\" may not \(action) on \(server). Nothing was changed; "
-                + "ask the database's owner for the grant (README, Shared scoreboard: roles)."
-        case let .schemaNotInstalled(server, role):
-            return "\(server) has no worldcup tables yet, and the role \"\(role)\" may not create them. "
-                + "Run any worldcup command once as the database's owner (README, Shared scoreboard)."
-        case let .scoreInDoubt(server, reason):
-            return "the connection to \(server) broke while the score was being committed, "
-                + "and the server did not come back in time to tell whether it counted (\(reason)). "
-                + "Once it is back, check with worldcup list before scoring again."
         }
     }
 }
@@ -190,30 +161,20 @@ public enum FileKind: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The option or argument that names the file.
-    var option: String {
+    /// What to give instead of the folder `path`: the path of a file, with an example.
+    public func wanted(in path: String) -> String {
         switch self {
-        case .seed: "--seed"
-        case .importFile, .export: "file"
-        case .output: "--output"
-        case .auditLog: "--log"
-        case .stats: "--stats"
+        case .seed: "the path of a seed file, such as \(Self.inside(path, "seed.json"))"
+        case .importFile: "the path of a file, such as a backup that worldcup export wrote"
+        case .export: "the path of a file to write, such as \(Self.inside(path, "backup.json"))"
+        case .output: "the path of a file to write, such as \(Self.inside(path, "teams.json"))"
+        case .auditLog: "the path of a file to add lines to, such as \(Self.inside(path, "scores.log"))"
+        case .stats: "the path of a file to write, such as \(Self.inside(path, "stats.txt"))"
         }
     }
 
-    /// What to give instead of the folder `path`.
-    func wanted(in path: String) -> String {
-        switch self {
-        case .seed: "--seed needs the path of a seed file, such as \(Self.inside(path, "seed.json"))"
-        case .importFile: "give the path of a file, such as a backup that worldcup export wrote"
-        case .export: "give the path of a file to write, such as \(Self.inside(path, "backup.json"))"
-        case .output: "--output needs the path of a file to write, such as \(Self.inside(path, "teams.json"))"
-        case .auditLog: "--log needs the path of a file to add lines to, such as \(Self.inside(path, "scores.log"))"
-        case .stats: "--stats needs the path of a file to write, such as \(Self.inside(path, "stats.txt"))"
-        }
-    }
-
-    static func inside(_ folder: String, _ name: String) -> String {
+    /// `name` in `folder`.
+    public static func inside(_ folder: String, _ name: String) -> String {
         folder.hasSuffix("/") ? folder + name : folder + "/" + name
     }
 }
@@ -226,20 +187,34 @@ public struct SeedProblem: Equatable, Sendable, CustomStringConvertible {
     public var field: String?
     public var message: String
     /// What to do about it.
-    public var remedy = "fix the file and try again"
+    public var remedy = Remedy.fixTheFile
 
-    /// The remedy for a team already in the store.
-    public static let skipExisting = "pass --skip-existing to import only the teams not in the store"
+    /// What to do about a problem in a seed or import file.
+    public enum Remedy: Equatable, Sendable {
+        case fixTheFile
+        /// The entry's team is in the store already: the import may leave such entries out.
+        case skipTeamsInStore
+    }
 
-    package init(file: String, entryIndex: Int? = nil, field: String? = nil, message: String, remedy: String? = nil) {
+    package init(
+        file: String, entryIndex: Int? = nil, field: String? = nil, message: String, remedy: Remedy = .fixTheFile
+    ) {
         self.file = file
         self.entryIndex = entryIndex
         self.field = field
         self.message = message
-        if let remedy { self.remedy = remedy }
+        self.remedy = remedy
     }
 
     public var description: String {
+        switch remedy {
+        case .fixTheFile: description(remedy: "fix the file and try again")
+        case .skipTeamsInStore: description(remedy: "import again leaving out the teams already in the store")
+        }
+    }
+
+    /// The problem, where it is, and `remedy`, what to do (as its reader can do it).
+    public func description(remedy: String) -> String {
         var location = file
         if let entryIndex { location += ", entry \(entryIndex)" }
         if let field { location += ", field \"\(field)\"" }

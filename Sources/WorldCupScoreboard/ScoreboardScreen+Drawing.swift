@@ -16,12 +16,8 @@ extension ScoreboardScreen {
 
     /// Draws what changed and flushes one frame.
     public func render() {
-        var status = statusLines
-        if status.lines.count != statusRows {
-            statusRows = status.lines.count
-            fitList()
-            status = statusLines  // the ▲ ▼ marks follow the list's new height
-        }
+        fitStatusRows()
+        let status = statusLines
         let box = overlayBox
         tableView.isDimmed = box != nil
         // A box that grew, shrank or moved (the dialog's problem line came or went) leaves
@@ -65,6 +61,14 @@ extension ScoreboardScreen {
     }
 
     // MARK: - Status line
+
+    /// Gives the status line as many rows as its text takes, and the list the rest.
+    func fitStatusRows() {
+        let rows = statusLines.lines.count
+        guard rows != statusRows else { return }
+        statusRows = rows
+        fitList()
+    }
 
     private var hints: String {
         switch mode {

@@ -59,12 +59,12 @@ extension ScoreboardScreen {
                 didCommit(CommittedChange(.win, teamID: score.teamID, teamName: team.teamName, key: score.key))
                 return true
             }
-        } catch WorldCupError.scoreInDoubt {
+        } catch let error as StoreError where error.reason == .scoreInDoubt {
             scoresInDoubt.append(score)
             message =
                 "\(score.isUndo ? "Undo" : "Win") for \(score.name) in doubt: the connection broke during its commit."
                 + " It will be checked, and counted once, when the server is back."
-        } catch WorldCupError.serverUnreachable where sentAgainAt != nil {
+        } catch let error as StoreError where error.reason == .unreachable && sentAgainAt != nil {
             scoresInDoubt.append(score)
             doubtStillUnreachableAt = sentAgainAt
             message =
@@ -204,6 +204,9 @@ extension ScoreboardScreen {
         } catch let error as WorldCupError {
             dialog.refuse(Self.sentence(error.description))
             mode = .dialog(dialog)
+        } catch let error as StoreError {
+            dialog.refuse(Self.sentence(error.brief))
+            mode = .dialog(dialog)
         } catch {
             dialog.refuse("\(error)")
             mode = .dialog(dialog)
@@ -225,12 +228,10 @@ extension ScoreboardScreen {
         } catch WorldCupError.storeReadOnly {
             // Short enough for the status line; the store's path would push the reason off it.
             message = "Read-only store: nothing changed (this user may not write it)."
-        } catch let WorldCupError.notPermitted(_, role, action) {
-            // The command line's wording without the server's address (the user chose it to
-            // open this scoreboard), so the advice fits a narrow status line.
-            message =
-                "Read-only: the PostgreSQL role \"\(role)\" may not \(action); "
-                + "ask the database's owner for the grant (README, Shared scoreboard: roles)."
+        } catch let error as StoreError where error.reason == .notPermitted {
+            // Without the store's name (the user chose it to open this scoreboard), so that
+            // the advice fits a narrow status line.
+            message = Self.sentence(error.brief)
         } catch {
             message = Self.sentence("\(error)")
         }

@@ -326,31 +326,35 @@ public final class ScoreboardScreen: TableViewDataSource {
     }
 
     /// A row the store cannot give now draws empty (``readRowsOnScreen()`` said why), as does
-    /// a team another process just deleted, until its deletion arrives (next tick). What a row
-    /// shows is remembered, to measure the team's next movement from.
+    /// a team another process just deleted, until its deletion arrives (next tick).
     public func rowText(at index: TableIndex, width: Int) -> String {
         guard let team = try? controller.objectIfPresent(at: indexPath(index)) else { return "" }
         guard let rank = shownRank(of: team, at: index) else {
             return renderer.text(for: team, rank: nil, rankColumns: rankColumns, width: width)
         }
-        movements.see(team, rank: rank, rowID: controller.rowID(at: indexPath(index)))
         return renderer.text(
             for: team, rank: rank,
             movement: movements.movement(of: controller.rowID(at: indexPath(index))), rankColumns: rankColumns,
             width: width)
     }
 
-    /// Reads the teams on screen before a frame draws them: when the store cannot give one
-    /// (its part of the standings unreadable), the status line says why. Done here, not while
-    /// drawing, so that a frame reads the state and changes nothing.
+    /// Reads the teams on screen before a frame draws them, and remembers what each row will
+    /// show (its team's wins and rank), to measure the team's next movement from. When the store
+    /// cannot give a team (its part of the standings unreadable), the status line says why.
+    /// Done here, not while drawing, so that a frame reads the state and changes nothing.
     public func readRowsOnScreen() {
+        fitStatusRows()
         for row in tableView.top..<tableView.top + tableView.height {
             guard let index = tableView.index(atScreenRow: row) else { continue }
+            let team: Team?
             do {
-                _ = try controller.objectIfPresent(at: indexPath(index))
+                team = try controller.objectIfPresent(at: indexPath(index))
             } catch {
                 message = Self.sentence("\(error)")
                 return
+            }
+            if let team, let rank = shownRank(of: team, at: index) {
+                movements.see(team, rank: rank, rowID: controller.rowID(at: indexPath(index)))
             }
         }
     }

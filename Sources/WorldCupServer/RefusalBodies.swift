@@ -2,8 +2,8 @@ import Hummingbird
 import WorldCupModel
 
 /// The router's outermost middleware: whatever a route or a middleware throws becomes a JSON
-/// `{"error": …}` that says what to do — a ``Refusal`` as it is, a store's ``WorldCupError`` as
-/// the status it means, a path no route has as a 404, anything else as a 500 — and every answer
+/// `{"error": …}` that says what to do — a ``Refusal`` as it is, a ``WorldCupError`` or a
+/// ``StoreError`` as the status it means, a path no route has as a 404, anything else as a 500 — and every answer
 /// of 400 or more is counted in the metrics.
 struct RefusalBodies: RouterMiddleware {
     typealias Context = ServeRequestContext
@@ -29,6 +29,8 @@ struct RefusalBodies: RouterMiddleware {
             return refusal
         case let error as WorldCupError:
             return refusal(for: error)
+        case let error as StoreError:
+            return refusal(for: error)
         // What the router throws when no route has the path (or the method).
         case let error as HTTPError where error.status == .notFound:
             return Refusal(.notFound, "Nothing is at \(path): the standings are at /.")
@@ -43,12 +45,19 @@ struct RefusalBodies: RouterMiddleware {
             return Refusal(.forbidden, "The store is read-only: nothing was changed.")
         case .winsOverflow:
             return Refusal(.conflict, error.description)
-        case .notPermitted:
-            return Refusal(.forbidden, error.description)
-        case .serverUnreachable, .scoreInDoubt, .storeBusy:
+        case .storeBusy:
             return Refusal(.serviceUnavailable, error.description)
         default:
             return Refusal(.internalServerError, error.description)
+        }
+    }
+
+    private static func refusal(for error: StoreError) -> Refusal {
+        switch error.reason {
+        case .notPermitted:
+            return Refusal(.forbidden, error.description)
+        case .unreachable, .scoreInDoubt:
+            return Refusal(.serviceUnavailable, error.description)
         }
     }
 }

@@ -155,9 +155,8 @@ public enum WorldCupServe {
             (digest, readOnly, name) = try writer.runNow { store in
                 (store.isReadOnly ? nil : try store.scorerTokenDigest(), store.isReadOnly, store.displayName)
             }
-        } catch let error as WorldCupError {
+        } catch let error as StoreError where error.reason == .notPermitted {
             // A viewer's role may not see the token: it may still serve viewers.
-            guard case .notPermitted = error else { throw error }
             throw ServeError.cannotServeScorers(reason: "\(error)")
         }
         if readOnly { throw ServeError.storeReadOnly(store: name) }

@@ -72,7 +72,7 @@ extension WorldCup {
                         guard try output.write(line: line) else { return }
                     }
                 }
-            } catch let error as WorldCupError {
+            } catch let error where error is WorldCupError || error is StoreError {
                 throw error
             } catch {
                 throw WorldCupError.storeFailed(path: opened.displayName, reason: "\(error)")

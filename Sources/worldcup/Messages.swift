@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TerminalUI
 import WorldCupModel
+import WorldCupStores
 
 /// What the command line says to a person, and how it exits, in one place.
 ///
@@ -30,7 +31,11 @@ enum Messages {
         let lines: [String]
         switch error {
         case let error as WorldCupError:
-            (status, lines) = (1, error.lines)
+            (status, lines) = (1, CommandLineAdvice.lines(for: error))
+        case let error as PostgreSQLStoreError:
+            (status, lines) = (1, [CommandLineAdvice.message(for: error)])
+        case let error as StoreError:
+            (status, lines) = (1, [error.description])
         case let error as NoUsableTerminal:
             (status, lines) = (2, [error.description])
         default:

@@ -24,7 +24,7 @@ extension WorldCup {
 
         func validate() throws {
             try refuseScoreboardOptions()
-            guard count >= 1 else { throw ValidationError(WorldCupError.invalidWinCount(count).description) }
+            guard count >= 1 else { throw ValidationError(CommandLineAdvice.message(for: .invalidWinCount(count))) }
         }
 
         func run() throws {

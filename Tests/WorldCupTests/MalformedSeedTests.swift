@@ -170,7 +170,7 @@ struct MalformedSeed: CustomTestStringConvertible, Sendable {
                     SeedProblem(
                         file: path, entryIndex: 1, field: "teamName",
                         message: "a team named \"brazil\" is already in the store",
-                        remedy: SeedProblem.skipExisting)))
+                        remedy: .skipTeamsInStore)))
         #expect(try Fixtures.teamCount(store) == 32)
     }
 

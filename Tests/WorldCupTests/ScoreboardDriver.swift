@@ -20,6 +20,7 @@ final class ScoreboardDriver {
         grid = GridSurface(rows: rows, columns: columns)
         screen = try ScoreboardScreen(
             store: store, surface: grid, renderer: TeamRowRenderer(showsFlags: false), cacheDirectory: cacheDirectory)
+        screen.readRowsOnScreen()
         screen.render()
         program = ScoreboardProgram(screen: screen, now: now)
     }

@@ -67,8 +67,8 @@ import Testing
         #expect {
             try store.addWin(teamID: iran, key: ScoreKey())
         } throws: { error in
-            guard case WorldCupError.scoreInDoubt = error else { return false }
-            return "\(error)".contains("check with worldcup list before scoring again")
+            guard let error = error as? StoreError, error.reason == .scoreInDoubt else { return false }
+            return error.description.contains("check with worldcup list before scoring again")
         }
         #expect(try database.wins()["Iran"] == 0)
     }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Finds the seed file: `--seed`, then `$WORLDCUP_SEED`, then the copies a built or installed
-/// binary can find beside itself.
+/// Finds the seed file: the one the user named, then `$WORLDCUP_SEED`, then the copies a built
+/// or installed binary can find beside itself.
 public enum SeedLocator {
     /// The path to use, or an error listing every place that was tried.
     ///
@@ -16,7 +16,7 @@ public enum SeedLocator {
         if let found = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0) }) {
             return found
         }
-        throw WorldCupError.seedNotFound(tried: ["--seed PATH (not given)", "$WORLDCUP_SEED (not set)"] + candidates)
+        throw WorldCupError.seedNotFound(tried: ["$WORLDCUP_SEED (not set)"] + candidates)
     }
 
     /// Places a binary's own copy can be: beside it, in an install prefix's `share/worldcup`,

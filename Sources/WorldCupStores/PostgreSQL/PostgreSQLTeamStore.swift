@@ -73,12 +73,14 @@ public final class PostgreSQLTeamStore: ScoreStore {
         do {
             try PostgreSQLConnection.loadClientLibrary()
         } catch let PostgreSQLError.clientLibraryMissing(reason) {
-            throw WorldCupError.postgreSQLClientMissing(reason: reason)
+            throw PostgreSQLStoreError.clientMissing(reason: reason)
         }
         if let problem = PostgreSQLConnection.parseProblem(of: conninfo) {
-            throw WorldCupError.connectionURIUnreadable(reason: problem)
+            throw PostgreSQLStoreError.connectionURIUnreadable(reason: problem)
         }
-        if PostgreSQLConnection.parameters(of: conninfo)?["password"] != nil { throw WorldCupError.passwordInURI }
+        if PostgreSQLConnection.parameters(of: conninfo)?["password"] != nil {
+            throw PostgreSQLStoreError.passwordInURI
+        }
         let store = PostgreSQLTeamStore(conninfo: conninfo, doubtTimeout: doubtTimeout)
         try store.migrate()
         return store
@@ -107,20 +109,22 @@ public final class PostgreSQLTeamStore: ScoreStore {
         }
     }
 
-    private func translate(_ error: PostgreSQLError, action: String) -> WorldCupError {
+    private func translate(_ error: PostgreSQLError, action: String) -> any Error {
         switch error {
         case let .clientLibraryMissing(reason):
-            return .postgreSQLClientMissing(reason: reason)
+            return PostgreSQLStoreError.clientMissing(reason: reason)
         case let .connectionFailed(reason), let .connectionLost(reason), let .reconnecting(reason):
             connection = nil
-            return .serverUnreachable(server: displayName, reason: Self.firstLine(reason))
+            return StoreError.serverUnreachable(server: displayName, reason: Self.firstLine(reason))
         case let .statementFailed(state, message):
             if error.isConnectionLost {
                 connection = nil
-                return .serverUnreachable(server: displayName, reason: message)
+                return StoreError.serverUnreachable(server: displayName, reason: message)
             }
-            if state == .insufficientPrivilege { return .notPermitted(server: displayName, role: role, action: action) }
-            return .storeFailed(path: displayName, reason: message)
+            if state == .insufficientPrivilege {
+                return StoreError.roleNotPermitted(server: displayName, role: role, action: action)
+            }
+            return WorldCupError.storeFailed(path: displayName, reason: message)
         }
     }
 
@@ -147,7 +151,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
             {
                 connection = nil
                 guard clock.now + pause < deadline else {
-                    throw WorldCupError.scoreInDoubt(server: displayName, reason: Self.firstLine("\(error)"))
+                    throw StoreError.scoreInDoubt(server: displayName, reason: Self.firstLine("\(error)"))
                 }
                 Thread.sleep(forTimeInterval: pause / .seconds(1))
                 pause = min(pause * 2, .seconds(1))
@@ -197,8 +201,8 @@ public final class PostgreSQLTeamStore: ScoreStore {
                         [migration.version, migration.name])
                 }
             }
-        } catch WorldCupError.notPermitted {
-            throw WorldCupError.schemaNotInstalled(server: displayName, role: role)
+        } catch let error as StoreError where error.reason == .notPermitted {
+            throw PostgreSQLStoreError.schemaNotInstalled(server: displayName, role: role)
         }
     }
 
@@ -279,7 +283,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
                     SeedProblem(
                         file: file, entryIndex: entryIndex, field: "teamName",
                         message: "a team named \"\(entries[entryIndex].teamName)\" is already in the store",
-                        remedy: SeedProblem.skipExisting))
+                        remedy: .skipTeamsInStore))
             }
             let zones = batch.map { entry in
                 let key = NoCase.key(entry.qualifyingZone)

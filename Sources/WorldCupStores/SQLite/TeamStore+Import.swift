@@ -126,7 +126,7 @@ extension TeamStore {
                     SeedProblem(
                         file: file, entryIndex: index, field: "teamName",
                         message: "a team named \"\(entry.teamName)\" is already in the store",
-                        remedy: SeedProblem.skipExisting))
+                        remedy: .skipTeamsInStore))
             }
             if let progress, index % 4096 == 0 {
                 progress(ImportStatus(teams: writer.inserted, share: Double(index) / Double(entries.count)))

@@ -85,15 +85,15 @@ import Testing
     /// inside a chunk), sometimes another group (into another chunk) or a value that changes the
     /// key's length (and a chunk's shared prefix), checked against a sorted array after every
     /// move, with the position it returns.
-    @Test(arguments: [UInt64(4), 5])
-    func movesMatchASortedArray(seed: UInt64) {
-        print("OrderedKeysTests move seed \(seed)")
+    @Test(arguments: [(rows: 2500, seed: UInt64(4)), (rows: 2500, seed: 5), (rows: 20000, seed: 6)])
+    func movesMatchASortedArray(rows: Int, seed: UInt64) {
+        print("OrderedKeysTests move seed \(seed), \(rows) rows")
         var random = SplitMix64(seed: seed)
         var values: [Int64: (group: String, score: Int64)] = [:]
         func key(_ rowID: Int64) -> [UInt8] {
             Self.encoding.key([values[rowID]!.group.databaseValue, values[rowID]!.score.databaseValue], rowID: rowID)
         }
-        var oracle: [(rowID: Int64, key: [UInt8])] = (1...2500).map { index in
+        var oracle: [(rowID: Int64, key: [UInt8])] = (1...rows).map { index in
             let rowID = Int64(index)
             values[rowID] = (
                 "g" + String(Int.random(in: 0..<3, using: &random)), Int64.random(in: 0..<9, using: &random)
@@ -126,8 +126,8 @@ import Testing
         keys._checkInvariants()
         #expect((0..<keys.count).map { keys.rowID(at: $0) } == oracle.map(\.rowID))
         #expect((0..<keys.count).map { keys.key(at: $0) } == oracle.map(\.key))
-        // Both kinds ran: most moves stayed inside their chunk.
-        #expect(insideAChunk > 1500 && acrossChunks > 100)
+        // Both kinds ran.
+        #expect(insideAChunk > 300 && acrossChunks > 300)
         print("OrderedKeysTests moves inside a chunk \(insideAChunk), across chunks \(acrossChunks)")
     }
 

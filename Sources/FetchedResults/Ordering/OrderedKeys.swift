@@ -49,6 +49,15 @@ package struct OrderedKeys {
             prefix + bytes[keyRange(index)]
         }
 
+        /// Removes row `index` and its key.
+        mutating func remove(at index: Int) {
+            let range = keyRange(index)
+            rowIDs.remove(at: index)
+            removeBytes(range)
+            ends.remove(at: index)
+            shiftEnds(from: index, by: -Int32(range.count))
+        }
+
         /// Removes a key's bytes with one `memmove` of the bytes after them (the array's own
         /// `removeSubrange` moved them one at a time).
         mutating func removeBytes(_ range: Range<Int>) {
@@ -321,20 +330,8 @@ package struct OrderedKeys {
                 locator[rowID] = first.id
                 return
             }
-            var (chunk, index) = insertionPlace(of: key)
-            if chunk == chunks.count {  // after the last key: append to the last chunk
-                chunk -= 1
-                index = chunks[chunk].count
-            }
-            let shared = zip(chunks[chunk].prefix, key).prefix { $0 == $1 }.count
-            chunks[chunk].shortenPrefix(to: shared)
-            let rest = UnsafeBufferPointer(rebasing: key[shared...])
-            let offset = index == 0 ? 0 : Int(chunks[chunk].ends[index - 1])
-            chunks[chunk].rowIDs.insert(rowID, at: index)
-            chunks[chunk].bytes.insert(contentsOf: rest, at: offset)
-            chunks[chunk].ends.insert(Int32(offset), at: index)
-            chunks[chunk].shiftEnds(from: index, by: Int32(rest.count))
-            locator[rowID] = chunks[chunk].id
+            let (chunk, index) = insertionPlaceInAChunk(of: key)
+            put(rowID, key: key, inChunk: chunk, at: index)
             count += 1
             if chunks[chunk].count > Self.maximumChunkCount {
                 split(chunk)
@@ -361,9 +358,54 @@ package struct OrderedKeys {
             return chunkStarts[chunk] + target
         }
         if let moved { return moved }
+        if let moved = moveAcrossChunks(rowID, from: chunk, at: index, to: key) { return moved }
         remove(rowID: rowID)
         insert(rowID: rowID, key: key)
         return self.position(of: rowID)!
+    }
+
+    /// Moves key `index` of chunk `source` into the chunk where `key` belongs, when that is
+    /// another chunk, `source` keeps a row and the other has room: only the starts of the chunks
+    /// between the two change. Nil, having changed nothing, otherwise.
+    private mutating func moveAcrossChunks(_ rowID: Int64, from source: Int, at index: Int, to key: [UInt8]) -> Int? {
+        key.withUnsafeBufferPointer { key -> Int? in
+            let (target, targetIndex) = insertionPlaceInAChunk(of: key, near: source)
+            guard target != source, chunks[source].count > 1, chunks[target].count < Self.maximumChunkCount
+            else { return nil }
+            version = Self.makeVersion()
+            chunks[source].remove(at: index)
+            put(rowID, key: key, inChunk: target, at: targetIndex)
+            chunkStarts.withUnsafeMutableBufferPointer { starts in
+                if source < target {
+                    for between in (source + 1)...target { starts[between] -= 1 }
+                } else {
+                    for between in (target + 1)...source { starts[between] += 1 }
+                }
+            }
+            return chunkStarts[target] + targetIndex
+        }
+    }
+
+    /// The chunk and index where `key` goes: after the last key, the end of the last chunk.
+    private func insertionPlaceInAChunk(
+        of key: UnsafeBufferPointer<UInt8>, near: Int? = nil
+    ) -> (chunk: Int, index: Int) {
+        let (chunk, index) = insertionPlace(of: key, near: near)
+        return chunk == chunks.count ? (chunk - 1, chunks[chunk - 1].count) : (chunk, index)
+    }
+
+    /// Puts a row into `chunk` at `index`, its key's place there, shortening the chunk's shared
+    /// prefix to what the key shares; the starts of the chunks after it are the caller's.
+    private mutating func put(_ rowID: Int64, key: UnsafeBufferPointer<UInt8>, inChunk chunk: Int, at index: Int) {
+        let shared = zip(chunks[chunk].prefix, key).prefix { $0 == $1 }.count
+        chunks[chunk].shortenPrefix(to: shared)
+        let rest = UnsafeBufferPointer(rebasing: key[shared...])
+        let offset = index == 0 ? 0 : Int(chunks[chunk].ends[index - 1])
+        chunks[chunk].rowIDs.insert(rowID, at: index)
+        chunks[chunk].bytes.insert(contentsOf: rest, at: offset)
+        chunks[chunk].ends.insert(Int32(offset), at: index)
+        chunks[chunk].shiftEnds(from: index, by: Int32(rest.count))
+        locator[rowID] = chunks[chunk].id
     }
 
     /// The index in `chunk` that key `index` takes when its key becomes `key`, or nil when the
@@ -430,11 +472,7 @@ package struct OrderedKeys {
             let index = chunks[chunk].rowIDs.firstIndex(of: rowID)
         else { return false }
         version = Self.makeVersion()
-        let range = chunks[chunk].keyRange(index)
-        chunks[chunk].rowIDs.remove(at: index)
-        chunks[chunk].removeBytes(range)
-        chunks[chunk].ends.remove(at: index)
-        chunks[chunk].shiftEnds(from: index, by: -Int32(range.count))
+        chunks[chunk].remove(at: index)
         locator[rowID] = nil
         count -= 1
         if chunks[chunk].count == 0 {
@@ -450,12 +488,16 @@ package struct OrderedKeys {
     // MARK: - Internals
 
     /// The chunk and index inside it where `key` belongs; `(chunks.count, 0)` after the end.
-    private func insertionPlace(of key: UnsafeBufferPointer<UInt8>) -> (chunk: Int, index: Int) {
-        // The first chunk whose last key is not below `key`.
-        var (low, high) = (0, chunks.count)
+    ///
+    /// - Parameter near: a chunk the place is likely close to (the one a moving row leaves):
+    ///   the search gallops out from it, reading a few neighbouring chunks instead of chunks
+    ///   all over the list.
+    private func insertionPlace(of key: UnsafeBufferPointer<UInt8>, near: Int? = nil) -> (chunk: Int, index: Int) {
+        // The first chunk whose last key is not below `key`, between `low` and `high`.
+        var (low, high) = near.map { chunksAround($0, holding: key) } ?? (0, chunks.count)
         while low < high {
             let middle = (low + high) / 2
-            if chunks[middle].compare(chunks[middle].count - 1, with: key) < 0 {
+            if lastKey(of: middle, isBelow: key) {
                 low = middle + 1
             } else {
                 high = middle
@@ -469,6 +511,30 @@ package struct OrderedKeys {
             if chunks[chunk].compare(middle, with: key) < 0 { first = middle + 1 } else { end = middle }
         }
         return (chunk, first)
+    }
+
+    private func lastKey(of chunk: Int, isBelow key: UnsafeBufferPointer<UInt8>) -> Bool {
+        chunks[chunk].compare(chunks[chunk].count - 1, with: key) < 0
+    }
+
+    /// The range of chunks that holds the first chunk whose last key is not below `key`, found
+    /// by steps of 1, 2, 4… from `near`.
+    private func chunksAround(_ near: Int, holding key: UnsafeBufferPointer<UInt8>) -> (low: Int, high: Int) {
+        var step = 1
+        if lastKey(of: near, isBelow: key) {
+            var low = near + 1
+            while low + step - 1 < chunks.count, lastKey(of: low + step - 1, isBelow: key) {
+                low += step
+                step *= 2
+            }
+            return (low, min(low + step - 1, chunks.count))
+        }
+        var high = near
+        while high - step >= 0, !lastKey(of: high - step, isBelow: key) {
+            high -= step
+            step *= 2
+        }
+        return (max(high - step + 1, 0), high)
     }
 
     /// The chunk and index inside it of a position.

@@ -7,7 +7,14 @@ binary="${1:-$root/.build/debug/worldcup}"
 output="${2:-$root/docs/screenshots}"
 work="$(mktemp -d)"
 socket="worldcup-screenshots-$$"
-trap 'tmux -L "$socket" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+cleanup() {
+    tmux -L "$socket" kill-server 2>/dev/null || true
+    # Each scoreboard saves its cache into the folder as it ends: let them end (5 s at most),
+    # or removing the folder races with their writes and fails.
+    for _ in $(seq 50); do pgrep -f "$work/store.sqlite" >/dev/null || break; sleep 0.1; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
 mkdir -p "$output"
 
 run() { "$binary" "$@" --db "$work/store.sqlite" --seed "$root/seed.json" >/dev/null; }

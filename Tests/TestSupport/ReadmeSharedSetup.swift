@@ -16,35 +16,47 @@ public struct ReadmeSharedSetup: Sendable {
     /// with the block, the output and the status of the first command that fails.
     public init(worldcup: String) throws {
         cluster = try TemporaryCluster()
+        let socket = cluster.socketFolder
+        (ownerURI, logins) = try Self.follow(
+            worldcup: worldcup, socketFolder: socket, port: cluster.port,
+            host: socket.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? socket)
+    }
+
+    /// Follows the README's four blocks on a server that runs already: the `postgres` user
+    /// reaches it at `socketFolder` and `port`, and `party.local` in the blocks becomes `host`.
+    /// Every password is the blocks' own, `…`, so that a server that asks for passwords takes
+    /// them. Returns the owner's `--db` URI and each role's login.
+    public static func follow(
+        worldcup: String, socketFolder: String, port: Int, host: String
+    ) throws -> (ownerURI: String, logins: [String: String]) {
         let server = try Readme.fencedBlock(language: "sh", startingWith: "# worldcup server")
         let firstRun = try Readme.fencedBlock(language: "sh", startingWith: "# worldcup first run")
         let roles = try Readme.fencedBlock(language: "sql", startingWith: "-- worldcup roles")
         let loginsBlock = try Readme.fencedBlock(language: "sql", startingWith: "-- worldcup logins")
-        let socket = cluster.socketFolder
-        let socketHost = socket.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? socket
-        func here(_ text: String) -> String { text.replacingOccurrences(of: "party.local", with: socketHost) }
+        func here(_ text: String) -> String { text.replacingOccurrences(of: "party.local", with: host) }
         guard let uri = here(firstRun).firstMatch(of: /'(postgresql:\/\/[^']*)'/)?.1 else {
             throw ReadmeError(description: "the README's first-run block has no 'postgresql://…' URI")
         }
-        ownerURI = String(uri)
+        let ownerURI = String(uri)
         let loginLines = loginsBlock.matches(of: /CREATE ROLE (\w+) LOGIN .* IN ROLE worldcup_(\w+);/)
-        logins = Dictionary(uniqueKeysWithValues: loginLines.map { (String($0.2), String($0.1)) })
+        let logins = Dictionary(uniqueKeysWithValues: loginLines.map { (String($0.2), String($0.1)) })
         let environment = [
-            "PGHOST": cluster.socketFolder, "PGPORT": String(cluster.port),
+            "PGHOST": socketFolder, "PGPORT": String(port), "PGPASSWORD": "…",
             "PATH": (worldcup as NSString).deletingLastPathComponent + ":/usr/bin:/bin",
         ]
         // As the postgres user, without a terminal, so that --pwprompt reads its two answers from stdin.
         let asPostgres = ["/usr/bin/setsid", "-w", "/usr/sbin/runuser", "-u", "postgres", "--"]
-        try Self.run(
+        try run(
             asPostgres + ["/bin/sh", "-e", "-c", server],
-            input: "secret\nsecret\n", environment: environment, block: "worldcup server")
-        try Self.run(["/bin/sh", "-e", "-c", here(firstRun)], environment: environment, block: "worldcup first run")
+            input: "…\n…\n", environment: environment, block: "worldcup server")
+        try run(["/bin/sh", "-e", "-c", here(firstRun)], environment: environment, block: "worldcup first run")
         let psql = try TemporaryCluster.program("psql")
         for (name, block) in [("worldcup roles", roles), ("worldcup logins", loginsBlock)] {
-            try Self.run(
+            try run(
                 [psql, ownerURI, "--no-psqlrc", "--quiet", "--set", "ON_ERROR_STOP=1"],
                 input: block, environment: environment, block: name)
         }
+        return (ownerURI, logins)
     }
 
     /// The owner's URI with the login of `role` ("viewer", "scorer", "organiser") as the user.

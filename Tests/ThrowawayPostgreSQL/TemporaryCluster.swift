@@ -219,15 +219,19 @@ public final class TemporaryCluster: @unchecked Sendable {
         }
     }
 
-    /// Starts a program with stdin from /dev/null, stdout and stderr to `output`, and every
-    /// descriptor above stderr closed: a server it starts as a daemon (or the watchdog) would
-    /// otherwise hold, for its whole life, whatever this process had open at that moment — the
-    /// write end of another test's pipe, whose reader then never sees its end.
-    public static func spawn(_ words: [String], output: String) throws -> pid_t {
+    /// Starts a program with stdin from `input` (nil: /dev/null), stdout and stderr to `output`,
+    /// and every descriptor above stderr closed: a server it starts as a daemon (or the
+    /// watchdog) would otherwise hold, for its whole life, whatever this process had open at that
+    /// moment — the write end of another test's pipe, whose reader then never sees its end.
+    public static func spawn(_ words: [String], output: String, input: Int32? = nil) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let input {
+            posix_spawn_file_actions_adddup2(&actions, input, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         guard addCloseFrom(&actions, 3) == 0 else { throw ClusterError("cannot close descriptors for \(words[0])") }

@@ -13,7 +13,8 @@ import Foundation
 /// command (``ScoreKey``). On a server, the reply to a `COMMIT` can be lost with the
 /// connection, and then nobody knows whether the win counted; the key is stored with the win,
 /// so doing the same score again with the same key counts it only if it did not count yet.
-/// On SQLite a commit's outcome is never in doubt and the key is not needed.
+/// Every store keeps the key, in the score's own transaction: a score with a key counts once,
+/// whichever store and whoever sends it again.
 public protocol ScoreStore: AnyObject {
     /// The store as its user named it: a file path, or `user@host:port/database`.
     var displayName: String { get }
@@ -35,45 +36,15 @@ public protocol ScoreStore: AnyObject {
         from source: SeedSource, skippingExisting: Bool, progress: ImportProgress?
     ) throws -> (imported: Int, skipped: Int)
 
-    /// Adds `count` wins to the team named `name` (ignoring the case of ASCII letters); returns
-    /// the team with its new total.
-    @discardableResult
-    func addWins(to name: String, count: Int, key: ScoreKey) throws -> Team
+    /// A transaction on the teams, as the store gives it (``TeamTransaction``).
+    associatedtype Transaction: TeamTransaction
 
-    /// Adds a new team with no wins; a zone matching an existing one ignoring case takes its
-    /// spelling.
-    @discardableResult
-    func addTeam(name: String, zone: String) throws -> Team
-
-    /// Sets the wins of the team named `name` (ignoring the case of ASCII letters) to `wins`, 0
-    /// or more: an organiser's correction.
-    func setWins(of name: String, to wins: Int) throws -> Correction
-
-    /// Renames the team named `name` (ignoring case); the new name must not be another team's,
-    /// ignoring case, and is checked as an added team's is.
-    func renameTeam(_ name: String, to newName: String) throws -> Correction
-
-    /// Removes the team named `name` (ignoring case), with its wins.
-    func removeTeam(named name: String) throws -> Correction
-
-    /// Adds one win to the team with this id; returns the team, or nil if it no longer exists.
-    @discardableResult
-    func addWin(teamID: Int64, key: ScoreKey) throws -> Team?
-
-    /// Takes back one win this program gave, if the team still has one (never below zero).
-    func takeBackWin(teamID: Int64, key: ScoreKey) throws -> UndoOutcome
-
-    /// Deletes a team this program added, only if it is still exactly as it was added.
-    func removeAddedTeam(_ added: Team) throws -> UndoOutcome
-
-    /// Adds one win for a client that sends the same request again when its reply is lost (a
-    /// browser's tap): the key is stored with the win, in its transaction, on every store, so
-    /// the win counts once per key, and the same key again is answered as it was the first time.
-    func addWin(teamID: Int64, clientKey: ScoreKey) throws -> KeyedScore
-
-    /// Takes back the win made with `winKey` (``addWin(teamID:clientKey:)``), once: the same
-    /// undo again is answered as the first time. Only the client that made the win knows its key.
-    func takeBackWin(teamID: Int64, winKey: ScoreKey) throws -> KeyedScore
+    /// Runs `body` as one write transaction on the teams: what the ways to score and correct
+    /// are written over (`addWin(teamID:key:)`, `setWins(of:to:)`, …), each store giving its
+    /// SQL (``TeamTransaction``) and its mechanics. A store that can lose a commit's reply does
+    /// a score (``TeamWrite/isScore``) again, with the same key, until its outcome is known,
+    /// and throws ``StoreError/Reason/scoreInDoubt`` when it stays unknown.
+    func write<T>(_ kind: TeamWrite, _ body: (Transaction) throws -> T) throws -> T
 
     /// The SHA-256 digest of `serve`'s scorer token, kept in the store so that every `serve`
     /// following it accepts the same token, across restarts; nil until one is made. The token

@@ -6,7 +6,9 @@ import WorldCupModel
 /// migrating, the first seed (exactly once), and every write.
 ///
 /// Each write is one transaction on the store's own connection; the scoreboards see it through
-/// their controllers' change feed. Who may do what is the server's decision (roles and
+/// their controllers' change feed. The ways to score and correct are written once for every
+/// store (the extensions of ``ScoreStore``); this store gives their SQL and transactions
+/// (`PostgreSQLTeamStore+Transaction`). Who may do what is the server's decision (roles and
 /// `GRANT`); a refused write says "read-only" and what was refused.
 ///
 /// **Scores survive a lost commit reply.** A win or an undo stores its ``ScoreKey`` in
@@ -306,137 +308,6 @@ public final class PostgreSQLTeamStore: ScoreStore {
             progress?(ImportStatus(teams: inserted, share: Double(start + batch.count) / Double(entries.count)))
         }
         return inserted
-    }
-
-    // MARK: - Scores
-
-    static let teamColumns = "id, team_name, qualifying_zone, image_name, wins"
-
-    static func team(_ rows: PostgreSQLRows) throws -> Team? {
-        guard let values = rows.rows.first else { return nil }
-        return try Team(row: PostgreSQLRow(columns: rows.columns, values: values))
-    }
-
-    /// Stores the score's key; false when the server already holds it (an earlier attempt
-    /// whose reply was lost committed).
-    private static func recordReceipt(
-        _ key: ScoreKey, teamID: Int64, change: Int, _ connection: PostgreSQLConnection
-    ) throws -> Bool {
-        try connection.execute(
-            "INSERT INTO score_receipt (key, team_id, change) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING",
-            [key.description, teamID, change]
-        ).affectedRows == 1
-    }
-
-    @discardableResult
-    public func addWins(to name: String, count: Int = 1, key: ScoreKey = ScoreKey()) throws -> Team {
-        guard count >= 1 else { throw WorldCupError.invalidWinCount(count) }
-        return try score("add wins") { connection in
-            try Self.add(count, to: try Self.lockedTeam(named: name, connection), key: key, connection)
-        }
-    }
-
-    /// The team named `name` (trimmed, ignoring case), locked for the caller's transaction, or an
-    /// error that suggests the closest names.
-    static func lockedTeam(named name: String, _ connection: PostgreSQLConnection) throws -> Team {
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard
-            let team = try team(
-                connection.execute(
-                    "SELECT \(teamColumns) FROM team"
-                        + " WHERE \(PostgreSQLSchema.foldedName) = lower($1 COLLATE \"C\") FOR UPDATE", [name]))
-        else {
-            let names = try connection.execute("SELECT team_name FROM team").rows.compactMap { $0[0] }
-            throw WorldCupError.unknownTeam(name: name, suggestions: NameSuggestions.closest(to: name, in: names))
-        }
-        return team
-    }
-
-    @discardableResult
-    public func addWin(teamID: Int64, key: ScoreKey = ScoreKey()) throws -> Team? {
-        try score("add wins") { connection in
-            guard
-                let team = try Self.team(
-                    connection.execute(
-                        "SELECT \(Self.teamColumns) FROM team WHERE id = $1 FOR UPDATE", [teamID]))
-            else { return nil }
-            return try Self.add(1, to: team, key: key, connection)
-        }
-    }
-
-    /// Adds wins to a team locked by the caller's transaction, once per key.
-    private static func add(
-        _ count: Int, to team: Team, key: ScoreKey, _ connection: PostgreSQLConnection
-    ) throws -> Team {
-        guard team.wins <= Int(Int64.max) - count else { throw WorldCupError.winsOverflow(team: team.teamName) }
-        guard try recordReceipt(key, teamID: team.id!, change: count, connection) else { return team }
-        return try Self.team(
-            connection.execute(
-                "UPDATE team SET wins = wins + $2 WHERE id = $1 RETURNING \(teamColumns)",
-                [team.id!, count]))!
-    }
-
-    public func takeBackWin(teamID: Int64, key: ScoreKey = ScoreKey()) throws -> UndoOutcome {
-        try score("take back wins") { connection in
-            guard
-                let team = try Self.team(
-                    connection.execute(
-                        "SELECT \(Self.teamColumns) FROM team WHERE id = $1 FOR UPDATE", [teamID]))
-            else { return .teamGone }
-            guard team.wins > 0 else { return .changedByOthers(team) }
-            guard try Self.recordReceipt(key, teamID: teamID, change: -1, connection) else { return .undone(team) }
-            return .undone(
-                try Self.team(
-                    connection.execute(
-                        "UPDATE team SET wins = wins - 1 WHERE id = $1 RETURNING \(Self.teamColumns)", [teamID])
-                ))
-        }
-    }
-
-    // MARK: - Teams
-
-    @discardableResult
-    public func addTeam(name: String, zone: String) throws -> Team {
-        let fields = try NewTeamFields(name: name, zone: zone)
-        let team = try transaction("add teams") { connection in
-            if let existing = try connection.execute(
-                "SELECT team_name FROM team WHERE \(PostgreSQLSchema.foldedName) = lower($1 COLLATE \"C\")",
-                [fields.name]
-            ).scalar {
-                throw WorldCupError.duplicateTeam(name: fields.name, existing: existing)
-            }
-            let spelling = try connection.execute(
-                "SELECT qualifying_zone FROM team"
-                    + " WHERE lower(qualifying_zone COLLATE \"C\") = lower($1 COLLATE \"C\") LIMIT 1",
-                [fields.zone]
-            ).scalar
-            do {
-                return try Self.team(
-                    connection.execute(
-                        "INSERT INTO team (team_name, qualifying_zone, image_name, wins) VALUES ($1, $2, $3, 0)"
-                            + " RETURNING \(Self.teamColumns)",
-                        [fields.name, spelling ?? fields.zone, Team.addedTeamImageName]))!
-            } catch PostgreSQLError.statementFailed(sqlState: .uniqueViolation, _) {
-                // Another machine added the same name since the check.
-                throw WorldCupError.duplicateTeam(name: fields.name, existing: fields.name)
-            }
-        }
-        announceCommit()
-        return team
-    }
-
-    public func removeAddedTeam(_ added: Team) throws -> UndoOutcome {
-        guard let teamID = added.id else { return .teamGone }
-        return try transaction("delete teams") { connection in
-            guard
-                let team = try Self.team(
-                    connection.execute(
-                        "SELECT \(Self.teamColumns) FROM team WHERE id = $1 FOR UPDATE", [teamID]))
-            else { return .teamGone }
-            guard team == added else { return .changedByOthers(team) }
-            try connection.execute("DELETE FROM team WHERE id = $1", [teamID])
-            return .undone(nil)
-        }
     }
 
     /// Prunes the change history to its newest rows, at most once a minute: it grows by one row

@@ -6,9 +6,9 @@ import WorldCupModel
 /// The teams' SQLite store: opening, migrating, first-launch seeding, and every write.
 ///
 /// Every write is one transaction, so a failing write leaves the store as it was. Errors a user
-/// can cause come out as ``WorldCupError`` with a message that says what to do. A commit's
-/// outcome is never in doubt here, so the ``ScoreKey``s of this process's scores are not
-/// stored; a browser's taps, whose replies can be lost, keep theirs (`TeamStore+KeyedScores`).
+/// can cause come out as ``WorldCupError`` with a message that says what to do. The ways to
+/// score and correct are written once for every store (the extensions of ``ScoreStore``); this
+/// store gives their SQL and transaction (`TeamStore+Transaction`).
 public final class TeamStore: ScoreStore, Sendable {
     /// The store file's path, as the user gave it.
     public let path: String
@@ -276,101 +276,6 @@ public final class TeamStore: ScoreStore, Sendable {
                 let counts = try Self.importRows(
                     from: source, skippingExisting: skippingExisting, db: db, progress: progress)
                 return (counts.inserted, counts.read - counts.inserted)
-            }
-        }
-    }
-
-    /// Adds `count` wins to the team named `name` (ignoring case) atomically; returns the team
-    /// with its new total.
-    @discardableResult
-    public func addWins(to name: String, count: Int = 1, key: ScoreKey = ScoreKey()) throws -> Team {
-        guard count >= 1 else { throw WorldCupError.invalidWinCount(count) }
-        return try StoreErrors.translating(path: path) {
-            try pool.write { db in
-                var team = try Self.team(named: name, in: db)
-                guard team.wins <= Int.max - count else { throw WorldCupError.winsOverflow(team: team.teamName) }
-                team.wins += count
-                try db.execute(sql: "UPDATE team SET wins = ? WHERE id = ?", arguments: [team.wins, team.id])
-                try ChangeHistory.prune(keeping: StoreSchema.historyKept, in: db)
-                return team
-            }
-        }
-    }
-
-    /// The team named `name` (trimmed, ignoring case), or an error that suggests the closest names.
-    static func team(named name: String, in db: Database) throws -> Team {
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let team = try Team.filter(sql: "teamName = ?", arguments: [name]).fetchOne(db) else {
-            let names = try String.fetchAll(db, sql: "SELECT teamName FROM team")
-            throw WorldCupError.unknownTeam(name: name, suggestions: NameSuggestions.closest(to: name, in: names))
-        }
-        return team
-    }
-
-    /// Adds a new team with no wins and the tutorial's "wenderland-flag" image.
-    ///
-    /// A zone that matches an existing one ignoring case takes that zone's spelling, so
-    /// "internets" joins "Internets" instead of starting a look-alike section.
-    @discardableResult
-    public func addTeam(name: String, zone: String) throws -> Team {
-        let fields = try NewTeamFields(name: name, zone: zone)
-        let name = fields.name, zone = fields.zone
-        return try StoreErrors.translating(path: path) {
-            try pool.write { db in
-                if let existing = try String.fetchOne(
-                    db, sql: "SELECT teamName FROM team WHERE teamName = ?", arguments: [name])
-                {
-                    throw WorldCupError.duplicateTeam(name: name, existing: existing)
-                }
-                let spelling = try String.fetchOne(
-                    db, sql: "SELECT qualifyingZone FROM team WHERE qualifyingZone = ? LIMIT 1", arguments: [zone])
-                var team = Team(
-                    teamName: name, qualifyingZone: spelling ?? zone, imageName: Team.addedTeamImageName, wins: 0)
-                try team.insert(db)
-                team.id = db.lastInsertedRowID
-                return team
-            }
-        }
-    }
-
-    /// Adds one win to the team with this id; returns the team, or nil if it no longer exists.
-    @discardableResult
-    public func addWin(teamID: Int64, key: ScoreKey = ScoreKey()) throws -> Team? {
-        try StoreErrors.translating(path: path) {
-            try pool.write { db in
-                guard var team = try Team.fetchOne(db, key: teamID) else { return nil }
-                guard team.wins < Int.max else { throw WorldCupError.winsOverflow(team: team.teamName) }
-                team.wins += 1
-                try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE id = ?", arguments: [teamID])
-                return team
-            }
-        }
-    }
-
-    /// Takes back one win this program gave, if the team still has a win to take (never
-    /// below zero, which would take back someone else's correction).
-    public func takeBackWin(teamID: Int64, key: ScoreKey = ScoreKey()) throws -> UndoOutcome {
-        try StoreErrors.translating(path: path) {
-            try pool.write { db in
-                guard var team = try Team.fetchOne(db, key: teamID) else { return .teamGone }
-                guard team.wins > 0 else { return .changedByOthers(team) }
-                try db.execute(sql: "UPDATE team SET wins = wins - 1 WHERE id = ?", arguments: [teamID])
-                team.wins -= 1
-                return .undone(team)
-            }
-        }
-    }
-
-    /// Deletes a team this program added, only if it is still exactly as it was added: a win,
-    /// a new name or zone given by anyone since keeps it (with their work) in the store.
-    public func removeAddedTeam(_ added: Team) throws -> UndoOutcome {
-        guard let teamID = added.id else { return .teamGone }
-        return try StoreErrors.translating(path: path) {
-            try pool.write { db in
-                guard let team = try Team.fetchOne(db, key: teamID) else { return .teamGone }
-                guard team == added else { return .changedByOthers(team) }
-                try Team.deleteOne(db, key: teamID)
-                return .undone(nil)
             }
         }
     }

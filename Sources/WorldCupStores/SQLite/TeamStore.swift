@@ -156,6 +156,10 @@ public final class TeamStore: ScoreStore, Sendable {
 
     /// How long opening and writes wait for other processes that hold the store, unless told.
     public static let defaultLockWait = Duration.seconds(10)
+    /// How long a score's key is kept (see ``tidyWhileIdle()``): far longer than a lost reply is
+    /// sent again or an evening's undo reaches back, and the store does not grow by a row per
+    /// key press for ever.
+    public static let receiptsKept = Duration.seconds(7 * 86_400)
 
     /// Opens the pool, retrying while another process holds the file.
     ///
@@ -289,13 +293,17 @@ public final class TeamStore: ScoreStore, Sendable {
         }
     }
 
-    /// Moves committed pages from the write-ahead log into the database file, if no reader is
-    /// in the way. The scoreboard calls this when idle, so that SQLite's automatic checkpoint
-    /// does not land inside a keypress's commit.
+    /// Keeps the change history to its newest rows, forgets the score keys older than
+    /// ``receiptsKept``, then moves committed pages from the write-ahead log into the database
+    /// file, if no reader is in the way. The scoreboard calls this when idle, so that SQLite's
+    /// automatic checkpoint does not land inside a keypress's commit.
     public func tidyWhileIdle() {
         _ = try? pool.writeWithoutTransaction { db in
             try db.inTransaction {
                 try ChangeHistory.prune(keeping: StoreSchema.historyKept, in: db)
+                try db.execute(
+                    sql: "DELETE FROM scoreReceipt WHERE recordedAt < strftime('%Y-%m-%dT%H:%M:%SZ', 'now', ?)",
+                    arguments: ["-\(Self.receiptsKept.components.seconds) seconds"])
                 return .commit
             }
             try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)")

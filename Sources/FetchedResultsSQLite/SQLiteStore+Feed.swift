@@ -55,7 +55,7 @@ extension SQLiteStore {
         if touched.count == 1, related.isEmpty, let rowID = touched.first {
             // The look after a win: the row's read tells whether the schema must be compared.
             var (rows, statement) =
-                if onlyThisWriter, writerInUse != nil, let early = readBeforeCommit, early.rowID == rowID {
+                if onlyThisWriter, let early = readBeforeCommit, early.rowID == rowID {
                     early.read
                 } else {
                     try oneRow(rowID, matching: true, in: db)

@@ -36,12 +36,12 @@ extension SQLiteStore {
         return result
     }
 
-    /// ``rows(_:matching:in:)`` for one id, with a statement made once: a look after a one-row
-    /// commit. Also the statement, stepped: a ``SchemaWitness``.
     /// A row read by id: in `rows` unless it is gone (or does not match), and the statement
     /// that read it.
     typealias OneRowRead = (rows: [Int64: Row], statement: Statement)
 
+    /// ``rows(_:matching:in:)`` for one id, with a statement made once: a look after a one-row
+    /// commit. Also the statement, stepped: a ``SchemaWitness``.
     func oneRow(_ rowID: Int64, matching: Bool, in db: Database) throws -> OneRowRead {
         let statement = try oneRowStatement(matching: matching, in: db)
         var arguments: StatementArguments = [rowID]

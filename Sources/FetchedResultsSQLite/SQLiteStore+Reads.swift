@@ -71,7 +71,8 @@ extension SQLiteStore {
     }
 
     public func sectionName(of row: Row) -> String {
-        Self.sectionName(of: sortValues(of: row)[0])
+        let index = sortKeyIndexes(of: row)[0]
+        return Self.sectionName(of: index >= 0 ? row.storedValue(at: index) : .null)
     }
 
     /// A section value as text: the section's name.
@@ -101,7 +102,7 @@ extension SQLiteStore {
         // Names only of the columns that differ: a look compares a row after every commit, and
         // one column changed (a win) is the common case.
         var changed: Set<String> = []
-        for index in 0..<(new.count - 1) where old[index] as DatabaseValue != new[index] as DatabaseValue {
+        for index in 0..<(new.count - 1) where old.storedValue(at: index) != new.storedValue(at: index) {
             changed.insert(new[new.index(new.startIndex, offsetBy: index)].0)
         }
         return changed
@@ -109,11 +110,6 @@ extension SQLiteStore {
 
     public func allColumns(in db: Database) throws -> Set<String> {
         Set(try currentSchema(db).columns)
-    }
-
-    /// The sort values of a row selected by `selectSQL`.
-    func sortValues(of row: Row) -> [DatabaseValue] {
-        Self.sortValues(of: row, at: sortKeyIndexes(of: row))
     }
 
     /// Where the sort keys are among the columns of a row selected by `selectSQL`.
@@ -131,6 +127,6 @@ extension SQLiteStore {
 
     /// The values of `row` at `indexes` (see ``sortKeyIndexes(of:in:)``).
     static func sortValues(of row: Row, at indexes: [Int]) -> [DatabaseValue] {
-        indexes.map { $0 >= 0 ? row[$0] as DatabaseValue : .null }
+        indexes.map { $0 >= 0 ? row.storedValue(at: $0) : .null }
     }
 }

@@ -27,7 +27,7 @@ struct SortKeyEncoding: Sendable {
         var key: [UInt8] = []
         key.reserveCapacity(Self.typicalKeyLength)
         for (index, column) in zip(indexes, columns) {
-            Self.append(index >= 0 ? row[index] as DatabaseValue : .null, column: column, to: &key)
+            Self.append(index >= 0 ? row.storedValue(at: index) : .null, column: column, to: &key)
         }
         SortKey.appendRowID(rowID, to: &key)
         return key

@@ -94,10 +94,20 @@ public struct SectionChange: Sendable, Hashable {
 /// The identifiers of the results in order, diffable-data-source style: section names and
 /// row ids, plus the ids whose content changed and need reloading.
 public struct ResultsSnapshot: Sendable, Equatable {
-    /// Each section's name and its rows' ids, in order.
-    public var sections: [(name: String, rowIDs: [Int64])]
+    /// Each section's name and its rows' ids, in order: listed the first time they are read.
+    public var sections: [(name: String, rowIDs: [Int64])] {
+        get { source.sections }
+        set { source = SnapshotSections(newValue) }
+    }
     /// The rows whose content changed in the transaction (to reload, not move).
     public var reloadedRowIDs: Set<Int64>
+    private var source: SnapshotSections
+
+    /// The snapshot of `state`, its sections listed only when read.
+    init(of state: ResultsState, reloadedRowIDs: Set<Int64>) {
+        source = SnapshotSections(deferring: state)
+        self.reloadedRowIDs = reloadedRowIDs
+    }
 
     /// The section names, in order.
     public var sectionNames: [String] { sections.map(\.name) }

@@ -436,9 +436,12 @@ package struct ResultsState {
 
     /// Section names and row ids, with the rows to reload.
     package func snapshot(reloaded: Set<Int64>) -> ResultsSnapshot {
-        ResultsSnapshot(
-            sections: layout.sections.indices.map { (layout.sections[$0].name, rowIDs(inSection: $0)) },
-            reloadedRowIDs: reloaded)
+        ResultsSnapshot(of: self, reloadedRowIDs: reloaded)
+    }
+
+    /// Each section's name and its rows' ids, in order.
+    func sectionsAndRowIDs() -> [(name: String, rowIDs: [Int64])] {
+        layout.sections.indices.map { (layout.sections[$0].name, rowIDs(inSection: $0)) }
     }
 
     /// The distinct index titles of the sections, in section order.

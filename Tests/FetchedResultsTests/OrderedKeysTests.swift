@@ -131,6 +131,39 @@ import Testing
         print("OrderedKeysTests moves inside a chunk \(insideAChunk), across chunks \(acrossChunks)")
     }
 
+    /// A scoreboard open for an evening: every win moves a key a little, inside its chunk or
+    /// into the next, and every chunk takes its share. The keys must not come to take much
+    /// more memory than the load left them in (Swift's arrays double when full, and a load
+    /// leaves every chunk's arrays full).
+    @Test func winsAllEveningKeepTheKeysMemoryNearWhatTheLoadLeft() {
+        var random = SplitMix64(seed: 7)
+        let rows = 20_000
+        var values: [Int64: (group: String, score: Int64)] = [:]
+        func key(_ rowID: Int64) -> [UInt8] {
+            Self.encoding.key([values[rowID]!.group.databaseValue, values[rowID]!.score.databaseValue], rowID: rowID)
+        }
+        var order: [(rowID: Int64, key: [UInt8])] = (1...rows).map { index in
+            let rowID = Int64(index)
+            values[rowID] = ("g" + String(index % 20), Int64.random(in: 0..<40, using: &random))
+            return (rowID, key(rowID))
+        }
+        order.sort { Self.less($0.key, $1.key) }
+        var builder = OrderedKeys.Builder()
+        for row in order { builder.append(rowID: row.rowID, key: row.key) }
+        var keys = builder.finish()
+        let loaded = keys._allocatedByteCount
+        for _ in 0..<20_000 {
+            let rowID = Int64.random(in: 1...Int64(rows), using: &random)
+            let position = keys.position(of: rowID)!
+            values[rowID]!.score += 1
+            keys.move(rowID: rowID, at: position, to: key(rowID))
+        }
+        keys._checkInvariants()
+        let after = keys._allocatedByteCount
+        print("OrderedKeysTests allocated bytes: \(loaded) after the load, \(after) after 20,000 wins")
+        #expect(Double(after) <= Double(loaded) * 1.1, "\(loaded) → \(after) bytes")
+    }
+
     /// A progressive fetch adds ids in sort order: the first ones spread over the whole table
     /// make the locator a dictionary, which must become a flat array again once the ids fill
     /// their span (a million-row load would otherwise keep a dictionary several times as big).

@@ -49,6 +49,22 @@ package struct OrderedKeys {
             prefix + bytes[keyRange(index)]
         }
 
+        /// Rows a chunk's arrays grow by when full.
+        static let growthRows = 32
+
+        /// Makes room for `rows` more rows and `byteCount` more key bytes, growing by
+        /// ``growthRows`` rows at a time when short. Swift's arrays double when full, and a load
+        /// leaves every chunk's arrays full: doubled at its first insert, each chunk would hold
+        /// twice the memory its keys need, and after an evening of wins every chunk has had one.
+        mutating func makeRoom(rows: Int, bytes byteCount: Int) {
+            if rowIDs.count + rows > rowIDs.capacity { rowIDs.reserveCapacity(rowIDs.count + rows + Self.growthRows) }
+            if ends.count + rows > ends.capacity { ends.reserveCapacity(ends.count + rows + Self.growthRows) }
+            if bytes.count + byteCount > bytes.capacity {
+                let averageRest = count > 0 ? bytes.count / count : byteCount
+                bytes.reserveCapacity(bytes.count + byteCount + Self.growthRows * averageRest)
+            }
+        }
+
         /// Removes row `index` and its key.
         mutating func remove(at index: Int) {
             let range = keyRange(index)
@@ -102,6 +118,7 @@ package struct OrderedKeys {
                 regionEnds.append(Int32(start + region.count))
             }
             let delta = Int32(rest.count - old.count)
+            if delta > 0 { makeRoom(rows: 0, bytes: Int(delta)) }
             bytes.replaceSubrange(start..<Int(ends[high]), with: region)
             ends.replaceSubrange(low...high, with: regionEnds)
             if delta != 0 { shiftEnds(from: high + 1, by: delta) }
@@ -401,6 +418,7 @@ package struct OrderedKeys {
         chunks[chunk].shortenPrefix(to: shared)
         let rest = UnsafeBufferPointer(rebasing: key[shared...])
         let offset = index == 0 ? 0 : Int(chunks[chunk].ends[index - 1])
+        chunks[chunk].makeRoom(rows: 1, bytes: rest.count)
         chunks[chunk].rowIDs.insert(rowID, at: index)
         chunks[chunk].bytes.insert(contentsOf: rest, at: offset)
         chunks[chunk].ends.insert(Int32(offset), at: index)
@@ -586,6 +604,15 @@ package struct OrderedKeys {
             start += chunks[index].count
         }
         count = start
+    }
+
+    /// The bytes the chunks' arrays have allocated room for (ids, key ends, key bytes and
+    /// prefixes): what the keys cost in memory, as opposed to what they hold.
+    package var _allocatedByteCount: Int {
+        chunks.reduce(0) { total, chunk in
+            total + chunk.rowIDs.capacity * MemoryLayout<Int64>.stride
+                + chunk.ends.capacity * MemoryLayout<Int32>.stride + chunk.bytes.capacity + chunk.prefix.capacity
+        }
     }
 
     /// Checks the stated invariants (a debug aid: traps on the first one broken).

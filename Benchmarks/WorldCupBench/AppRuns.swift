@@ -25,6 +25,17 @@ struct AppRuns {
         var loadStepMilliseconds: [Double] = []
         /// Each step of a search's count between keys, until `doupdate` returned (ms).
         var searchStepMilliseconds: [Double] = []
+        /// Each change of the list to a filter's typed text (ms).
+        var filterStepMilliseconds: [Double] = []
+    }
+
+    /// A filter session's times (ms).
+    struct FilterRun {
+        /// Each change of the list to the text typed so far: what a key typed after it waits for.
+        var steps: [Double] = []
+        /// Esc, which shows every team again: the key until `doupdate` returned.
+        var clears: [Double] = []
+        var peakKilobytes = 0
     }
 
     /// A search session's key times (until `doupdate` returned, ms), by what the keys did.
@@ -152,6 +163,55 @@ struct AppRuns {
         return run
     }
 
+    /// Opens the scoreboard and, `rounds` times for each of `texts`: `\`, the text typed one key
+    /// at a time, Enter and Esc (every team again); then quits. Each key is sent once the list
+    /// shows what the one before asked for (the title names the filter), so that a slow change
+    /// of the list never has keys pile up behind it.
+    func filterSession(store: String, cacheHome: String, texts: [String], rounds: Int) throws -> FilterRun {
+        let stats = folder + "/stats-\(UUID().uuidString).txt"
+        defer { try? FileManager.default.removeItem(atPath: stats) }
+        try startScoreboard(store: store, cacheHome: cacheHome, options: ["--stats", stats])
+        defer { _ = try? tmux(["kill-server"]) }
+        func title() -> String {
+            (try? tmux(["capture-pane", "-p", "-t", "bench"]))?.split(separator: "\n").first.map(String.init) ?? ""
+        }
+        // Where each Esc falls among the keys, each of which draws one frame.
+        var escapes: [Int] = []
+        var keys = 0
+        func send(_ key: String, literally: Bool = true, until shown: @escaping (String) -> Bool) throws {
+            try tmux(["send-keys", "-t", "bench"] + (literally ? ["-l", key] : [key]))
+            keys += 1
+            try waitUntil(seconds: 120, pause: 20_000) { shown(title()) }
+            usleep(100_000)
+        }
+        for _ in 0..<rounds {
+            for text in texts {
+                try send("\\") { _ in true }
+                var typed = ""
+                for letter in text {
+                    typed.append(letter)
+                    try send(String(letter)) { [typed] in $0.contains("containing “\(typed)”") }
+                }
+                try send("Enter", literally: false) { _ in true }
+                escapes.append(keys)
+                try send("Escape", literally: false) { !$0.contains("containing") }
+            }
+        }
+        try tmux(["send-keys", "-t", "bench", "q"])
+        try waitUntil(seconds: 120) {
+            FileManager.default.fileExists(atPath: stats)
+                && ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").contains("peak_rss_kb")
+        }
+        try waitUntil(seconds: 120, pause: 50_000) { (try? tmux(["has-session", "-t", "bench"])) == nil }
+        let session = try Self.parse(String(contentsOfFile: stats, encoding: .utf8))
+        guard session.keyMilliseconds.count == keys else {
+            throw BenchError("filter session: \(keys) keys sent, \(session.keyMilliseconds.count) frames")
+        }
+        return FilterRun(
+            steps: session.filterStepMilliseconds, clears: escapes.map { session.keyMilliseconds[$0] },
+            peakKilobytes: session.peakKilobytes)
+    }
+
     /// The CPU time (user and system, in ms) an idle scoreboard uses in `seconds`, counted from
     /// /proc once it has rested long enough to have checkpointed and saved its cache.
     func idleCPUMilliseconds(store: String, cacheHome: String, seconds: UInt32) throws -> Double {
@@ -217,6 +277,7 @@ struct AppRuns {
             case "loaded_from": session.loadedFrom = parts[1]
             case "load_step_ms": session.loadStepMilliseconds.append(Double(parts[1]) ?? .nan)
             case "search_step_ms": session.searchStepMilliseconds.append(Double(parts[1]) ?? .nan)
+            case "filter_step_ms": session.filterStepMilliseconds.append(Double(parts[1]) ?? .nan)
             default: break
             }
         }

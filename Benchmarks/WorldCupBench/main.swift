@@ -93,6 +93,16 @@ for size in sizes where stores.contains("sqlite") {
                 percentiles.p99, keys.max() ?? .nan, keys.count))
     }
     print("search session peak memory: \(search.peakKilobytes / 1024) MB")
+    let filter = try app.filterSession(
+        store: store, cacheHome: cacheHome, texts: [Report.commonSearchText, Report.rareSearchText],
+        rounds: Report.filterRounds)
+    for (label, times) in [("a change of the list per typed key", filter.steps), ("Esc", filter.clears)] {
+        let percentiles = Percentiles(times)
+        print(
+            String(
+                format: "filter, %@: p50 %.1f, p99 %.1f, max %.1f ms (%d)", label, percentiles.p50, percentiles.p99,
+                times.max() ?? .nan, times.count))
+    }
     let latency = try ControllerLatency(storePath: store, iterations: iterations).run()
     print(
         String(
@@ -111,7 +121,7 @@ for size in sizes where stores.contains("sqlite") {
     report.rows.append(
         Report.Row(
             teams: size, generated: generated, imported: imported, shellImported: shellImported, uncached: uncached,
-            cached: cached, search: search, latency: latency))
+            cached: cached, search: search, filter: filter, latency: latency))
     if report.instructionCounts == nil {
         // Without instruction counts the rest of the run still stands.
         do {

@@ -216,14 +216,20 @@ extension ControllerCore {
         }
         let newRecords = fetched.records
         let store = self.store
-        let changes = try ResultsState.difference(from: old, to: fetched.state, flatDifference: wantsFlatDifference) {
-            rowID, keyChanged in
+        func changedColumns(_ rowID: Int64, keyChanged: Bool) throws -> Set<String> {
             if let oldRow = oldRecords[rowID], let newRow = newRecords[rowID] {
                 return store.changedColumns(from: oldRow, to: newRow)
             }
             // Not loaded before: only a changed key shows that the row changed.
             return keyChanged && sameOrder ? try store.allColumns(in: snapshot) : []
         }
+        let changes =
+            sameOrder
+            ? try ResultsState.sameOrderDifference(
+                from: old, to: fetched.state, flatDifference: wantsFlatDifference, loaded: oldRecords.heldRowIDs,
+                changedColumns: changedColumns)
+            : try ResultsState.difference(
+                from: old, to: fetched.state, flatDifference: wantsFlatDifference, changedColumns: changedColumns)
         install(fetched)
         enqueue(changes)
     }

@@ -32,6 +32,9 @@ package struct RecordCache<Row> {
     @inline(__always)
     package subscript(rowID: Int64) -> Row? { rows[rowID] ?? lastLookRows[rowID] }
 
+    /// The rows held, kept current or kept aside.
+    package var heldRowIDs: Set<Int64> { Set(rows.keys).union(lastLookRows.keys) }
+
     /// Stores rows read together; when batching, may drop the oldest batch.
     package mutating func storeBatch(_ loaded: [Int64: Row]) {
         for (rowID, row) in loaded {

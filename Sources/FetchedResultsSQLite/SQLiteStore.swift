@@ -61,7 +61,7 @@ public final class SQLiteStore: ResultsStore {
     /// every look after a commit reads the touched rows with it.
     private(set) var selectSQL = ""
     /// `selectSQL` for one row by id, and for one row by id that matches the predicate: most
-    /// looks read one touched row, and building the statement's text each time showed.
+    /// looks read one touched row, and need not build the statement's text each time.
     private(set) var oneRowSQL = "", oneMatchingRowSQL = ""
     /// Column positions of the sort keys in `selectSQL`'s rows, found once per schema.
     var sortKeyIndexes: [Int]?

@@ -66,7 +66,7 @@ struct StatementSortColumns: SortColumns {
 /// One byte array, row after row: the row id's 8 bytes, then each value's storage class in one
 /// byte followed by an integer's or a real's 8 bytes, or a text's or a blob's length in 4 bytes
 /// and its bytes. Read in order only, so it keeps no index: a load holds two of these at once,
-/// and the scoreboard's memory at a million teams is counted.
+/// beside the keys of every row already loaded.
 struct CopiedSortRows: Sendable {
     /// Sort values per row.
     let columns: Int

@@ -4,8 +4,8 @@ import GRDBSQLite
 extension Statement {
     /// Steps this statement through SQLite's C interface: `bind` sets its parameters, then
     /// `row` reads each result row's columns. A look runs a few small reads after every
-    /// commit, and GRDB's fetch methods cost more than such a read itself (an `Int64.fetchOne`
-    /// of one cached statement: 12,000 instructions, most of them building the cursor). For
+    /// commit, and GRDB's fetch methods build a cursor for each call, which costs more than
+    /// such a read itself. For
     /// this library's own read-only statements only, whose SQL no program shares through GRDB's
     /// statement cache: the statement is reset before and after, but its new bindings stay,
     /// unknown to GRDB, which would run a statement it bound itself with them.

@@ -1,8 +1,9 @@
 /// Every error a user can cause in the model's terms — teams, fields, files, a store's file —
 /// with a message that says what happened and what to do.
 ///
-/// The messages name no option of the command line: it words the advice that does ("choose
-/// another --db") where it shows them on stderr. Nothing is written to the store when one of
+/// The messages name no option or command of the command line: what to do is a ``Remedy``,
+/// which the command line words with its options ("choose another --db") through
+/// ``description(wording:)``. Nothing is written to the store when one of
 /// these is thrown (every write is a single transaction). A store's server, its roles and its
 /// connection fail as ``StoreError``, worded by the store.
 public enum WorldCupError: Error, Equatable, CustomStringConvertible {
@@ -31,8 +32,10 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     case winsOverflow(team: String)
     case storeDirectoryMissing(path: String)
     case storeIsAFolder(path: String)
-    case storeNotADatabase(path: String)
-    case storeOfAnotherProgram(path: String)
+    /// The file is not a store; `database` says what a store is ("an SQLite database").
+    case storeNotADatabase(path: String, database: String)
+    /// The file is `database` ("an SQLite database"), but another program's.
+    case storeOfAnotherProgram(path: String, database: String)
     case storeReadOnly(path: String)
     case storeUnreadable(path: String)
     case storeFolderUnreachable(path: String, folder: String)
@@ -47,27 +50,35 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
     /// quote the user's text as it is, control characters and all: whoever shows them on a
     /// terminal makes those visible (`TerminalText`) line by line, so that even a newline in a
     /// name cannot pass for the start of another line.
-    public var lines: [String] {
-        guard case let .seedNotFound(tried) = self else { return [description] }
+    public var lines: [String] { lines(wording: \.description) }
+
+    /// ``lines``, with each remedy in the words `wording` gives it.
+    public func lines(wording: (Remedy) -> String) -> [String] {
+        guard case let .seedNotFound(tried) = self else { return [description(wording: wording)] }
         return ["this store has never been seeded and no seed file was found. Looked in:"]
             + tried.map { "  - \($0)" }
-            + ["Set WORLDCUP_SEED to the tutorial's seed.json."]
+            + [wording(.giveASeed)]
     }
 
-    public var description: String {
+    public var description: String { description(wording: \.description) }
+
+    /// The message, with each remedy in the words `wording` gives it: what happened is worded
+    /// here once, whoever shows it.
+    public func description(wording: (Remedy) -> String) -> String {
         switch self {
         case let .noHomeDirectory(variable):
-            return "cannot tell where to keep data: neither $\(variable) nor $HOME is set. Set one."
+            return "cannot tell where to keep data: neither $\(variable) nor $HOME is set. "
+                + wording(.setHomeOrChooseAStore)
         case .seedNotFound:
-            return lines.joined(separator: "\n")
+            return lines(wording: wording).joined(separator: "\n")
         case let .fileUnreadable(path, kind, reason):
             return "cannot read the \(kind) \(path): \(reason)."
         case let .fileUnwritable(path, kind, reason):
             return "cannot write the \(kind) \(path): \(reason). Nothing was written; choose another path."
         case let .fileIsAFolder(path, kind):
-            return "the \(kind) \(path) is a folder; give \(kind.wanted(in: path))."
+            return "the \(kind) \(path) is a folder; \(wording(.giveAFile(kind, insteadOf: path)))."
         case let .fileIsTheStore(path, kind, store):
-            return "the \(kind) \(path) is the store \(store), or a file SQLite keeps beside it: "
+            return "the \(kind) \(path) is the store \(store), or a file the store keeps beside it: "
                 + "writing it would lose the teams it holds. Nothing was written; choose another path."
         case let .standardOutputUnwritable(reason, workDone):
             return workDone
@@ -75,13 +86,14 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
                 : "cannot write to standard output: \(reason). Check where it goes (a full disk, a closed file) "
                     + "and try again."
         case let .fileExists(path, kind):
-            return "the \(kind) \(path) already exists. Nothing was written; choose another path."
+            return "the \(kind) \(path) already exists. Nothing was written; "
+                + "\(wording(.replaceOrChooseAnotherFile(kind)))."
         case let .seedInvalid(problem):
-            return problem.description
+            return problem.description(remedy: wording(problem.remedy))
         case let .unknownTeam(name, suggestions):
             let hint =
                 suggestions.isEmpty
-                ? "Run 'worldcup list' to see every team."
+                ? wording(.listTheTeams)
                 : "Did you mean " + suggestions.map { "\"\($0)\"" }.joined(separator: ", ") + "?"
             return "no team named \"\(name)\". \(hint)"
         case let .duplicateTeam(name, existing):
@@ -108,16 +120,15 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
         case let .winsOverflow(team):
             return "\(team)'s wins cannot grow that far: the total would exceed \(Int64.max). Nothing was changed."
         case let .storeDirectoryMissing(path):
-            return "the folder for the store \(path) does not exist. Create it, or choose another store."
+            return "the folder for the store \(path) does not exist. Create it, or \(wording(.chooseAnotherStore))."
         case let .storeIsAFolder(path):
-            return "the store \(path) is a folder; a store is a file (made if missing), "
-                + "such as \(FileKind.inside(path, "worldcup.sqlite")). Nothing was changed."
-        case let .storeNotADatabase(path):
-            return "\(path) is not a worldcup store (not an SQLite database). Nothing was changed; "
-                + "choose another store or move the file away."
-        case let .storeOfAnotherProgram(path):
-            return "\(path) is not a worldcup store: it is an SQLite database that holds another program's tables. "
-                + "Nothing was changed; choose another store (a path with no file yet makes a new one)."
+            return "the store \(path) is a folder; \(wording(.giveAStoreFile(insteadOf: path))). Nothing was changed."
+        case let .storeNotADatabase(path, database):
+            return "\(path) is not a worldcup store (not \(database)). Nothing was changed; "
+                + "\(wording(.chooseAnotherStore)) or move the file away."
+        case let .storeOfAnotherProgram(path, database):
+            return "\(path) is not a worldcup store: it is \(database) that holds another program's tables. "
+                + "Nothing was changed; \(wording(.chooseAnotherStore)) (a path with no file yet makes a new store)."
         case let .storeReadOnly(path):
             return "the store \(path) is read-only (the file or its folder cannot be written). Nothing was changed; "
                 + "check its permissions."
@@ -126,19 +137,19 @@ public enum WorldCupError: Error, Equatable, CustomStringConvertible {
                 + "check its permissions, or run as its owner."
         case let .storeFolderUnreachable(path, folder):
             return "the store \(path) cannot be reached: its folder \(folder), or one above it, may not be entered "
-                + "by this user. Nothing was changed; check the folders' permissions, or choose another store."
+                + "by this user. Nothing was changed; check the folders' permissions, or \(wording(.chooseAnotherStore))."
         case let .storeFolderNotAFolder(path):
             return "the store \(path) cannot be made: a part of its path that should be a folder is a file. "
-                + "Nothing was changed; choose another store."
+                + "Nothing was changed; \(wording(.chooseAnotherStore))."
         case let .storeFolderUnwritable(path, folder):
             return "the store \(path) does not exist, and its folder \(folder) may not be written to make it. "
-                + "Nothing was changed; check the folder's permissions, or choose another store."
+                + "Nothing was changed; check the folder's permissions, or \(wording(.chooseAnotherStore))."
         case let .storeBusy(path):
             return "the store \(path) stayed locked by another program for too long. Nothing was changed; try again."
         case let .storeFromNewerVersion(path):
             return "the store \(path) was written by a newer worldcup. Nothing was changed; upgrade worldcup to use it."
         case let .storeCorrupt(path):
-            return "the store \(path) is damaged (SQLite reports corruption). Nothing was changed; "
+            return "the store \(path) is damaged (its database reports corruption). Nothing was changed; "
                 + "restore it from a backup or move it away to start afresh."
         case let .storeFailed(path, reason):
             return "the store \(path) could not be used: \(reason)."
@@ -165,7 +176,7 @@ public enum FileKind: Equatable, Sendable, CustomStringConvertible {
     public func wanted(in path: String) -> String {
         switch self {
         case .seed: "the path of a seed file, such as \(Self.inside(path, "seed.json"))"
-        case .importFile: "the path of a file, such as a backup that worldcup export wrote"
+        case .importFile: "the path of a file, such as an exported backup"
         case .export: "the path of a file to write, such as \(Self.inside(path, "backup.json"))"
         case .output: "the path of a file to write, such as \(Self.inside(path, "teams.json"))"
         case .auditLog: "the path of a file to add lines to, such as \(Self.inside(path, "scores.log"))"
@@ -186,15 +197,9 @@ public struct SeedProblem: Equatable, Sendable, CustomStringConvertible {
     public var entryIndex: Int?
     public var field: String?
     public var message: String
-    /// What to do about it.
+    /// What to do about it: ``Remedy/fixTheFile``, or ``Remedy/skipTeamsInStore`` when the
+    /// entry's team is in the store already (the import may leave such entries out).
     public var remedy = Remedy.fixTheFile
-
-    /// What to do about a problem in a seed or import file.
-    public enum Remedy: Equatable, Sendable {
-        case fixTheFile
-        /// The entry's team is in the store already: the import may leave such entries out.
-        case skipTeamsInStore
-    }
 
     package init(
         file: String, entryIndex: Int? = nil, field: String? = nil, message: String, remedy: Remedy = .fixTheFile
@@ -206,12 +211,7 @@ public struct SeedProblem: Equatable, Sendable, CustomStringConvertible {
         self.remedy = remedy
     }
 
-    public var description: String {
-        switch remedy {
-        case .fixTheFile: description(remedy: "fix the file and try again")
-        case .skipTeamsInStore: description(remedy: "import again leaving out the teams already in the store")
-        }
-    }
+    public var description: String { description(remedy: remedy.description) }
 
     /// The problem, where it is, and `remedy`, what to do (as its reader can do it).
     public func description(remedy: String) -> String {

@@ -24,7 +24,9 @@ extension WorldCup {
 
         func validate() throws {
             try refuseScoreboardOptions()
-            guard count >= 1 else { throw ValidationError(CommandLineAdvice.message(for: .invalidWinCount(count))) }
+            guard count >= 1 else {
+                throw ValidationError("--count must be a whole number of at least 1, not \(count).")
+            }
         }
 
         func run() throws {

@@ -392,7 +392,7 @@ import Testing
                 h.screen.render()
             default:
                 let teams = try h.store.teamsInStandingsOrder()
-                _ = try h.store.deleteTeam(teamID: teams.randomElement(using: &random)!.id!)
+                _ = try h.store.removeTeam(named: teams.randomElement(using: &random)!.teamName)
                 // As the scoreboard's own writes: not highlighted, which a fresh draw cannot know.
                 h.screen.followOwnWrite()
                 h.screen.render()

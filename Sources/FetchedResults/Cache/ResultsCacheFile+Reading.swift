@@ -11,7 +11,7 @@ extension ResultsCacheFile {
     }
 
     /// Reads a cache file a part at a time, so that an app can spread a big one over several
-    /// short steps (a million rows take tens of milliseconds to read); ``finish()`` gives the
+    /// short steps (a big file read whole would hold up a frame); ``finish()`` gives the
     /// ordering once every part is read and the checksum matches.
     ///
     /// The file stays open from the header on: a cache saved meanwhile replaces the file's

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// A cache is used only when its header matches the request's fingerprint, the store's schema
 /// and the store's identity, and when the store's change history still holds every
-/// change since the cache's generation (those changes are then applied on top). Anything else —
+/// change since the cache's feed position (those changes are then applied on top). Anything else —
 /// another request, another store, an old schema, pruned history, a truncated or damaged file
 /// (the payload carries a checksum) — makes ``read(from:expecting:)`` (or a ``Reader``, which
 /// reads a file a part at a time) return nil, and the controller fetches from the store
@@ -18,7 +18,7 @@ import Foundation
 /// length (4 bytes each), the row ids (8 bytes each), the key ends (4 bytes each), the shared
 /// prefix and the key bytes (see ``OrderedKeys/Chunk``).
 package struct ResultsCacheFile {
-    package static let magic = Array("FRCACHE\u{6}".utf8)
+    package static let magic = Array("FRCACHE\u{7}".utf8)
     package static let fileExtension = "frcache"
 
     /// What a cache must match to be used.
@@ -28,7 +28,7 @@ package struct ResultsCacheFile {
         package var validity: Validity
         /// Where in the store's change history the ordering was exact, in the store's own terms
         /// (SQLite: a history sequence number; PostgreSQL: a snapshot).
-        package var generation: String
+        package var feedPosition: String
         package var rowCount: Int
         package var chunkCount: Int
         package var payloadChecksum: UInt64
@@ -56,12 +56,12 @@ package struct ResultsCacheFile {
     // MARK: - Writing
 
     package static func write(
-        _ keys: OrderedKeys, validity: Validity, generation: String, sectionNames: [[UInt8]: String], to url: URL
+        _ keys: OrderedKeys, validity: Validity, feedPosition: String, sectionNames: [[UInt8]: String], to url: URL
     ) throws {
         var checksum = Checksum()
         for chunk in keys.chunks { forEachPart(of: chunk) { checksum.add($0) } }
         let header = Header(
-            validity: validity, generation: generation, rowCount: keys.count, chunkCount: keys.chunks.count,
+            validity: validity, feedPosition: feedPosition, rowCount: keys.count, chunkCount: keys.chunks.count,
             payloadChecksum: checksum.value,
             sectionNames: Dictionary(uniqueKeysWithValues: sectionNames.map { (hex($0.key), $0.value) }),
             rowIDRange: RowLocator.idRange(of: keys.chunks))

@@ -25,9 +25,9 @@ extension ControllerCore {
                 noteConnectionState(error: error)
                 throw error
             }
-            guard let generation = store.feedPosition(of: position) else { return }
+            guard let feedPosition = store.feedPosition(of: position) else { return }
             try ResultsCacheFile.write(
-                state.keys, validity: validity, generation: generation,
+                state.keys, validity: validity, feedPosition: feedPosition,
                 sectionNames: state.sectionNames.mapValues(\.name), to: url)
             cacheIsStale = false
         }
@@ -67,14 +67,14 @@ extension ControllerCore {
     }
 
     /// Installs the ordering a cache file held, once the store's feed still holds every change
-    /// since the file's generation; applies those changes on top. Returns false (and changes
+    /// since the file's feed position; applies those changes on top. Returns false (and changes
     /// nothing) when the feed no longer reaches back that far.
     func install(
         cached cachedKeys: OrderedKeys, header: ResultsCacheFile.Header, _ snapshot: Store.Snapshot
     ) throws
         -> Bool
     {
-        guard let cachedPosition = store.position(fromFeedPosition: header.generation),
+        guard let cachedPosition = store.position(fromFeedPosition: header.feedPosition),
             case let .changed(touched, freshRows, newPosition) = try store.changes(since: cachedPosition, in: snapshot)
         else { return false }
 
@@ -93,7 +93,7 @@ extension ControllerCore {
         }
         let previous = (state, records, loadBoundary)
         (state, records, loadBoundary) = (cachedState, cachedRecords, nil)
-        // The cache reflects the store at its generation; what was committed since is applied
+        // The cache reflects the store at its feed position; what was committed since is applied
         // now, without callbacks, as part of this fetch.
         do {
             if !touched.isEmpty { try apply(touched: touched, fresh: freshRows, snapshot, notify: false) }

@@ -69,8 +69,8 @@ package enum SortKey {
     /// Ends a key with its row id, in as few bytes as it needs: a length byte, `80 + n` for an
     /// id ≥ 0 and `7F - n` for a negative one, then the id's low n bytes, big-endian (n the
     /// fewest that hold it: 0 for 0 and -1). Longer ids of each sign sort beyond shorter ones,
-    /// so byte order stays numeric order; an id under 2^24 takes 4 bytes, not 8 — a tenth
-    /// of a million scoreboard keys.
+    /// so byte order stays numeric order; an id under 2^24 takes 4 bytes, not 8, in a key held
+    /// for every row.
     package static func appendRowID(_ rowID: Int64, to buffer: inout [UInt8]) {
         let magnitude = rowID >= 0 ? UInt64(rowID) : UInt64(~rowID)
         let length = (64 - magnitude.leadingZeroBitCount + 7) / 8

@@ -332,13 +332,3 @@ public enum ConnectionState: Sendable, Equatable {
     /// so far, the last with `lastError`.
     case reconnecting(attempts: Int, lastError: String)
 }
-
-/// The names ``ResultsStore/feedPosition(of:)`` and ``ResultsStore/position(fromFeedPosition:)``
-/// had before the controller's ``FetchedResultsController/feedPosition`` gave them theirs.
-extension ResultsStore {
-    @available(*, deprecated, renamed: "feedPosition(of:)")
-    public func generation(of position: Position) -> String? { feedPosition(of: position) }
-
-    @available(*, deprecated, renamed: "position(fromFeedPosition:)")
-    public func position(fromGeneration text: String) -> Position? { position(fromFeedPosition: text) }
-}

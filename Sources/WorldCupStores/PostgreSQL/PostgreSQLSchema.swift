@@ -8,7 +8,7 @@ import WorldCupModel
 /// that no writer (`psql` by hand, another program) can break them: names unique ignoring the
 /// case of ASCII letters (SQLite's `NOCASE`: `lower(… COLLATE "C")` folds ASCII only), no
 /// negative wins, no blank names. `score_receipt` keeps the key of every score (a win or an
-/// undo), which is what makes a score whose commit reply was lost safe to send again.
+/// undo) for a week, which is what makes a score whose commit reply was lost safe to send again.
 enum PostgreSQLSchema {
     /// The advisory lock (`pg_advisory_xact_lock`) under which migrations and the first seed
     /// run: "worldcup" in ASCII, so that every program opening the database takes the same one.
@@ -79,7 +79,25 @@ enum PostgreSQLSchema {
         // The feed, installed again, drops the history's row numbers, which nothing read and
         // every scorer's commit paid for (a sequence's number and an index entry per row).
         (4, "change history without row numbers", []),
+        (
+            5, "forgetting week-old score keys",
+            [
+                // Any role's idle screen may call it (functions are PUBLIC's to run), and it
+                // deletes nothing but keys older than a week (`TeamStore.receiptsKept`), as the
+                // owner: a scorer may not delete receipts, and its `serve` is often the only
+                // program a venue runs. No index on `recorded_at`: a scan of a week's keys a
+                // minute costs less than an index entry in every score's commit.
+                """
+                CREATE OR REPLACE FUNCTION \(forgetOldScoreKeys)() RETURNS void
+                LANGUAGE sql SECURITY DEFINER SET search_path FROM CURRENT
+                AS $$ DELETE FROM score_receipt WHERE recorded_at < now() - interval '7 days' $$
+                """
+            ]
+        ),
     ]
+
+    /// The function that forgets the score keys older than a week, as the tables' owner.
+    static let forgetOldScoreKeys = "worldcup_forget_old_score_keys"
 
     /// Whether the change feed is (re)installed on `team` after a migration's statements.
     /// Change history rows kept when pruning, as on SQLite: far more than an open scoreboard

@@ -12,17 +12,22 @@ public enum PostgreSQLStoreError: Error, Equatable, CustomStringConvertible {
     /// The database has no worldcup tables, and the role may not create them.
     case schemaNotInstalled(server: String, role: String)
 
-    public var description: String {
+    public var description: String { description(uriOption: nil) }
+
+    /// The message, naming the connection URI by the option that gave it (`--db`), when one
+    /// did: the command line's words for it, the store's for what happened.
+    public func description(uriOption option: String?) -> String {
+        let uri = "the \(option ?? "connection") URI"
         switch self {
         case let .clientMissing(reason):
-            return "the store is a PostgreSQL database, but PostgreSQL's client library (libpq) "
-                + "could not be loaded: \(reason). "
-                + "Install it (Debian: apt-get install libpq5) and try again; SQLite stores work without it."
+            let given = option.map { "\($0) names" } ?? "the store is"
+            return "\(given) a PostgreSQL database, but PostgreSQL's client library (libpq) could not be loaded: "
+                + "\(reason). Install it (Debian: apt-get install libpq5) and try again; SQLite stores work without it."
         case let .connectionURIUnreadable(reason):
-            return "the connection URI cannot be read: \(reason). Nothing was changed; write it as libpq reads it: "
+            return "\(uri) cannot be read: \(reason). Nothing was changed; write it as libpq reads it: "
                 + "postgresql://USER@HOST:PORT/DATABASE?sslmode=verify-full (percent-encode other characters)."
         case .passwordInURI:
-            return "the connection URI holds a password, which anyone on this machine can read in the process list. "
+            return "\(uri) holds a password, which anyone on this machine can read in the process list. "
                 + "Leave it out of the URI and put it in PGPASSWORD or ~/.pgpass (as psql reads them)."
         case let .schemaNotInstalled(server, role):
             return "\(server) has no worldcup tables yet, and the role \"\(role)\" may not create them. "

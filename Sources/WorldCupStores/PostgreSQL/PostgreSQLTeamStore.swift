@@ -310,16 +310,20 @@ public final class PostgreSQLTeamStore: ScoreStore {
         return inserted
     }
 
-    /// Prunes the change history to its newest rows, at most once a minute: it grows by one row
-    /// per change, and a screen that falls further behind refetches once. Only on a connection
-    /// already open, so that an idle moment never waits for a server that is away; a role that
-    /// may not delete history (a scorer's) leaves it to the organiser's screens and `serve`.
+    /// Prunes the change history to its newest rows and forgets the score keys older than a
+    /// week, at most once a minute: the history grows by one row per change, and a screen that
+    /// falls further behind refetches once; the keys by one per score, and a score is sent
+    /// again within seconds. Only on a connection already open, so that an idle moment never
+    /// waits for a server that is away. A role that may not delete history (a scorer's) leaves
+    /// it to the organiser's screens and `serve`; every role forgets old keys, through the
+    /// owner's function.
     public func tidyWhileIdle() {
         let now = ContinuousClock.now
         if let lastPruned, now - lastPruned < PostgreSQLSchema.pruneInterval { return }
         guard let connection else { return }
         lastPruned = now
         try? PostgreSQLChangeFeed.prune(keeping: PostgreSQLSchema.historyKept, in: connection)
+        _ = try? connection.execute("SELECT \(PostgreSQLSchema.forgetOldScoreKeys)()")
     }
 
     // MARK: - Reads

@@ -101,7 +101,7 @@ enum StoreSchema {
     /// Why this build must leave the store in `db` as it is, if it must: another program's
     /// database, or a store from a newer version.
     static func refusal(of db: Database, path: String) throws -> WorldCupError? {
-        if try belongsToAnotherProgram(db) { return .storeOfAnotherProgram(path: path) }
+        if try belongsToAnotherProgram(db) { return .storeOfAnotherProgram(path: path, database: StoreErrors.database) }
         if try migrator.hasBeenSuperseded(db) { return .storeFromNewerVersion(path: path) }
         return nil
     }

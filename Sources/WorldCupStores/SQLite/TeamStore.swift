@@ -284,15 +284,6 @@ public final class TeamStore: ScoreStore, Sendable {
         }
     }
 
-    /// Deletes a team by id; returns whether it existed. For tests (the app removes a team by
-    /// name, `removeTeam(named:)`, or an undo takes back the one it added).
-    @discardableResult
-    func deleteTeam(teamID: Int64) throws -> Bool {
-        try StoreErrors.translating(path: path) {
-            try pool.write { db in try Team.deleteOne(db, key: teamID) }
-        }
-    }
-
     /// Keeps the change history to its newest rows, forgets the score keys older than
     /// ``receiptsKept``, then moves committed pages from the write-ahead log into the database
     /// file, if no reader is in the way. The scoreboard calls this when idle, so that SQLite's

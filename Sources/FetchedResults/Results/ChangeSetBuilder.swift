@@ -135,10 +135,20 @@ package struct ChangeSetBuilder {
             }
         }
         result.objectChanges =
-            deletes.sorted { $0.0 > $1.0 }.map(\.1) + inserts.sorted { $0.0 < $1.0 }.map(\.1)
-            + moves.sorted { $0.0 < $1.0 }.map(\.1) + updates.sorted { $0.0 < $1.0 }.map(\.1)
+            Self.ordered(deletes, decreasing: true) + Self.ordered(inserts) + Self.ordered(moves)
+            + Self.ordered(updates)
         if flatDifference { result.flatDifference = flatChanges(moved: movedRows(sections: nil)) }
         return result
+    }
+
+    /// The changes in the order of their paths, increasing or decreasing. Candidates in path
+    /// order (a refetch's walk of both lists) are not sorted again: hundreds of thousands of
+    /// them, when a filter hides most rows, would take longer to sort than to find.
+    private static func ordered(_ changes: [(IndexPath, ObjectChange)], decreasing: Bool = false) -> [ObjectChange] {
+        if zip(changes, changes.dropFirst()).allSatisfy({ $0.0 < $1.0 }) {
+            return decreasing ? changes.reversed().map(\.1) : changes.map(\.1)
+        }
+        return changes.sorted { decreasing ? $0.0 > $1.0 : $0.0 < $1.0 }.map(\.1)
     }
 
     /// Candidates present before and after that must move: those whose section or gap changed,
@@ -157,6 +167,8 @@ package struct ChangeSetBuilder {
                 } ?? true
             return sameSection && oldPosition == newPosition ? [] : [placements[0].rowID]
         }
+        // Only rows on both sides can move (a filter's change hides or shows rows, no more).
+        guard placements.contains(where: { $0.oldPosition != nil && $0.newPosition != nil }) else { return [] }
         let oldGaps = gaps(positions: placements.compactMap { $0.oldPosition })
         let newGaps = gaps(positions: placements.compactMap { $0.newPosition })
         var moved: Set<Int64> = []

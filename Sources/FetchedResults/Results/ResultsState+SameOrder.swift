@@ -19,6 +19,7 @@ extension ResultsState {
         var placements: [CandidatePlacement] = []
         // Rows only one side shows at their key: a row in both is one whose key changed.
         var gone: [Int64: Int] = [:]
+        var goneInOrder: [Int64] = []
         var came: [(rowID: Int64, position: Int)] = []
         var before = OrderedKeys.Cursor(old.keys, range: old.layout.window)
         var after = OrderedKeys.Cursor(new.keys, range: new.layout.window)
@@ -42,6 +43,7 @@ extension ResultsState {
                 newPosition += 1
             } else if order < 0 {
                 gone[before.rowID] = oldPosition
+                goneInOrder.append(before.rowID)
                 before.advance()
                 oldPosition += 1
             } else {
@@ -57,7 +59,9 @@ extension ResultsState {
                     rowID: rowID, oldPosition: oldPosition, newPosition: position,
                     changedColumns: oldPosition == nil ? [] : try changedColumns(rowID, true)))
         }
-        for (rowID, position) in gone {
+        // In the order of the old list, which the change set keeps.
+        for rowID in goneInOrder {
+            guard let position = gone[rowID] else { continue }
             placements.append(
                 CandidatePlacement(rowID: rowID, oldPosition: position, newPosition: nil, changedColumns: []))
         }

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <rapidjson/filereadstream.h>
 #include <rapidjson/memorystream.h>
@@ -9,14 +11,16 @@
 
 namespace {
 
-/// Follows RapidJSON's events for `[ {entry}, … ]`, collecting one entry at a time. Returning
-/// false from an event stops the reader; `stopped_by_callback` tells a callback's stop from a
-/// give-up.
+/// Follows RapidJSON's events for `[ {entry}, … ]`, collecting one entry's values of the named
+/// keys at a time. Returning false from an event stops the reader; `stopped_by_callback` tells
+/// a callback's stop from a give-up.
 template <typename Stream>
 class EntryHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, EntryHandler<Stream>> {
   public:
-    EntryHandler(const Stream &stream, void *context, seed_parser_callback callback)
-        : stream_(stream), context_(context), callback_(callback) {}
+    EntryHandler(
+        const Stream &stream, const char *const *keys, size_t key_count, void *context, seed_parser_callback callback)
+        : stream_(stream), keys_(keys, keys + key_count), texts_(key_count), values_(key_count), context_(context),
+          callback_(callback) {}
 
     bool stopped_by_callback = false;
 
@@ -31,8 +35,8 @@ class EntryHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Entr
     bool StartObject() {
         if (depth_ == 1) {
             depth_ = 2;
-            has_name_ = has_zone_ = has_wins_ = has_image_ = image_is_null_ = false;
-            field_ = Field::none;
+            for (auto &value : values_) value.kind = SEED_PARSER_ABSENT;
+            field_ = other;
             return true;
         }
         return enter_unknown_value();
@@ -40,28 +44,25 @@ class EntryHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Entr
     bool Key(const char *text, rapidjson::SizeType length, bool) {
         if (depth_ > 2) return true;
         std::string_view key(text, length);
-        field_ = key == "teamName" ? Field::name
-            : key == "qualifyingZone" ? Field::zone
-            : key == "imageName" ? Field::image
-            : key == "wins" ? Field::wins
-            : Field::other;
+        field_ = other;
+        for (size_t index = 0; index < keys_.size(); ++index) {
+            if (keys_[index] == key) {
+                field_ = index;
+                break;
+            }
+        }
         return true;
     }
     bool EndObject(rapidjson::SizeType) {
         if (depth_ > 2) return leave_unknown_value();
         depth_ = 1;
-        if (!has_name_ || !has_zone_ || !has_wins_) return false;
-        seed_parser_entry entry{};
-        entry.team_name = name_.data();
-        entry.team_name_length = name_.size();
-        entry.qualifying_zone = zone_.data();
-        entry.qualifying_zone_length = zone_.size();
-        if (has_image_ && !image_is_null_) {
-            entry.image_name = image_.data();
-            entry.image_name_length = image_.size();
+        for (size_t index = 0; index < values_.size(); ++index) {
+            if (values_[index].kind == SEED_PARSER_TEXT) {
+                values_[index].text = texts_[index].data();
+                values_[index].length = texts_[index].size();
+            }
         }
-        entry.wins = wins_;
-        entry.bytes_read = stream_.Tell();
+        seed_parser_entry entry{values_.data(), stream_.Tell()};
         if (callback_(context_, &entry) != 0) {
             stopped_by_callback = true;
             return false;
@@ -71,22 +72,14 @@ class EntryHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Entr
 
     bool String(const char *text, rapidjson::SizeType length, bool) {
         if (depth_ != 2) return depth_ > 2;
-        switch (field_) {
-        case Field::name: return take(has_name_, name_, text, length);
-        case Field::zone: return take(has_zone_, zone_, text, length);
-        case Field::image:
-            if (has_image_) return false;
-            has_image_ = true;
-            image_.assign(text, length);
-            return true;
-        case Field::other: return true;
-        default: return false;
-        }
+        if (field_ == other) return true;
+        if (!take(SEED_PARSER_TEXT)) return false;
+        texts_[field_].assign(text, length);
+        return true;
     }
     bool Null() {
         if (depth_ != 2) return depth_ > 2;
-        if (field_ == Field::image && !has_image_) return has_image_ = image_is_null_ = true;
-        return field_ == Field::other;
+        return field_ == other || take(SEED_PARSER_NULL);
     }
     bool Int(int value) { return whole_number(value); }
     bool Int64(int64_t value) { return whole_number(value); }
@@ -96,44 +89,44 @@ class EntryHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Entr
     bool Default() { return other_value(); }
 
   private:
-    enum class Field { none, name, zone, image, wins, other };
+    static constexpr size_t other = SIZE_MAX;
 
-    bool take(bool &seen, std::string &into, const char *text, rapidjson::SizeType length) {
-        if (seen) return false;
-        seen = true;
-        into.assign(text, length);
+    /// Records that the current key holds a value of `kind`; false when it already held one.
+    bool take(int kind) {
+        if (values_[field_].kind != SEED_PARSER_ABSENT) return false;
+        values_[field_].kind = kind;
         return true;
     }
     bool whole_number(int64_t value) {
         if (depth_ != 2) return depth_ > 2;
-        if (field_ == Field::other) return true;
-        if (field_ != Field::wins || has_wins_) return false;
-        has_wins_ = true;
-        wins_ = value;
+        if (field_ == other) return true;
+        if (!take(SEED_PARSER_NUMBER)) return false;
+        values_[field_].number = value;
         return true;
     }
-    bool other_value() { return depth_ > 2 || (depth_ == 2 && field_ == Field::other); }
+    bool other_value() { return depth_ > 2 || (depth_ == 2 && field_ == other); }
     // Objects and arrays under keys the entry ignores are skipped whole.
     bool enter_unknown_value() {
-        if (depth_ < 2 || (depth_ == 2 && field_ != Field::other)) return false;
+        if (depth_ < 2 || (depth_ == 2 && field_ != other)) return false;
         return ++depth_, true;
     }
     bool leave_unknown_value() { return --depth_, true; }
 
     const Stream &stream_;
+    std::vector<std::string_view> keys_;
+    std::vector<std::string> texts_;
+    std::vector<seed_parser_value> values_;
     void *context_;
     seed_parser_callback callback_;
     int depth_ = 0;
-    Field field_ = Field::none;
-    bool has_name_ = false, has_zone_ = false, has_wins_ = false, has_image_ = false, image_is_null_ = false;
-    std::string name_, zone_, image_;
-    int64_t wins_ = 0;
+    size_t field_ = other;
 };
 
 /// Reads the whole stream (iteratively: deep nesting cannot exhaust the stack).
-template <typename Stream> int read(Stream &stream, void *context, seed_parser_callback callback) {
+template <typename Stream>
+int read(Stream &stream, const char *const *keys, size_t key_count, void *context, seed_parser_callback callback) {
     constexpr unsigned flags = rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
-    EntryHandler<Stream> handler(stream, context, callback);
+    EntryHandler<Stream> handler(stream, keys, key_count, context, callback);
     rapidjson::Reader reader;
     reader.Parse<flags>(stream, handler);
     if (handler.stopped_by_callback) return SEED_PARSER_STOPPED;
@@ -142,17 +135,20 @@ template <typename Stream> int read(Stream &stream, void *context, seed_parser_c
 
 }  // namespace
 
-extern "C" int seed_parser_read_file(const char *path, void *context, seed_parser_callback entry) {
+extern "C" int seed_parser_read_file(
+    const char *path, const char *const *keys, size_t key_count, void *context, seed_parser_callback entry) {
     FILE *file = std::fopen(path, "rb");
     if (file == nullptr) return SEED_PARSER_GAVE_UP;
     static thread_local char buffer[1 << 16];
     rapidjson::FileReadStream stream(file, buffer, sizeof buffer);
-    int status = read(stream, context, entry);
+    int status = read(stream, keys, key_count, context, entry);
     std::fclose(file);
     return status;
 }
 
-extern "C" int seed_parser_read_bytes(const char *bytes, size_t length, void *context, seed_parser_callback entry) {
+extern "C" int seed_parser_read_bytes(
+    const char *bytes, size_t length, const char *const *keys, size_t key_count, void *context,
+    seed_parser_callback entry) {
     rapidjson::MemoryStream stream(bytes, length);
-    return read(stream, context, entry);
+    return read(stream, keys, key_count, context, entry);
 }

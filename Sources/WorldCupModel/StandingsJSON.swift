@@ -4,17 +4,11 @@ import Foundation
 /// `/standings.json`, byte for byte.
 public enum StandingsJSON {
     /// `[{"zone": …, "teams": [{"teamName": …, "qualifyingZone": …, "imageName": …, "wins": …}]}]`,
-    /// pretty-printed with sorted keys, control characters escaped (see ``JSONText``), ending in a
-    /// newline.
+    /// each team as its seed entry (a key for each of ``Team/userFields``), pretty-printed with
+    /// sorted keys, control characters escaped (see ``JSONText``), ending in a newline.
     public static func encode(_ standings: [ZoneStanding]) throws -> String {
         let sections = standings.map { standing in
-            Section(
-                zone: standing.zone,
-                teams: standing.teams.map {
-                    Entry(
-                        teamName: $0.teamName, qualifyingZone: $0.qualifyingZone, imageName: $0.imageName, wins: $0.wins
-                    )
-                })
+            Section(zone: standing.zone, teams: standing.teams.map { SeedEntry($0) })
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -24,24 +18,7 @@ public enum StandingsJSON {
 
     private struct Section: Encodable {
         var zone: String
-        var teams: [Entry]
-    }
-
-    private struct Entry: Encodable {
-        var teamName: String
-        var qualifyingZone: String
-        var imageName: String?
-        var wins: Int
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(teamName, forKey: .teamName)
-            try container.encode(qualifyingZone, forKey: .qualifyingZone)
-            try container.encode(imageName, forKey: .imageName)  // null, not absent, like the seed
-            try container.encode(wins, forKey: .wins)
-        }
-
-        enum CodingKeys: String, CodingKey { case teamName, qualifyingZone, imageName, wins }
+        var teams: [SeedEntry]
     }
 }
 

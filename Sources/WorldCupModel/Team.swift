@@ -16,6 +16,17 @@ public struct Team: Codable, Equatable, Sendable {
         self.wins = wins
     }
 
+    /// Every stored field, in the order of the stores' columns (a new field goes last, as a
+    /// migration adds its column): the one description of a team's shape that the stores, the
+    /// seed files, `worldcup list --json` and `serve`'s events follow.
+    public static let fields: [TeamField] = [
+        TeamField("id", .rowID, eventKey: "id"),
+        TeamField("teamName", .text(\.teamName), eventKey: "name"),
+        TeamField("qualifyingZone", .text(\.qualifyingZone), eventKey: "zone"),
+        TeamField("imageName", .optionalText(\.imageName)),
+        TeamField("wins", .count(\.wins), eventKey: "wins"),
+    ]
+
     /// The image name every team added by hand gets, as in the tutorial.
     public static let addedTeamImageName = "wenderland-flag"
 

@@ -26,9 +26,9 @@ extension ScoreboardScreen {
         if rows.inserted.contains(rowID) {
             sentence = StandingsChange(teamID: rowID, before: nil, after: team, oldRank: nil, newRank: newRank).sentence
         } else if let shown = movements.seen(rowID), let newRank {
-            let before = Team(
-                id: team.id, teamName: team.teamName, qualifyingZone: shown.zone, imageName: team.imageName,
-                wins: shown.wins)
+            var before = team
+            before.qualifyingZone = shown.zone
+            before.wins = shown.wins
             sentence =
                 StandingsChange(teamID: rowID, before: before, after: team, oldRank: shown.rank, newRank: newRank)
                 .sentence

@@ -7,8 +7,9 @@ import WorldCupModel
 ///
 /// Paths are the controller's: deletes and a move's or update's `from` against the state before
 /// the change set, inserts and `to` against the state after (table-view batch-update rules).
-/// Rows are `{"id", "name", "zone", "wins"}`; in a snapshot and in a change set's runs of
-/// inserted rows, `[id, name, wins]` under their section.
+/// Rows are objects with the ``TeamField/eventKey`` of each of ``Team/fields`` that has one
+/// (`{"id", "name", "zone", "wins"}`); in a snapshot and in a change set's runs of inserted
+/// rows, arrays of their values without the zone, which their section gives (`[id, name, wins]`).
 enum StandingsEvents {
     /// Rows per snapshot part: a big store's snapshot goes as many parts, so the page shows the
     /// first part's rows while the rest arrive.
@@ -47,7 +48,7 @@ enum StandingsEvents {
             json.raw("}")
         }
         // Inserts of consecutive rows of one section (a load step's thousands) go as runs of
-        // `[id, name, wins]`, a third of the bytes of one object per row.
+        // arrays, a third of the bytes of one object per row.
         let (runs, singles) = insertRuns(in: objects, team: team)
         json.raw("],\"runs\":[")
         for (index, run) in runs.enumerated() {
@@ -158,32 +159,44 @@ enum StandingsEvents {
         return event(name: "snapshot", id: id, data: json.bytes)
     }
 
+    /// The fields a row's object gives, under their event keys.
+    private static let eventFields = Team.fields.compactMap { field in
+        field.eventKey.map { (field: field, key: $0) }
+    }
+
+    /// The fields a row's array gives, in order: those of an object but the section's.
+    private static let compactFields = eventFields.map(\.field).filter { $0.name != Team.sectionAttribute }
+
     private static func write(_ team: Team, to json: inout WireJSON) {
-        json.raw("{\"id\":")
-        json.number(team.id ?? 0)
-        json.raw(",\"name\":")
-        json.string(team.teamName)
-        json.raw(",\"zone\":")
-        json.string(team.qualifyingZone)
-        json.raw(",\"wins\":")
-        json.number(team.wins)
+        for (index, (field, key)) in eventFields.enumerated() {
+            json.raw(index == 0 ? "{" : ",")
+            json.string(key)
+            json.raw(":")
+            write(field.value(of: team), to: &json)
+        }
         json.raw("}")
     }
 
-    /// Teams as `[[id, name, wins], …]`.
+    /// Teams as arrays of their ``compactFields``: `[[id, name, wins], …]`.
     private static func writeCompact(_ teams: [Team], to json: inout WireJSON) {
         json.raw("[")
         for (row, team) in teams.enumerated() {
             if row > 0 { json.raw(",") }
-            json.raw("[")
-            json.number(team.id ?? 0)
-            json.raw(",")
-            json.string(team.teamName)
-            json.raw(",")
-            json.number(team.wins)
+            for (index, field) in compactFields.enumerated() {
+                json.raw(index == 0 ? "[" : ",")
+                write(field.value(of: team), to: &json)
+            }
             json.raw("]")
         }
         json.raw("]")
+    }
+
+    private static func write(_ value: TeamFieldValue, to json: inout WireJSON) {
+        switch value {
+        case let .text(text): json.string(text)
+        case let .number(number): json.number(number)
+        case .null: json.raw("null")
+        }
     }
 
     private static func write(path: IndexPath, named name: StaticString, to json: inout WireJSON, first: Bool = false) {

@@ -8,7 +8,7 @@ extension WorldCup {
             commandName: "export",
             abstract: "Write every team as a seed-shaped JSON file, a backup that worldcup import reads back.",
             discussion: """
-                The file is an array of {teamName, qualifyingZone, imageName, wins} in standings order. \
+                The file is an array of \(SeedEntry.keyList) in standings order. \
                 To restore it into a new store: worldcup import FILE --db NEW.sqlite; into a store that \
                 has some of the teams: add --skip-existing. A file that exists is replaced only with --force; \
                 the store's own files never are.
@@ -38,11 +38,7 @@ extension WorldCup {
                 try OutputFile.check(file, kind: .export, replacing: force)
             }
             let teams = try store.openSeededStore(onlyToRead: true).teamsInStandingsOrder()
-            let entries = teams.map {
-                SeedEntry(
-                    teamName: $0.teamName, qualifyingZone: $0.qualifyingZone, imageName: $0.imageName,
-                    wins: $0.wins)
-            }
+            let entries = teams.map { SeedEntry($0) }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let json = String(decoding: try encoder.encode(entries), as: UTF8.self)

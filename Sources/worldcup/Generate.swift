@@ -61,9 +61,8 @@ extension WorldCup {
                 throw WorldCupError.fileUnwritable(path: output, kind: .output, reason: "it could not be created")
             }
             var generator = TeamGenerator(seed: randomSeed)
-            let imageName = SeedFileWriter.Text(TeamGenerator.imageName)
             let starts = TeamGenerator.zones.map {
-                SeedFileWriter.EntryStart(imageName: imageName, qualifyingZone: SeedFileWriter.Text($0))
+                SeedFileWriter.EntryStart(sharing: TeamGenerator.template(zone: $0))
             }
             var zonesUsed: UInt64 = 0  // a bit per zone: fewer teams than zones leave some empty
             try generator.forEachTeamUTF8(count: teams, zones: zones) { name, zone, wins in

@@ -9,8 +9,8 @@ extension WorldCup {
             commandName: "import",
             abstract: "Add every team of a seed-shaped JSON file, all or nothing.",
             discussion: """
-                The file is checked like the seed: an array of {teamName, qualifyingZone, imageName, wins} \
-                (imageName may be left out). worldcup export writes such a file. Into a new store, the \
+                The file is checked like the seed: an array of \(SeedEntry.keyList) \
+                (\(SeedEntry.optionalKeySentence) may be left out). worldcup export writes such a file. Into a new store, the \
                 file is its first content instead of the seed: a backup restores to exactly what it held.
                 """)
 

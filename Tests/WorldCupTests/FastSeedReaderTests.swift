@@ -1,3 +1,4 @@
+import CSeedParser
 import Foundation
 import TestSupport
 import Testing
@@ -99,5 +100,65 @@ import Testing
             }
         }
         print("FastSeedReaderTests: the fast reader took \(accepted) of 3000 damaged files")
+    }
+
+    /// A value the parser handed back.
+    enum Parsed: Equatable {
+        case absent, null, text(String), number(Int64)
+    }
+
+    /// The parser's status and the values of `keys` in each entry of `document`.
+    static func parse(_ document: String, keys: [String]) -> (status: Int32, entries: [[Parsed]]) {
+        final class Collected {
+            let keyCount: Int
+            var entries: [[Parsed]] = []
+            init(keyCount: Int) { self.keyCount = keyCount }
+        }
+        let collected = Collected(keyCount: keys.count)
+        let names = keys.map { strdup($0) }
+        defer { names.forEach { free($0) } }
+        let bytes = Array(document.utf8)
+        let status = names.map { UnsafePointer($0) }.withUnsafeBufferPointer { keys in
+            bytes.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { bytes in
+                    seed_parser_read_bytes(
+                        bytes.baseAddress, bytes.count, keys.baseAddress, keys.count,
+                        Unmanaged.passUnretained(collected).toOpaque()
+                    ) { context, entry in
+                        let collected = Unmanaged<Collected>.fromOpaque(context!).takeUnretainedValue()
+                        let values = UnsafeBufferPointer(start: entry!.pointee.values, count: collected.keyCount)
+                        collected.entries.append(
+                            values.map { value in
+                                switch value.kind {
+                                case SEED_PARSER_NULL: .null
+                                case SEED_PARSER_TEXT:
+                                    .text(
+                                        String(
+                                            decoding: UnsafeRawBufferPointer(start: value.text, count: value.length),
+                                            as: UTF8.self))
+                                case SEED_PARSER_NUMBER: .number(value.number)
+                                default: .absent
+                                }
+                            })
+                        return 0
+                    }
+                }
+            }
+        }
+        return (status, collected.entries)
+    }
+
+    /// The parser hands back the value of each key it is given by the key's place in the list,
+    /// whatever the order in the file, skips every other key whatever it holds, and gives up on a
+    /// named key's value that is no text, whole number or null, or that comes twice.
+    @Test func theParserHandsBackTheNamedKeysByPlace() {
+        let read = Self.parse(
+            #"[{"b": 7, "skip": [1.5, {"x": true}], "a": "t\u00e9xt", "c": null}, {"c": "", "d": 2}]"#,
+            keys: ["a", "b", "c"])
+        #expect(read.status == SEED_PARSER_READ)
+        #expect(read.entries == [[.text("téxt"), .number(7), .null], [.absent, .absent, .text("")]])
+        for refused in [#"[{"a": 1.5}]"#, #"[{"a": true}]"#, #"[{"a": 1, "a": 2}]"#, #"[{"a": {}}]"#, #"[{"a": []}]"#] {
+            #expect(Self.parse(refused, keys: ["a"]).status == SEED_PARSER_GAVE_UP, "\(refused)")
+        }
     }
 }

@@ -51,16 +51,14 @@ import Testing
 
         var byteWriter = try #require(SeedFileWriter(path: directory.path + "/bytes.json"))
         var byBytes = TeamGenerator(seed: 5)
-        let image = SeedFileWriter.Text(TeamGenerator.imageName)
-        let starts = TeamGenerator.zones.map {
-            SeedFileWriter.EntryStart(imageName: image, qualifyingZone: SeedFileWriter.Text($0))
-        }
+        let starts = TeamGenerator.zones.map { SeedFileWriter.EntryStart(sharing: TeamGenerator.template(zone: $0)) }
         try byBytes.forEachTeamUTF8(count: 20_000, zones: 36) { name, zone, wins in
             try byteWriter.write(teamNameUTF8: name, after: starts[zone], wins: wins)
         }
         try byteWriter.write(
             teamNameUTF8: Array("a \"/\\ \u{1}".utf8),
-            after: SeedFileWriter.EntryStart(imageName: nil, qualifyingZone: .init("b/\t")), wins: 3)
+            after: SeedFileWriter.EntryStart(
+                sharing: SeedEntry(teamName: "", qualifyingZone: "b/\t", imageName: nil, wins: 0)), wins: 3)
         try byteWriter.finish()
 
         let written = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/bytes.json"))

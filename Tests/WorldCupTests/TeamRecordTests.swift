@@ -18,8 +18,8 @@ import Testing
         try store.pool.read { db in
             let byPosition = try Team.fetchAll(db, sql: "SELECT * FROM team ORDER BY id")
             let withRowID = try Team.fetchAll(db, sql: "SELECT *, rowid FROM team ORDER BY id")
-            let byName = try Team.fetchAll(
-                db, sql: "SELECT wins, imageName, qualifyingZone, teamName, id FROM team ORDER BY id")
+            let reversedColumns = Team.fields.reversed().map(\.name).joined(separator: ", ")
+            let byName = try Team.fetchAll(db, sql: "SELECT \(reversedColumns) FROM team ORDER BY id")
             let columns = try Row.fetchAll(db, sql: "SELECT * FROM team ORDER BY id").map { row in
                 Team(
                     id: row["id"], teamName: row["teamName"], qualifyingZone: row["qualifyingZone"],

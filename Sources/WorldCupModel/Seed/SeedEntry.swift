@@ -1,43 +1,70 @@
 import Foundation
 
-/// One team as a seed or import file describes it: the tutorial's `seed.json` shape,
-/// `{ "teamName", "qualifyingZone", "imageName", "wins" }`.
+/// One team as a seed or import file describes it: the tutorial's `seed.json` shape, an object
+/// with a key for each of ``Team/userFields`` (`{ "teamName", "qualifyingZone", "imageName",
+/// "wins" }`), read and checked by each field's ``TeamField/Kind``.
+@dynamicMemberLookup
 public struct SeedEntry: Equatable, Sendable {
     /// The longest team name or zone accepted, in characters: enough for any real name, and a
     /// clear error for a file that put something else there.
     public static let maximumTextLength = 100
 
-    public var teamName: String
-    public var qualifyingZone: String
-    public var imageName: String?
-    public var wins: Int
+    /// The team the entry describes; a file gives no row id, so it has none.
+    public var team: Team
+
+    public init(_ team: Team) {
+        self.team = team
+        self.team.id = nil
+    }
 
     public init(teamName: String, qualifyingZone: String, imageName: String?, wins: Int) {
-        self.teamName = teamName
-        self.qualifyingZone = qualifyingZone
-        self.imageName = imageName
-        self.wins = wins
+        self.init(Team(teamName: teamName, qualifyingZone: qualifyingZone, imageName: imageName, wins: wins))
+    }
+
+    /// The team's fields, as the entry's own (`entry.teamName`).
+    public subscript<Value>(dynamicMember path: WritableKeyPath<Team, Value>) -> Value {
+        get { team[keyPath: path] }
+        set { team[keyPath: path] = newValue }
     }
 }
 
 extension SeedEntry: Decodable {
-    enum CodingKeys: String, CodingKey {
-        case teamName, qualifyingZone, imageName, wins
+    /// A field's key in the file: its name.
+    struct FieldKey: CodingKey {
+        let stringValue: String
+        init(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
     }
 
-    /// Decodes and validates one entry; every problem is thrown with the entry's and the
-    /// field's coding path so the reader can say exactly where it is.
+    /// Decodes and validates one entry, field by field in ``Team/fields`` order; every problem
+    /// is thrown with the entry's and the field's coding path so the reader can say exactly
+    /// where it is.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        teamName = try Self.nonEmptyText(.teamName, in: container)
-        qualifyingZone = try Self.nonEmptyText(.qualifyingZone, in: container)
-        // Core Data's imageName is optional: null or left out, as a hand-made file has it.
-        imageName = try container.decodeIfPresent(String.self, forKey: .imageName)
-        if imageName?.contains(Self.nul) == true {
-            throw DecodingError.dataCorruptedError(
-                forKey: .imageName, in: container, debugDescription: Self.nulProblem)
+        let container = try decoder.container(keyedBy: FieldKey.self)
+        var team = Team.unfilled
+        for field in Team.userFields {
+            let key = FieldKey(stringValue: field.name)
+            switch field.kind {
+            case .rowID: continue
+            case let .text(path): team[keyPath: path] = try Self.nonEmptyText(key, in: container)
+            case let .optionalText(path):
+                // Core Data's optional attributes: null or left out, as a hand-made file has them.
+                let text = try container.decodeIfPresent(String.self, forKey: key)
+                if text?.contains(Self.nul) == true {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: key, in: container, debugDescription: Self.nulProblem)
+                }
+                team[keyPath: path] = text
+            case let .count(path, seedDefault):
+                if let seedDefault, !container.contains(key) {
+                    team[keyPath: path] = seedDefault
+                } else {
+                    team[keyPath: path] = try Self.count(key, in: container)
+                }
+            }
         }
-        wins = try Self.winCount(in: container)
+        self.init(team)
     }
 
     /// SQLite hands text back to C as far as its first NUL, so a name holding one would be
@@ -57,9 +84,7 @@ extension SeedEntry: Decodable {
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    private static func nonEmptyText(
-        _ key: CodingKeys, in container: KeyedDecodingContainer<CodingKeys>
-    ) throws -> String {
+    private static func nonEmptyText(_ key: FieldKey, in container: KeyedDecodingContainer<FieldKey>) throws -> String {
         let text = trimmed(try container.decode(String.self, forKey: key))
         guard !text.isEmpty else {
             throw DecodingError.dataCorruptedError(
@@ -76,38 +101,47 @@ extension SeedEntry: Decodable {
         return text
     }
 
-    private static func winCount(in container: KeyedDecodingContainer<CodingKeys>) throws -> Int {
-        let wins: Int
+    private static func count(_ key: FieldKey, in container: KeyedDecodingContainer<FieldKey>) throws -> Int {
+        let count: Int
         do {
-            wins = try container.decode(Int.self, forKey: .wins)
+            count = try container.decode(Int.self, forKey: key)
         } catch {
             // The decoder reports fractions and out-of-range numbers without a coding path;
             // read the number again to say which entry holds it.
-            if let number = try? container.decode(Double.self, forKey: .wins) {
+            if let number = try? container.decode(Double.self, forKey: key) {
                 let problem =
                     number.rounded() == number
-                    ? "\(number) is too large for a win count"
+                    ? "\(number) is too large for a \(key.stringValue.singular) count"
                     : "must be a whole number, not \(number)"
-                throw DecodingError.dataCorruptedError(
-                    forKey: .wins, in: container, debugDescription: problem)
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: problem)
             }
             throw error
         }
-        guard wins >= 0 else {
+        guard count >= 0 else {
             throw DecodingError.dataCorruptedError(
-                forKey: .wins, in: container, debugDescription: "must be 0 or more, not \(wins)")
+                forKey: key, in: container, debugDescription: "must be 0 or more, not \(count)")
         }
-        return wins
+        return count
     }
 }
 
+extension String {
+    /// A plural field name's singular (`wins`, a win count).
+    fileprivate var singular: String { hasSuffix("s") ? String(dropLast()) : self }
+}
+
 extension SeedEntry: Encodable {
-    /// Writes the seed shape, with `imageName` as null (not left out) when there is none.
+    /// Writes the seed shape, every field under its key, with an absent text as null (not left
+    /// out).
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(teamName, forKey: .teamName)
-        try container.encode(qualifyingZone, forKey: .qualifyingZone)
-        try container.encode(imageName, forKey: .imageName)
-        try container.encode(wins, forKey: .wins)
+        var container = encoder.container(keyedBy: FieldKey.self)
+        for field in Team.userFields {
+            let key = FieldKey(stringValue: field.name)
+            switch field.value(of: team) {
+            case let .text(text): try container.encode(text, forKey: key)
+            case let .number(number): try container.encode(number, forKey: key)
+            case .null: try container.encodeNil(forKey: key)
+            }
+        }
     }
 }

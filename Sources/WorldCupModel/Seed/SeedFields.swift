@@ -1,45 +1,65 @@
 import Foundation
 
-/// One entry's fields as UTF-8 bytes, already checked and trimmed by ``SeedEntry``'s rules,
-/// valid only during the call that receives them: the store binds them to its insert statement
-/// as they are, so a million-entry import makes no `String` per field.
+/// One entry's values, one for each of ``Team/userFields`` in order, as UTF-8 bytes and
+/// numbers, already checked and trimmed by ``SeedEntry``'s rules, valid only during the call
+/// that receives them: the store binds them to its insert statement as they are, so a
+/// million-entry import makes no `String` per field.
+///
+/// A text field holds `.text`, an optional one `.text` or `.null`, a count `.number` (its seed
+/// default when the file left it out).
 package struct SeedFields {
-    package var name: UnsafeRawBufferPointer
-    package var zone: UnsafeRawBufferPointer
-    /// Nil when the entry has no image.
-    package var image: UnsafeRawBufferPointer?
-    package var wins: Int64
+    /// One field's value as a file gives it.
+    package enum Value {
+        case absent
+        case null
+        case text(UnsafeRawBufferPointer)
+        case number(Int64)
+    }
 
-    package init(
-        name: UnsafeRawBufferPointer, zone: UnsafeRawBufferPointer, image: UnsafeRawBufferPointer?, wins: Int64
-    ) {
-        self.name = name
-        self.zone = zone
-        self.image = image
-        self.wins = wins
+    package var values: UnsafeBufferPointer<Value>
+
+    package init(values: UnsafeBufferPointer<Value>) {
+        self.values = values
     }
 
     /// Calls `body` with the fields of `entry`.
     package static func of<T>(_ entry: SeedEntry, _ body: (SeedFields) throws -> T) rethrows -> T {
-        var name = entry.teamName, zone = entry.qualifyingZone, image = entry.imageName
-        return try name.withUTF8 { name in
-            try zone.withUTF8 { zone in
-                func fields(_ image: UnsafeRawBufferPointer?) -> SeedFields {
-                    SeedFields(
-                        name: UnsafeRawBufferPointer(name), zone: UnsafeRawBufferPointer(zone), image: image,
-                        wins: Int64(entry.wins))
+        let fieldValues = Team.userFields.map { $0.value(of: entry.team) }
+        var bytes: [UInt8] = []
+        var ends: [Int] = []
+        for case let .text(text) in fieldValues {
+            bytes += text.utf8
+            ends.append(bytes.count)
+        }
+        return try bytes.withUnsafeBytes { bytes in
+            var start = 0, textIndex = 0
+            let values = fieldValues.map { value -> Value in
+                switch value {
+                case .text:
+                    defer { start = ends[textIndex]; textIndex += 1 }
+                    // A text's bytes, never a null pointer (which would bind NULL): an empty text is text.
+                    let base = bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
+                    return .text(UnsafeRawBufferPointer(start: base + start, count: ends[textIndex] - start))
+                case let .number(number): return .number(Int64(number))
+                case .null: return .null
                 }
-                guard image != nil else { return try body(fields(nil)) }
-                return try image!.withUTF8 { try body(fields(UnsafeRawBufferPointer($0))) }
             }
+            return try values.withUnsafeBufferPointer { try body(SeedFields(values: $0)) }
         }
     }
 
     /// The entry these fields hold.
     package var entry: SeedEntry {
-        SeedEntry(
-            teamName: Self.text(name), qualifyingZone: Self.text(zone), imageName: image.map(Self.text), wins: Int(wins)
-        )
+        var team = Team.unfilled
+        for (field, value) in zip(Team.userFields, values) {
+            switch (field.kind, value) {
+            case let (.text(path), .text(bytes)): team[keyPath: path] = Self.text(bytes)
+            case let (.optionalText(path), .text(bytes)): team[keyPath: path] = Self.text(bytes)
+            case let (.count(path, _), .number(number)): team[keyPath: path] = Int(number)
+            default: break
+            }
+        }
+        return SeedEntry(team)
     }
 
     package static func text(_ bytes: UnsafeRawBufferPointer) -> String {

@@ -57,11 +57,16 @@ public struct TeamGenerator {
     /// returns), so a writer need not hold them all.
     public mutating func forEachTeam(count: Int, zones zoneCount: Int, _ body: (SeedEntry) throws -> Void) rethrows {
         try forEachTeamUTF8(count: count, zones: zoneCount) { name, zone, wins in
-            try body(
-                SeedEntry(
-                    teamName: String(decoding: name, as: UTF8.self), qualifyingZone: Self.zones[zone],
-                    imageName: Self.imageName, wins: wins))
+            var entry = Self.template(zone: Self.zones[zone])
+            entry.teamName = String(decoding: name, as: UTF8.self)
+            entry.wins = wins
+            try body(entry)
         }
+    }
+
+    /// What every generated team of `zone` shares: all but its name (empty here) and wins (0).
+    public static func template(zone: String) -> SeedEntry {
+        SeedEntry(teamName: "", qualifyingZone: zone, imageName: imageName, wins: 0)
     }
 
     /// The same teams as ``forEachTeam(count:zones:_:)``, each as its name's UTF-8 bytes, its

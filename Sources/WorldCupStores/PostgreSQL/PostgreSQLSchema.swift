@@ -113,14 +113,25 @@ enum PostgreSQLSchema {
     /// A name as the unique index compares it.
     static let foldedName = #"lower(team_name COLLATE "C")"#
 
-    /// The `team` table's column for each of the tutorial's attributes.
+    /// The `team` table's column for an attribute of ``Team/fields``: its snake-case form
+    /// (`teamName` is `team_name`).
     static func column(_ attribute: String) -> String {
-        ["teamName": "team_name", "qualifyingZone": "qualifying_zone", "imageName": "image_name"][attribute]
-            ?? attribute
+        var column = ""
+        for character in attribute {
+            if character.isUppercase { column += "_" + character.lowercased() } else { column.append(character) }
+        }
+        return column
     }
 
-    /// The type of each column a sort key may name (`pg_type.typname`).
-    static let columnTypes = ["team_name": "text", "qualifying_zone": "text", "wins": "int8", "id": "int8"]
+    /// The `team` table's columns, in ``Team/fields`` order.
+    static let teamColumns = Team.fields.map { column($0.name) }
+
+    /// The columns of the user-set fields (``Team/userFields``): those an insert gives.
+    static let userColumns = Team.userFields.map { column($0.name) }.joined(separator: ", ")
+
+    /// The type of each column of the `team` table (`pg_type.typname`), for the sort keys.
+    static let columnTypes = Dictionary(
+        uniqueKeysWithValues: Team.fields.map { (column($0.name), $0.isNumber ? "int8" : "text") })
 
     /// ``Team/standingsRequest`` on the `team` table's columns.
     static let standingsRequest = Team.standingsRequest.renamingAttributes(column)
@@ -138,17 +149,42 @@ enum PostgreSQLSchema {
 }
 
 extension Team: PostgreSQLRecord {
-    /// A team from a row of the `team` table.
+    /// A team from a row of the `team` table, each of ``Team/fields`` from its column.
     public init(row: PostgreSQLRow) throws {
+        var team = Team.unfilled
         do {
-            self.init(
-                id: try row.decode(forColumn: "id"), teamName: try row.decode(forColumn: "team_name"),
-                qualifyingZone: try row.decode(forColumn: "qualifying_zone"),
-                imageName: try row.decode(forColumn: "image_name"),
-                wins: try row.decode(forColumn: "wins"))
+            for (field, column) in zip(Self.fields, PostgreSQLSchema.teamColumns) {
+                switch field.kind {
+                case .rowID: team.id = try row.decode(forColumn: column)
+                case let .text(path): team[keyPath: path] = try row.decode(forColumn: column)
+                case let .optionalText(path): team[keyPath: path] = try row.decode(forColumn: column)
+                case let .count(path, _): team[keyPath: path] = try row.decode(forColumn: column)
+                }
+            }
         } catch let error as PostgreSQLDecodingError {
             throw WorldCupError.storeFailed(
                 path: "team", reason: "a row of the team table does not hold a team: \(error)")
+        }
+        self = team
+    }
+}
+
+extension TeamFieldValue {
+    /// The value as a statement's parameter.
+    var postgreSQLValue: (any PostgreSQLValue)? {
+        switch self {
+        case let .text(text): text
+        case let .number(number): number
+        case .null: nil
+        }
+    }
+
+    /// The value as an element of an array literal (``PostgreSQLConnection/arrayLiteral(_:)``).
+    var arrayElement: String? {
+        switch self {
+        case let .text(text): text
+        case let .number(number): String(number)
+        case .null: nil
         }
     }
 }

@@ -35,7 +35,12 @@ extension PostgreSQLTeamStore {
     public struct Transaction: TeamTransaction {
         let connection: PostgreSQLConnection
 
-        static let teamColumns = "id, team_name, qualifying_zone, image_name, wins"
+        static let teamColumns = PostgreSQLSchema.teamColumns.joined(separator: ", ")
+
+        /// An insert of a team's user-set fields, answering with the row.
+        private static let insertSQL =
+            "INSERT INTO team (\(PostgreSQLSchema.userColumns)) VALUES ("
+            + Team.userFields.indices.map { "$\($0 + 1)" }.joined(separator: ", ") + ") RETURNING \(teamColumns)"
 
         public func team(id: Int64) throws -> Team? {
             try team(connection.execute("SELECT \(Self.teamColumns) FROM team WHERE id = $1 FOR UPDATE", [id]))
@@ -63,10 +68,7 @@ extension PostgreSQLTeamStore {
         public func insert(_ team: Team) throws -> Team? {
             do {
                 return try self.team(
-                    connection.execute(
-                        "INSERT INTO team (team_name, qualifying_zone, image_name, wins) VALUES ($1, $2, $3, $4)"
-                            + " RETURNING \(Self.teamColumns)",
-                        [team.teamName, team.qualifyingZone, team.imageName, team.wins]))
+                    connection.execute(Self.insertSQL, Team.userFields.map { $0.value(of: team).postgreSQLValue }))
             } catch PostgreSQLError.statementFailed(sqlState: .uniqueViolation, _) {
                 return nil
             }

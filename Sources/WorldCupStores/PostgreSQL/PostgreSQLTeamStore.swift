@@ -259,6 +259,13 @@ public final class PostgreSQLTeamStore: ScoreStore {
     /// Rows per `INSERT … SELECT FROM unnest(…)`: one round trip each.
     static let importBatchSize = 5000
 
+    /// An insert of a batch of teams, one array parameter per user-set field, skipping names
+    /// the store holds.
+    private static let importSQL =
+        "INSERT INTO team (\(PostgreSQLSchema.userColumns)) SELECT * FROM unnest("
+        + Team.userFields.indices.map { "$\($0 + 1)::" + (Team.userFields[$0].isNumber ? "bigint[]" : "text[]") }
+        .joined(separator: ", ") + ") ON CONFLICT ((\(PostgreSQLSchema.foldedName))) DO NOTHING"
+
     /// Inserts entries in batches inside the caller's transaction; a zone matching one in the
     /// store ignoring case takes its spelling. Returns how many were inserted.
     private static func insert(
@@ -287,23 +294,18 @@ public final class PostgreSQLTeamStore: ScoreStore {
                         message: "a team named \"\(entries[entryIndex].teamName)\" is already in the store",
                         remedy: .skipTeamsInStore))
             }
-            let zones = batch.map { entry in
-                let key = NoCase.key(entry.qualifyingZone)
-                let zone = zoneSpelling[key] ?? entry.qualifyingZone
-                zoneSpelling[key] = zone
-                return zone
+            let teams = batch.map { entry in
+                var team = entry.team
+                let key = NoCase.key(team.qualifyingZone)
+                team.qualifyingZone = zoneSpelling[key] ?? team.qualifyingZone
+                zoneSpelling[key] = team.qualifyingZone
+                return team
             }
             inserted += try connection.execute(
-                """
-                INSERT INTO team (team_name, qualifying_zone, image_name, wins)
-                SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])
-                ON CONFLICT ((\(PostgreSQLSchema.foldedName))) DO NOTHING
-                """,
-                [
-                    PostgreSQLConnection.arrayLiteral(batch.map(\.teamName)), PostgreSQLConnection.arrayLiteral(zones),
-                    PostgreSQLConnection.arrayLiteral(batch.map(\.imageName)),
-                    PostgreSQLConnection.arrayLiteral(batch.map { String($0.wins) }),
-                ]
+                Self.importSQL,
+                Team.userFields.map { field in
+                    PostgreSQLConnection.arrayLiteral(teams.map { field.value(of: $0).arrayElement })
+                }
             ).affectedRows
             progress?(ImportStatus(teams: inserted, share: Double(start + batch.count) / Double(entries.count)))
         }

@@ -148,13 +148,17 @@ private final class RowWriter {
     private var zoneSpellingByBytes: [[UInt8]: [UInt8]] = [:]
     /// The spelling each zone is stored with, by its ASCII-folded name.
     private var zoneSpelling: [String: String] = [:]
+    /// The place of the zone among the insert's values (``Team/userFields``).
+    private let zoneIndex = Team.userFields.firstIndex { $0.name == Team.sectionAttribute }!
     /// Rows inserted so far (an entry skipped as existing is not one).
     private(set) var inserted = 0
 
     init(db: Database, skippingExisting: Bool) throws {
         self.db = db
+        let columns = Team.userFields.map(\.name)
         statement = try db.makeStatement(
-            sql: "INSERT INTO team (teamName, qualifyingZone, imageName, wins) VALUES (?, ?, ?, ?)"
+            sql: "INSERT INTO team (\(columns.joined(separator: ", "))) VALUES ("
+                + columns.map { _ in "?" }.joined(separator: ", ") + ")"
                 + (skippingExisting ? " ON CONFLICT (teamName) DO NOTHING" : ""))
         for zone in try String.fetchAll(db, sql: "SELECT DISTINCT qualifyingZone FROM team") {
             zoneSpelling[NoCase.key(zone)] = zone
@@ -164,20 +168,25 @@ private final class RowWriter {
     /// Inserts the entry; false when its name is already taken (ignoring ASCII case).
     func insert(_ fields: SeedFields) throws -> Bool {
         let handle = statement.sqliteStatement
-        let zone = spelling(ofZone: fields.zone)
         // SQLITE_TRANSIENT: SQLite copies the bytes, which live only during this call.
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         sqlite3_reset(handle)
-        sqlite3_bind_text(handle, 1, fields.name.baseAddress, Int32(fields.name.count), transient)
-        zone.withUnsafeBytes { _ = sqlite3_bind_text(handle, 2, $0.baseAddress, Int32($0.count), transient) }
-        if let image = fields.image {
-            // A null pointer would bind NULL: an empty image name is text.
-            sqlite3_bind_text(
-                handle, 3, image.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(image.count), transient)
-        } else {
-            sqlite3_bind_null(handle, 3)
+        for (index, value) in fields.values.enumerated() {
+            let parameter = Int32(index + 1)
+            switch value {
+            case let .text(text) where index == zoneIndex:
+                spelling(ofZone: text).withUnsafeBytes {
+                    _ = sqlite3_bind_text(handle, parameter, $0.baseAddress, Int32($0.count), transient)
+                }
+            case let .text(text):
+                // A null pointer would bind NULL: an empty text is text.
+                sqlite3_bind_text(
+                    handle, parameter, text.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(text.count),
+                    transient)
+            case let .number(number): sqlite3_bind_int64(handle, parameter, number)
+            case .null, .absent: sqlite3_bind_null(handle, parameter)
+            }
         }
-        sqlite3_bind_int64(handle, 4, fields.wins)
         let code = sqlite3_step(handle)
         guard code == SQLITE_DONE else {
             let extended = ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection))

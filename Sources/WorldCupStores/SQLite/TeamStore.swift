@@ -223,6 +223,7 @@ public final class TeamStore: ScoreStore, Sendable {
 
     private func migrate() throws {
         let migrator = StoreSchema.migrator
+        var migrated = false
         try Self.lookingAgainWhileAnotherProcessCreatesTheStore {
             let state = try pool.read { db in
                 (
@@ -231,7 +232,26 @@ public final class TeamStore: ScoreStore, Sendable {
                 )
             }
             if let refusal = state.refusal { throw refusal }
-            if !state.complete { try migrator.migrate(pool) }
+            if !state.complete {
+                migrated = true
+                try migrator.migrate(pool)
+            }
+        }
+        try useTheSchemaAsMigrated(readersLookedBefore: migrated)
+    }
+
+    /// Makes the pool's connections prepare statements on the schema as it is now. A connection
+    /// keeps the schema it last read until a statement it runs finds it changed, and GRDB keeps
+    /// the column names of a `SELECT *` prepared on an older schema: a column that a migration
+    /// (this process's or another's) added since would be missing from the rows it reads. The
+    /// writer may have read the schema when it opened, before another process migrated (a
+    /// read-only store has nothing left to migrate); the readers that looked at the migrations,
+    /// when some were still to run.
+    private func useTheSchemaAsMigrated(readersLookedBefore: Bool) throws {
+        if readersLookedBefore { pool.invalidateReadOnlyConnections() }
+        guard !isReadOnly else { return }
+        try pool.writeWithoutTransaction { db in
+            _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
         }
     }
 

@@ -5,7 +5,7 @@ import WorldCupModel
 ///
 /// Lenient where hand-edited files really are: a UTF-8 byte-order mark and trailing commas are
 /// accepted (the tutorial's own `seed.json` has trailing commas). Strict in content: every entry
-/// has all four fields with the right types, non-empty names and zones, `wins` ≥ 0, and no two
+/// has every field it must (``SeedEntry``) with the right types, non-empty names and zones, `wins` ≥ 0, and no two
 /// names equal ignoring ASCII case. Any problem throws one ``SeedProblem`` naming the file, the
 /// entry's index and the field.
 public enum SeedFile {
@@ -92,15 +92,11 @@ public enum SeedFile {
             return (entry, field, "is null; it needs a value")
         case let .typeMismatch(type, context):
             if context.codingPath.isEmpty {
-                return (
-                    nil, nil,
-                    "must hold an array of teams, [ { \"teamName\": …, \"qualifyingZone\": …, "
-                        + "\"imageName\": …, \"wins\": … }, … ]"
-                )
+                return (nil, nil, "must hold an array of teams, " + SeedEntry.arrayExample)
             }
             let (entry, field) = locate(context.codingPath)
             if field == nil {
-                return (entry, nil, "must be an object with teamName, qualifyingZone, imageName and wins")
+                return (entry, nil, "must be an object with " + SeedEntry.keySentence)
             }
             return (entry, field, "must be \(typeName(type)), " + foundPart(context.debugDescription))
         case let .dataCorrupted(context) where !context.codingPath.isEmpty:

@@ -4,9 +4,9 @@ import WorldCupModel
 /// Writes seed-shaped JSON as fast as the disk takes it: one entry at a time into a buffer,
 /// never a tree of a million objects (`JSONEncoder` spends seconds there).
 ///
-/// The bytes are exactly those of `JSONEncoder` with `.sortedKeys`: keys in the order
-/// `imageName`, `qualifyingZone`, `teamName`, `wins`, no spaces, text as UTF-8 with `"`, `\`,
-/// `/` and control characters escaped as `JSONEncoder` escapes them.
+/// The bytes are exactly those of `JSONEncoder` with `.sortedKeys` encoding a ``SeedEntry``:
+/// a key for each of ``Team/userFields`` in sorted order, no spaces, text as UTF-8 with `"`,
+/// `\`, `/` and control characters escaped as `JSONEncoder` escapes them.
 public struct SeedFileWriter {
     private let handle: FileHandle
     private var buffer: [UInt8] = []
@@ -30,42 +30,57 @@ public struct SeedFileWriter {
 
     /// Appends one entry.
     public mutating func write(_ entry: SeedEntry) throws {
-        let start = EntryStart(imageName: entry.imageName.map(Text.init), qualifyingZone: Text(entry.qualifyingZone))
-        try write(teamNameUTF8: Array(entry.teamName.utf8), after: start, wins: entry.wins)
-    }
-
-    /// A text written as a JSON string once, for a field many entries share (a zone).
-    public struct Text {
-        fileprivate var json: [UInt8] = []
-
-        public init(_ text: String) {
-            var copy = text
-            copy.withUTF8 { SeedFileWriter.appendString($0, to: &json) }
+        startEntry()
+        for (index, field) in Self.sortedFields.enumerated() {
+            buffer += index == 0 ? field.firstKey : field.key
+            append(field.field.value(of: entry.team))
         }
+        try endEntry()
     }
 
-    /// An entry's JSON up to its team's name (its image name and zone, with their keys), made
-    /// once for all the entries that share them: an entry then costs one append before its
-    /// name, not five.
+    /// The JSON of an entry around its team's name and wins, made once from an entry whose
+    /// other fields many entries share (a generated zone's teams): an entry then costs one
+    /// append before its name, one between its name and wins and one after.
     public struct EntryStart {
-        fileprivate let json: [UInt8]
+        fileprivate var beforeName: [UInt8] = []
+        fileprivate var beforeWins: [UInt8] = []
+        fileprivate var afterWins: [UInt8] = []
 
-        public init(imageName: Text?, qualifyingZone: Text) {
-            json =
-                SeedFileWriter.imageNameKey + (imageName?.json ?? SeedFileWriter.null)
-                + SeedFileWriter.qualifyingZoneKey + qualifyingZone.json + SeedFileWriter.teamNameKey
+        /// The entry's JSON with `template`'s values for every field but its name and wins.
+        public init(sharing template: SeedEntry) {
+            var part = \EntryStart.beforeName
+            for (index, field) in SeedFileWriter.sortedFields.enumerated() {
+                self[keyPath: part] += index == 0 ? field.firstKey : field.key
+                switch field.field.name {
+                case "teamName": part = \.beforeWins
+                case "wins": part = \.afterWins
+                default:
+                    var json: [UInt8] = []
+                    SeedFileWriter.append(field.field.value(of: template.team), to: &json)
+                    self[keyPath: part] += json
+                }
+            }
         }
     }
 
     /// Appends one entry from its prepared start and its name's UTF-8 bytes: the same bytes as
     /// ``write(_:)`` writes for that entry, without a string per field.
     public mutating func write(teamNameUTF8 teamName: [UInt8], after start: EntryStart, wins: Int) throws {
+        startEntry()
+        buffer += start.beforeName
+        teamName.withUnsafeBufferPointer { Self.appendString($0, to: &buffer) }
+        buffer += start.beforeWins
+        appendNumber(wins)
+        buffer += start.afterWins
+        try endEntry()
+    }
+
+    private mutating func startEntry() {
         if count > 0 { buffer.append(UInt8(ascii: ",")) }
         count += 1
-        buffer += start.json
-        teamName.withUnsafeBufferPointer { Self.appendString($0, to: &buffer) }
-        buffer += Self.winsKey
-        appendNumber(wins)
+    }
+
+    private mutating func endEntry() throws {
         buffer.append(UInt8(ascii: "}"))
         if buffer.count >= Self.flushSize { try flush() }
     }
@@ -82,13 +97,36 @@ public struct SeedFileWriter {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    private static let imageNameKey = Array(#"{"imageName":"#.utf8), null = Array("null".utf8)
-    private static let qualifyingZoneKey = Array(#","qualifyingZone":"#.utf8),
-        teamNameKey = Array(#","teamName":"#.utf8)
-    private static let winsKey = Array(#","wins":"#.utf8)
+    /// ``Team/userFields`` in the order of their keys, each with its key's JSON as the first
+    /// key of an object and as a later one.
+    private static let sortedFields = Team.userFields.sorted { $0.name < $1.name }.map { field in
+        var key: [UInt8] = [], name = field.name
+        name.withUTF8 { appendString($0, to: &key) }
+        key.append(UInt8(ascii: ":"))
+        return (field: field, firstKey: [UInt8(ascii: "{")] + key, key: [UInt8(ascii: ",")] + key)
+    }
+
+    private static let null = Array("null".utf8)
+
+    private mutating func append(_ value: TeamFieldValue) {
+        Self.append(value, to: &buffer)
+    }
+
+    /// Appends a field's value as JSON.
+    fileprivate static func append(_ value: TeamFieldValue, to buffer: inout [UInt8]) {
+        switch value {
+        case var .text(text): text.withUTF8 { appendString($0, to: &buffer) }
+        case let .number(number): appendNumber(number, to: &buffer)
+        case .null: buffer += null
+        }
+    }
 
     private mutating func appendNumber(_ number: Int) {
-        guard number >= 0 else { return append(String(number)) }
+        Self.appendNumber(number, to: &buffer)
+    }
+
+    private static func appendNumber(_ number: Int, to buffer: inout [UInt8]) {
+        guard number >= 0 else { return buffer += String(number).utf8 }
         var digits:
             (
                 UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
@@ -104,10 +142,6 @@ public struct SeedFileWriter {
             } while rest > 0
             buffer.append(contentsOf: digits[index...])
         }
-    }
-
-    private mutating func append(_ text: String) {
-        buffer.append(contentsOf: text.utf8)
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)

@@ -388,8 +388,9 @@ struct Report {
             searchKeys.p99 <= 16)
         let filterSteps = Percentiles(big.filter.steps + big.filter.clears)
         text += line(
-            "filter as you type (and Esc), p99 per change of the list", Self.ms(filterSteps.p99) + " ms", "≤ 16 ms",
-            filterSteps.p99 <= 16)
+            "filter as you type (and Esc), p99 per change of the list; the filter session's peak memory",
+            Self.ms(filterSteps.p99) + " ms, \(big.filter.peakKilobytes / 1024) MB", "≤ 16 ms, ≤ 64 MB",
+            filterSteps.p99 <= 16 && big.filter.peakKilobytes / 1024 <= 64)
         // Any size, with or without a cache: the slowest of every session.
         let launches = sizes.flatMap { row in
             [row.uncached.firstFrameMilliseconds, row.cachedFirstFrame].map { $0 + processStartMilliseconds }
@@ -410,10 +411,10 @@ struct Report {
         text += line(
             "longest load step (until `doupdate` returned), every size: from the store / from the cache file",
             Self.ms(storeStep) + " / " + Self.ms(cacheStep) + " ms", "≤ 16 ms", max(storeStep, cacheStep) <= 16)
-        let sessionPeaks =
-            ([big.uncached] + big.cached).map(\.peakKilobytes) + [big.search.peakKilobytes, big.filter.peakKilobytes]
+        let sessionPeaks = ([big.uncached] + big.cached).map(\.peakKilobytes) + [big.search.peakKilobytes]
         let peak = (sessionPeaks.max() ?? 0) / 1024
-        text += line("peak memory of the scoreboard (every session)", "\(peak) MB", "≤ 64 MB", peak <= 64)
+        text += line(
+            "peak memory of the scoreboard (every session but the filter's)", "\(peak) MB", "≤ 64 MB", peak <= 64)
         text += line(
             "import ÷ the sqlite3 shell's CSV import; import peak memory",
             Self.ratio(big.imported.seconds / big.shellImported.seconds) + ", \(big.imported.peakKilobytes / 1024) MB",

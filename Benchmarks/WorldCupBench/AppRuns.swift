@@ -105,12 +105,7 @@ struct AppRuns {
             usleep(20_000)
         }
         usleep(300_000)
-        try tmux(["send-keys", "-t", "bench", "q"])
-        try waitUntil(seconds: 120) {
-            FileManager.default.fileExists(atPath: stats)
-                && ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").contains("peak_rss_kb")
-        }
-        return try Self.parse(String(contentsOfFile: stats, encoding: .utf8))
+        return try quitAndReadStats(stats)
     }
 
     /// Opens the scoreboard and, `rounds` times: `/`, the common text typed one key at a time,
@@ -138,15 +133,7 @@ struct AppRuns {
             usleep(100_000)
         }
         usleep(300_000)
-        try tmux(["send-keys", "-t", "bench", "q"])
-        try waitUntil(seconds: 120) {
-            FileManager.default.fileExists(atPath: stats)
-                && ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").contains("peak_rss_kb")
-        }
-        // The store is opened next by another program: wait until the scoreboard has closed it
-        // (on a busy machine its last connection's checkpoint still held the lock).
-        try waitUntil(seconds: 120, pause: 50_000) { (try? tmux(["has-session", "-t", "bench"])) == nil }
-        let session = try Self.parse(String(contentsOfFile: stats, encoding: .utf8))
+        let session = try quitAndReadStats(stats)
         // One frame per key sent (q, which quits, draws none).
         guard session.keyMilliseconds.count == keys.count else {
             throw BenchError("search session: \(keys.count) keys sent, \(session.keyMilliseconds.count) frames")
@@ -197,19 +184,26 @@ struct AppRuns {
                 try send("Escape", literally: false) { !$0.contains("containing") }
             }
         }
-        try tmux(["send-keys", "-t", "bench", "q"])
-        try waitUntil(seconds: 120) {
-            FileManager.default.fileExists(atPath: stats)
-                && ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").contains("peak_rss_kb")
-        }
-        try waitUntil(seconds: 120, pause: 50_000) { (try? tmux(["has-session", "-t", "bench"])) == nil }
-        let session = try Self.parse(String(contentsOfFile: stats, encoding: .utf8))
+        let session = try quitAndReadStats(stats)
         guard session.keyMilliseconds.count == keys else {
             throw BenchError("filter session: \(keys) keys sent, \(session.keyMilliseconds.count) frames")
         }
         return FilterRun(
             steps: session.filterStepMilliseconds, clears: escapes.map { session.keyMilliseconds[$0] },
             peakKilobytes: session.peakKilobytes)
+    }
+
+    /// Quits the scoreboard (`q`) and reads the stats file it writes on its way out, once it has
+    /// also closed the store: the store is opened next by another program, and on a busy machine
+    /// the last connection's checkpoint still held the lock.
+    private func quitAndReadStats(_ stats: String) throws -> Session {
+        try tmux(["send-keys", "-t", "bench", "q"])
+        try waitUntil(seconds: 120) {
+            FileManager.default.fileExists(atPath: stats)
+                && ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").contains("peak_rss_kb")
+        }
+        try waitUntil(seconds: 120, pause: 50_000) { (try? tmux(["has-session", "-t", "bench"])) == nil }
+        return try Self.parse(String(contentsOfFile: stats, encoding: .utf8))
     }
 
     /// The CPU time (user and system, in ms) an idle scoreboard uses in `seconds`, counted from

@@ -7,6 +7,7 @@
 //                       [--fanout-sizes 32,1000000] [--writer-seconds 10] [--writer-rounds 3]
 //                       [--writer-counts 1,8,32,64] [--writer-followers 11]
 //        worldcup-bench --commit-loop bare|ours|followed|floor --store PATH [--rounds 2000]
+//        worldcup-bench --follow-loop bare|ours --uri URI [--rounds 200] [--batch 20]
 import Foundation
 import GRDB
 import ThrowawayPostgreSQL
@@ -30,6 +31,17 @@ if let uri = options["full-fetch-of"], let file = options["write-to"] {
 if let way = options["commit-loop"], let store = options["store"] {
     do {
         try CommitLoop.run(way: way, storePath: store, rounds: Int(options["rounds"] ?? "") ?? 2000)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("worldcup-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
+// A profiler's loop on PostgreSQL (see `FollowLoop`).
+if let way = options["follow-loop"], let uri = options["uri"] {
+    do {
+        try FollowLoop.run(
+            way: way, uri: uri, rounds: Int(options["rounds"] ?? "") ?? 200, batch: Int(options["batch"] ?? "") ?? 20)
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("worldcup-bench: \(error)\n".utf8))

@@ -18,37 +18,10 @@ extension PostgreSQLStore {
         // This look sees every commit made so far.
         lookIsDue = false
         let start = ContinuousClock.now
-        let query = prepared, alias = PostgreSQLQuery.rowAlias, tables = observedTables
-        let positionParameter = "$\(query.arguments.count + 1)",
-            tablesParameter = "$\(query.arguments.count + 2)::text[]"
-        var foreignKeysDone: Set<String> = []
-        let referring = query.related.map(\.relationship).filter { foreignKeysDone.insert($0.foreignKey).inserted }.map
-        { relationship in
-            let destination = (tables.firstIndex(of: relationship.destinationTable) ?? 0) + 1
-            return """
-                UNION SELECT referring.\(query.quotedKey) FROM \(query.quotedTable) AS referring
-                JOIN feed_changes ON fetched_results_table = (\(tablesParameter))[\(destination)]
-                                 AND referring.\(PostgreSQLChangeFeed.quotedName(relationship.foreignKey))
-                                     = fetched_results_row
-                """
-        }.joined(separator: "\n")
-        let predicate = query.predicate.map { " AND (\($0.sql))" } ?? ""
+        let query = prepared
         let found = try lookRows(
-            """
-            \(PostgreSQLChangeFeed.changesCTE(positionParameter: positionParameter)),
-            touched AS (
-                SELECT fetched_results_row AS fetched_results_touched FROM feed_changes
-                WHERE fetched_results_table = (\(tablesParameter))[1] AND fetched_results_row IS NOT NULL
-                \(referring)
-            )
-            SELECT fetched_results_snapshot, fetched_results_pruned,
-                   EXISTS (SELECT 1 FROM feed_changes
-                           WHERE fetched_results_row IS NULL AND fetched_results_table = ANY(\(tablesParameter))),
-                   fetched_results_replica, fetched_results_touched, \(query.fullRowSQL)
-            FROM feed_state
-            LEFT JOIN touched ON true
-            LEFT JOIN \(query.fromSQL) ON \(alias).\(query.quotedKey) = fetched_results_touched\(predicate)
-            """, query.arguments + [position.snapshot, PostgreSQLConnection.arrayLiteral(tables)],
+            lookStatement ?? makeLookStatement(),
+            query.arguments + [position.snapshot, PostgreSQLConnection.arrayLiteral(observedTables)],
             since: position, connection)
         guard let result = found else { return .changed(touched: [], rows: [:], position: position) }
         // History this controller had not read is gone, or a table was truncated.
@@ -76,6 +49,45 @@ extension PostgreSQLStore {
         }
         if !touched.isEmpty { looks.found(at: start) }
         return .changed(touched: touched, rows: rows, position: newPosition)
+    }
+
+    /// The look's statement for the request (see ``changes(since:in:)``), kept for the next
+    /// looks: it is the same text every time, and making it costs more than the rest of a look
+    /// that finds one change. Its parameters: the request's arguments, then the position and the
+    /// observed tables.
+    private func makeLookStatement() -> String {
+        let query = prepared, alias = PostgreSQLQuery.rowAlias, tables = observedTables
+        let positionParameter = "$\(query.arguments.count + 1)",
+            tablesParameter = "$\(query.arguments.count + 2)::text[]"
+        var foreignKeysDone: Set<String> = []
+        let referring = query.related.map(\.relationship).filter { foreignKeysDone.insert($0.foreignKey).inserted }.map
+        { relationship in
+            let destination = (tables.firstIndex(of: relationship.destinationTable) ?? 0) + 1
+            return """
+                UNION SELECT referring.\(query.quotedKey) FROM \(query.quotedTable) AS referring
+                JOIN feed_changes ON fetched_results_table = (\(tablesParameter))[\(destination)]
+                                 AND referring.\(PostgreSQLChangeFeed.quotedName(relationship.foreignKey))
+                                     = fetched_results_row
+                """
+        }.joined(separator: "\n")
+        let predicate = query.predicate.map { " AND (\($0.sql))" } ?? ""
+        let statement = """
+            \(PostgreSQLChangeFeed.changesCTE(positionParameter: positionParameter)),
+            touched AS (
+                SELECT fetched_results_row AS fetched_results_touched FROM feed_changes
+                WHERE fetched_results_table = (\(tablesParameter))[1] AND fetched_results_row IS NOT NULL
+                \(referring)
+            )
+            SELECT fetched_results_snapshot, fetched_results_pruned,
+                   EXISTS (SELECT 1 FROM feed_changes
+                           WHERE fetched_results_row IS NULL AND fetched_results_table = ANY(\(tablesParameter))),
+                   fetched_results_replica, fetched_results_touched, \(query.fullRowSQL)
+            FROM feed_state
+            LEFT JOIN touched ON true
+            LEFT JOIN \(query.fromSQL) ON \(alias).\(query.quotedKey) = fetched_results_touched\(predicate)
+            """
+        lookStatement = statement
+        return statement
     }
 
     /// Notes where a standby's replay stands ("received replayed", in bytes), or that the

@@ -54,7 +54,11 @@ public final class PostgreSQLStore: ResultsStore {
     /// `connect_timeout`, keepalives): see ``PostgreSQLConnection/init(_:defaults:)``.
     public var connectionDefaults: [String: String]
 
-    var query: PostgreSQLQuery?
+    var query: PostgreSQLQuery? {
+        didSet { lookStatement = nil }
+    }
+    /// A look's statement for the request, made at its first look (see `changes(since:in:)`).
+    var lookStatement: String?
     var sectionNameKeyPath: String?
     /// The connection, while it is up.
     private(set) var connection: PostgreSQLConnection?

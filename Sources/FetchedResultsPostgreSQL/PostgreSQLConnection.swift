@@ -332,8 +332,10 @@ public struct PostgreSQLRows: Sendable {
     /// The rows, each decodable by column name.
     public var records: [PostgreSQLRow] { rows.map { PostgreSQLRow(columns: columnIndex, values: $0) } }
 
+    /// The column names as the server sent them: a quoted name may end in a newline, which
+    /// ``PostgreSQLConnection/text(_:)`` (for messages) would trim.
     static func columns(of result: OpaquePointer) -> [String] {
-        (0..<PQnfields(result)).map { PostgreSQLConnection.text(PQfname(result, $0)) }
+        (0..<PQnfields(result)).map { field in PQfname(result, field).map { String(cString: $0) } ?? "" }
     }
 }
 

@@ -51,6 +51,8 @@ struct FollowedWriterRuns {
         let seconds: Int
         let rounds: Int
         let followers: Int
+        /// Where the followers ran: on a core of their own, or sharing the server's.
+        var placement: CorePlacement?
         var samples: [Sample] = []
         /// A win → the first follower's callbacks while pgbench writes (change feed runs), by
         /// writer count.
@@ -72,6 +74,8 @@ struct FollowedWriterRuns {
     var rounds = 3
     var followers = 11
     var idleSeconds = 10
+    /// The followers on a core of their own (``CorePlacement``), when the machine has several.
+    var separateCores = true
 
     func run() throws -> Result {
         let cluster = try TemporaryCluster(maxConnections: 100, durable: true)
@@ -94,6 +98,12 @@ struct FollowedWriterRuns {
         var result = Result(teams: teams, seconds: seconds, rounds: rounds, followers: followers)
         try Self.set(.feed, owner)
         let postmaster = try Self.postmasterID(cluster)
+        let placement = separateCores ? CorePlacement.onThisMachine() : nil
+        if let placement {
+            try placement.placeServer(postmaster: postmaster)
+            try placement.placeFollowers()
+        }
+        result.placement = placement
         func serverCPUPercent(during body: () -> Void) -> Double {
             let before = ProcessUsage.cpuMillisecondsWithChildren(postmaster), start = Clock.now()
             body()
@@ -129,7 +139,7 @@ struct FollowedWriterRuns {
                     if mode == .feed { probing.start() }
                     let sample = try pgbench(
                         writers: writers, mode: mode, script: script, cluster: cluster, database: name,
-                        postmaster: postmaster, tag: "\(writers)-\(round)-\(mode)")
+                        postmaster: postmaster, placement: placement, tag: "\(writers)-\(round)-\(mode)")
                     stopProbe.set()
                     if mode == .unfollowed {
                         // The followers catch up before the next run, with nobody writing.
@@ -166,18 +176,18 @@ struct FollowedWriterRuns {
     /// logged, for `seconds`.
     private func pgbench(
         writers: Int, mode: Mode, script: String, cluster: TemporaryCluster, database: String, postmaster: pid_t,
-        tag: String
+        placement: CorePlacement?, tag: String
     ) throws -> Sample {
         let prefix = folder + "/pgbench-\(tag.replacingOccurrences(of: " ", with: "-"))"
         let output = prefix + ".out"
         let serverBefore = ProcessUsage.cpuMillisecondsOfServer(postmaster)
         let followersBefore = ProcessUsage.cpuMillisecondsOfThisProcess()
-        let pid = try TemporaryCluster.spawn(
-            [
-                try TemporaryCluster.program("pgbench"), "-n", "-M", "prepared", "-c", "\(writers)", "-j",
-                "\(min(writers, 2))", "-T", "\(seconds)", "-f", script, "-l", "--log-prefix", prefix, "-h",
-                cluster.socketFolder, "-p", "\(cluster.port)", "-U", "postgres", database,
-            ], output: output)
+        let arguments = [
+            try TemporaryCluster.program("pgbench"), "-n", "-M", "prepared", "-c", "\(writers)", "-j",
+            "\(min(writers, 2))", "-T", "\(seconds)", "-f", script, "-l", "--log-prefix", prefix, "-h",
+            cluster.socketFolder, "-p", "\(cluster.port)", "-U", "postgres", database,
+        ]
+        let pid = try TemporaryCluster.spawn(placement?.onServerCores(arguments) ?? arguments, output: output)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         // The backends of pgbench's connections have ended, and the postmaster counts them.

@@ -23,6 +23,7 @@ extension Report {
             every transaction of the mode's runs, as pgbench logged it (`-l`); *CPU per transaction*
             (medians of the runs): the server's (every PostgreSQL process) and the followers' own (the
             benchmark's process: eleven controllers applying the changes, and the probe below).
+            \(placementSentence(run.placement))
 
             | writers | mode | tps median (range) | latency p50 / p99 (ms) | tps ÷ no triggers | CPU per transaction: server / followers (ms) |
             |---:|---|---:|---:|---:|---:|
@@ -68,6 +69,16 @@ extension Report {
 
             """
         return text
+    }
+
+    /// Where the followers ran against the server (see `CorePlacement`).
+    private func placementSentence(_ placement: CorePlacement?) -> String {
+        guard let placement else {
+            return "The followers, the server and pgbench shared every core of the machine."
+        }
+        return "The followers ran on a core of their own (core \(placement.followerCore)), as screens on other "
+            + "machines would; the server and pgbench on the others (cores \(placement.serverCores)); "
+            + "`--writer-cores shared` runs them all together."
     }
 
     private func middle(_ values: [Double]) -> Double {

@@ -5,7 +5,7 @@
 //                       [--keys 100] [--idle-seconds 60] [--output BENCHMARKS.md]
 //                       [--plot docs/per-change-cost.svg] [--stores sqlite,postgresql,shared,serve,fanout,writers]
 //                       [--fanout-sizes 32,1000000] [--writer-seconds 10] [--writer-rounds 3]
-//                       [--writer-counts 1,8,32,64] [--writer-followers 11]
+//                       [--writer-counts 1,8,32,64] [--writer-followers 11] [--writer-cores separate|shared]
 //        worldcup-bench --commit-loop bare|ours|followed|floor --store PATH [--rounds 2000]
 //        worldcup-bench --follow-loop bare|ours --uri URI [--rounds 200] [--batch 20]
 import Foundation
@@ -236,6 +236,7 @@ if stores.contains("writers") {
     if let seconds = options["writer-seconds"].flatMap(Int.init) { runs.seconds = seconds }
     if let rounds = options["writer-rounds"].flatMap(Int.init) { runs.rounds = rounds }
     if let followers = options["writer-followers"].flatMap(Int.init) { runs.followers = followers }
+    if let cores = options["writer-cores"] { runs.separateCores = cores != "shared" }
     if let counts = options["writer-counts"] { runs.writerCounts = counts.split(separator: ",").compactMap { Int($0) } }
     report.followedWriters = try runs.run()
 }

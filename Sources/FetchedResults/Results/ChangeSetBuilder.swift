@@ -143,12 +143,24 @@ package struct ChangeSetBuilder {
 
     /// The changes in the order of their paths, increasing or decreasing. Candidates in path
     /// order (a refetch's walk of both lists) are not sorted again: hundreds of thousands of
-    /// them, when a filter hides most rows, would take longer to sort than to find.
+    /// them, when a filter hides most rows, would take longer to sort than to find. Paths are
+    /// compared as their two numbers: `IndexPath`'s own comparison walks its general storage,
+    /// and sorting a look's few changes through it cost more than finding them.
     private static func ordered(_ changes: [(IndexPath, ObjectChange)], decreasing: Bool = false) -> [ObjectChange] {
-        if zip(changes, changes.dropFirst()).allSatisfy({ $0.0 < $1.0 }) {
-            return decreasing ? changes.reversed().map(\.1) : changes.map(\.1)
+        var keyed = changes.map { PathKeyed(section: $0.0.section, row: $0.0.row, change: $0.1) }
+        if !zip(keyed, keyed.dropFirst()).allSatisfy({ $0.precedes($1) }) { keyed.sort { $0.precedes($1) } }
+        return decreasing ? keyed.reversed().map(\.change) : keyed.map(\.change)
+    }
+
+    /// A change with its path's two numbers, for sorting.
+    private struct PathKeyed {
+        let section: Int
+        let row: Int
+        let change: ObjectChange
+
+        func precedes(_ other: PathKeyed) -> Bool {
+            section != other.section ? section < other.section : row < other.row
         }
-        return changes.sorted { decreasing ? $0.0 > $1.0 : $0.0 < $1.0 }.map(\.1)
     }
 
     /// Candidates present before and after that must move: those whose section or gap changed,

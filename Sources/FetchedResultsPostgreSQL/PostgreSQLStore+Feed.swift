@@ -18,11 +18,9 @@ extension PostgreSQLStore {
         // This look sees every commit made so far.
         lookIsDue = false
         let start = ContinuousClock.now
-        let query = prepared
+        let query = prepared, statement = lookStatement ?? makeLookStatement()
         let found = try lookRows(
-            lookStatement ?? makeLookStatement(),
-            query.arguments + [position.snapshot, PostgreSQLConnection.arrayLiteral(observedTables)],
-            since: position, connection)
+            statement.sql, query.arguments + [position.snapshot, statement.tables], since: position, connection)
         guard let result = found else { return .changed(touched: [], rows: [:], position: position) }
         // History this controller had not read is gone, or a table was truncated.
         if result.rows.contains(where: { $0[1] == "t" || $0[2] == "t" }) {
@@ -51,11 +49,11 @@ extension PostgreSQLStore {
         return .changed(touched: touched, rows: rows, position: newPosition)
     }
 
-    /// The look's statement for the request (see ``changes(since:in:)``), kept for the next
-    /// looks: it is the same text every time, and making it costs more than the rest of a look
-    /// that finds one change. Its parameters: the request's arguments, then the position and the
-    /// observed tables.
-    private func makeLookStatement() -> String {
+    /// The look's statement for the request (see ``changes(since:in:)``) and its observed
+    /// tables' parameter, kept for the next looks: they are the same text every time, and making
+    /// them cost more than the rest of a look that finds one change. The statement's parameters:
+    /// the request's arguments, then the position and the observed tables.
+    private func makeLookStatement() -> (sql: String, tables: String) {
         let query = prepared, alias = PostgreSQLQuery.rowAlias, tables = observedTables
         let positionParameter = "$\(query.arguments.count + 1)",
             tablesParameter = "$\(query.arguments.count + 2)::text[]"
@@ -86,8 +84,9 @@ extension PostgreSQLStore {
             LEFT JOIN touched ON true
             LEFT JOIN \(query.fromSQL) ON \(alias).\(query.quotedKey) = fetched_results_touched\(predicate)
             """
-        lookStatement = statement
-        return statement
+        let made = (sql: statement, tables: PostgreSQLConnection.arrayLiteral(tables))
+        lookStatement = made
+        return made
     }
 
     /// Notes where a standby's replay stands ("received replayed", in bytes), or that the

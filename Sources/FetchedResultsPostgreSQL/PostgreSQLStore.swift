@@ -57,8 +57,9 @@ public final class PostgreSQLStore: ResultsStore {
     var query: PostgreSQLQuery? {
         didSet { lookStatement = nil }
     }
-    /// A look's statement for the request, made at its first look (see `changes(since:in:)`).
-    var lookStatement: String?
+    /// A look's statement for the request and its observed tables' parameter, made at its first
+    /// look (see `changes(since:in:)`).
+    var lookStatement: (sql: String, tables: String)?
     var sectionNameKeyPath: String?
     /// The connection, while it is up.
     private(set) var connection: PostgreSQLConnection?

@@ -59,6 +59,23 @@ public enum PostgreSQLChangeFeed {
         try connection.execute("ALTER TABLE \(history) DROP COLUMN IF EXISTS sequence")
         try connection.execute(
             "CREATE INDEX IF NOT EXISTS \(quoted(historyTable + "_transaction")) ON \(history) (transaction)")
+        // What a look reads, behind a function: a statement that reads the history directly is
+        // planned again at every look (its plan depends on the position's value), which cost
+        // the server several times the look itself. Around the function's opaque rows the
+        // look's statement keeps one plan; the function plans its one simple query.
+        // STABLE: it reads in the snapshot of the statement that calls it, as the rows the look
+        // joins to it are read.
+        try connection.execute(
+            """
+            CREATE OR REPLACE FUNCTION \(quoted(changesFunction))(since pg_snapshot)
+            RETURNS TABLE (fetched_results_table text, fetched_results_row bigint)
+            LANGUAGE plpgsql STABLE ROWS 10 AS $$
+            BEGIN
+                RETURN QUERY SELECT DISTINCT changed.table_name, changed.row_id FROM \(history) AS changed
+                    WHERE changed.transaction >= pg_snapshot_xmin(since)
+                      AND NOT pg_visible_in_snapshot(changed.transaction, since);
+            END $$
+            """)
         // One row: the oldest transaction whose history is still complete.
         try connection.execute("CREATE TABLE IF NOT EXISTS \(quoted(historyTable + "_pruned")) (before xid8 NOT NULL)")
         try connection.execute(
@@ -131,6 +148,8 @@ public enum PostgreSQLChangeFeed {
 
     /// The name of a table's row trigger function, before the table's name.
     static let rowFunctionPrefix = "fetched_results_row_"
+    /// The function that reads the rows changed since a position (see `changesCTE`).
+    static let changesFunction = "fetched_results_changes_since"
 
     /// A reader's place in the history: the server snapshot of its last read, as text
     /// (`xmin:xmax:in-progress ids`).
@@ -201,10 +220,8 @@ public enum PostgreSQLChangeFeed {
     static func changesCTE(positionParameter position: String) -> String {
         """
         WITH feed_changes AS (
-            SELECT DISTINCT table_name AS fetched_results_table, row_id AS fetched_results_row
-            FROM \(quoted(historyTable))
-            WHERE transaction >= pg_snapshot_xmin(\(position)::pg_snapshot)
-              AND NOT pg_visible_in_snapshot(transaction, \(position)::pg_snapshot)
+            SELECT fetched_results_table, fetched_results_row
+            FROM \(quoted(changesFunction))(\(position)::pg_snapshot)
         ), feed_state AS (
             SELECT pg_current_snapshot()::text AS fetched_results_snapshot,
                    pg_snapshot_xmin(\(position)::pg_snapshot)

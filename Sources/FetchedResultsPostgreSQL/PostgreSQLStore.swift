@@ -198,12 +198,19 @@ public final class PostgreSQLStore: ResultsStore {
         )
     }
 
-    /// Throws `changeFeedMissing` for the first observed table without its change feed.
+    /// Throws `changeFeedMissing` for the first observed table without its change feed, or
+    /// whose feed an earlier version installed (without the function looks read).
     func requireChangeFeed(_ connection: PostgreSQLConnection) throws {
         for table in observedTables {
             let found = try connection.execute(
-                "SELECT count(*) FROM pg_trigger WHERE tgname = $1 AND tgrelid = to_regclass($2)",
-                ["fetched_results_" + table + "_rows", PostgreSQLChangeFeed.quotedName(table)]
+                """
+                SELECT count(*) FROM pg_trigger
+                WHERE tgname = $1 AND tgrelid = to_regclass($2) AND to_regprocedure($3) IS NOT NULL
+                """,
+                [
+                    "fetched_results_" + table + "_rows", PostgreSQLChangeFeed.quotedName(table),
+                    PostgreSQLChangeFeed.quotedName(PostgreSQLChangeFeed.changesFunction) + "(pg_snapshot)",
+                ]
             ).scalar
             guard found == "1" else {
                 throw FetchedResultsError.changeFeedMissing(

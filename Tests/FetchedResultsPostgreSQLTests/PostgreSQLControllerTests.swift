@@ -336,6 +336,28 @@ extension PostgreSQLServerTests {
             #expect("\(error)".contains("does not exist"), "libpq's reason: \(error)")
         }
 
+        /// A feed an earlier version installed has the triggers but not the function looks read:
+        /// following it is refused with the installation to run, which then makes it followable.
+        @Test func aFeedFromAnEarlierVersionIsRefusedUntilInstalledAgain() throws {
+            let (conninfo, writer) = try standingsDatabase()
+            try insert(["alpha", "bravo"], from: 1, on: writer)
+            try writer.execute("DROP FUNCTION fetched_results_changes_since(pg_snapshot)")
+            let controller = FetchedResultsController<StandingsItem>(fetchRequest: Self.byName, conninfo: conninfo)
+            let recorder = PostgreSQLRecorder()
+            controller.delegate = recorder
+            #expect(
+                throws: FetchedResultsError.changeFeedMissing(
+                    table: "item",
+                    installation: "PostgreSQLChangeFeed.install(on: \"item\", keyColumn: …, in: connection)")
+            ) { try controller.performFetch() }
+
+            try PostgreSQLChangeFeed.install(on: "item", keyColumn: "id", in: writer)
+            try controller.performFetch()
+            try insert(["charlie"], from: 3, on: writer)
+            #expect(try controller.processPendingChanges())
+            #expect(try controller.fetchedObjects?.map(\.name) == ["alpha", "bravo", "charlie"])
+        }
+
         @Test func batchesReadRowsWhenAskedAndSectionsFollowTheirFirstRow() throws {
             let (conninfo, writer) = try standingsDatabase()
             for id in 1...50 {

@@ -115,9 +115,13 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: app)),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: app)),
             ],
-            // The page's script and style as files JavaScript and CSS tools read, compiled into
+            // The page's script and style as files JavaScript and CSS tools read, and its row and
+            // zone as HTML templates the server and the script both make them from, compiled into
             // the binary (which stays one file).
-            resources: [.embedInCode("Page/app.js"), .embedInCode("Page/app.css")]
+            resources: [
+                .embedInCode("Page/app.js"), .embedInCode("Page/app.css"), .embedInCode("Page/row.html"),
+                .embedInCode("Page/section.html"),
+            ]
         ),
         // Stops a build without the App trait with what to type, before the app's missing
         // modules (`no such module 'Hummingbird'`) do.

@@ -2,7 +2,9 @@ import WorldCupModel
 
 /// The page at `/`: the standings grouped by zone in the terminal's order, each row keyed by
 /// its team's id, rendered on the server so that it reads as a snapshot without JavaScript.
-/// Its script (`/app.js`) then keeps it live from `/events`.
+/// Its script (`/app.js`) then keeps it live from `/events`. Its zones and rows are made from
+/// `Page/section.html` and `Page/row.html`, which the page also holds as the templates the
+/// script makes its zones and rows from: their markup is written once.
 ///
 /// Every text from the store is escaped here (the script sets `textContent`): a name is text,
 /// never markup.
@@ -23,9 +25,9 @@ enum StandingsPage {
             <title>World Cup standings</title>
             <link rel="stylesheet" href="/app.css">
             <script src="/app.js" defer></script>
-            </head>
 
             """
+        html += templates + "</head>\n"
         html += tvMode ? "<body class=\"tv\">\n" : "<body>\n"
         html +=
             "<a class=\"skip\" href=\"#standings\">Skip to the standings</a>"
@@ -37,17 +39,7 @@ enum StandingsPage {
             + "<p id=\"announcement\" class=\"spoken\" aria-live=\"polite\"></p></header>\n"
         html +=
             "<main id=\"standings\" tabindex=\"-1\" data-version=\"\(rows.version)\" data-rank-digits=\"\(rankDigits(rows))\">\n"
-        for section in rows.sections {
-            html +=
-                "<section class=\"zone\"><h2><span class=\"zone-name\">" + escaped(section.name)
-                + "</span> <span class=\"zone-count\">" + teams(section.count) + "</span></h2>\n<ol class=\"teams\">\n"
-            for (index, team) in section.teams.enumerated() {
-                // The rows are the zone's first ones, in order: the teams above are all here.
-                let rank = SharedRank.rank(ofWins: team.wins, amongDescending: index) { section.teams[$0].wins }
-                html += row(team, rank: rank)
-            }
-            html += "</ol></section>\n"
-        }
+        for section in rows.sections { zone(section, into: &html) }
         // Scoring's bar comes last: it sticks to the bottom of the screen.
         html +=
             "</main>\n<p id=\"more\"></p>\n"
@@ -57,16 +49,56 @@ enum StandingsPage {
         return html
     }
 
-    /// A team's row, as the script's `makeRow` and `showMarks` make it: its rank (shared by teams
-    /// with equal wins), the leader's ★, the movement column (the script fills it in as teams
-    /// move), the name and the wins.
-    static func row(_ team: Team, rank: Int) -> String {
-        let lead =
-            rank == 1
-            ? "<span class=\"lead\" role=\"img\" aria-label=\"leader\">★</span>" : "<span class=\"lead\"></span>"
-        return "<li class=\"team\" data-id=\"\(team.id ?? 0)\"><span class=\"rank\">\(rank)</span>" + lead
-            + "<span class=\"move\"></span><span class=\"name\">" + escaped(team.teamName)
-            + "</span><span class=\"wins\">\(team.wins)</span></li>\n"
+    /// The slots of `Page/section.html`: the zone's name, its count of teams, its rows.
+    enum SectionSlot: String {
+        case zone, count, rows
+    }
+
+    /// The slots of `Page/row.html`: the team's id, its rank, the leader's mark and its role,
+    /// the name and the wins.
+    enum RowSlot: String {
+        case id, rank, leadRole = "lead-role", lead, name, wins
+    }
+
+    static let sectionTemplate = PageTemplate<SectionSlot>(PackageResources.section_html)
+    static let rowTemplate = PageTemplate<RowSlot>(PackageResources.row_html)
+
+    /// The templates the script clones for the zones and rows it adds, in the head (the script
+    /// reads the standings' children as zones).
+    private static let templates =
+        "<template id=\"section-template\">" + sectionTemplate.empty + "</template>\n"
+        + "<template id=\"row-template\">" + rowTemplate.empty + "</template>\n"
+
+    /// A zone's section: its name, its count of teams and its first rows.
+    static func zone(_ section: (name: String, count: Int, teams: [Team]), into html: inout String) {
+        sectionTemplate.render(into: &html) { slot, html in
+            switch slot {
+            case .zone: html += escaped(section.name)
+            case .count: html += teams(section.count)
+            case .rows:
+                for (index, team) in section.teams.enumerated() {
+                    // The rows are the zone's first ones, in order: the teams above are all here.
+                    let rank = SharedRank.rank(ofWins: team.wins, amongDescending: index) { section.teams[$0].wins }
+                    row(team, rank: rank, into: &html)
+                }
+            }
+        }
+    }
+
+    /// A team's row: its rank (shared by teams with equal wins), the leader's ★ with its words
+    /// for a screen reader as the script's `showMarks` sets them, the name and the wins. The
+    /// movement column stays empty: the script marks teams as they move.
+    static func row(_ team: Team, rank: Int, into html: inout String) {
+        rowTemplate.render(into: &html) { slot, html in
+            switch slot {
+            case .id: html += String(team.id ?? 0)
+            case .rank: html += String(rank)
+            case .leadRole: if rank == 1 { html += " role=\"img\" aria-label=\"leader\"" }
+            case .lead: if rank == 1 { html += "★" }
+            case .name: html += escaped(team.teamName)
+            case .wins: html += String(team.wins)
+            }
+        }
     }
 
     /// The digits of the longest rank on the page: the rank column's width.

@@ -41,6 +41,9 @@
     const wins = (count) => (count === 1 ? '1 win' : `${count} wins`);
     const setText = (node, text) => { if (node.textContent !== text) node.textContent = text; };
     const setStatus = (text) => setText(status, text);
+    // The server's templates of a zone and of a row: the script's are the same markup.
+    const sectionTemplate = document.getElementById('section-template').content.firstElementChild;
+    const rowTemplate = document.getElementById('row-template').content.firstElementChild;
 
     // The rows the server rendered, until the first snapshot arrives.
     for (const li of main.querySelectorAll('li.team')) rowNodes.set(Number(li.dataset.id), li);
@@ -48,20 +51,12 @@
         sectionNodes.set(section.querySelector('.zone-name').textContent, section);
     }
 
-    // A row as the server renders it (StandingsPage.swift): rank, leader's mark, movement,
-    // name, wins; the marks are filled in by showMarks.
+    // A row as the server renders it: a copy of its template (Page/row.html, in the page with
+    // its slots empty), whose parts are filled by class name here and in showMarks.
     function makeRow(row) {
-        const li = document.createElement('li');
-        li.className = 'team';
+        const li = document.importNode(rowTemplate, true);
         li.dataset.id = String(row.id);
-        const part = (name, text) => {
-            const span = document.createElement('span');
-            span.className = name;
-            span.textContent = text;
-            return span;
-        };
-        li.append(part('rank', ''), part('lead', ''), part('move', ''), part('name', visible(row.name)));
-        li.append(part('wins', String(row.wins)));
+        fillRow(li, row);
         if (scorer.enabled) makeTappable(li);
         if (scorer.last && scorer.last.id === row.id) li.classList.add('last-win');
         return li;
@@ -87,19 +82,17 @@
         if (button.getAttribute('aria-label') !== label) button.setAttribute('aria-label', label);
     }
 
-    function makeSection(section) {
-        const node = document.createElement('section');
-        node.className = 'zone';
-        const heading = document.createElement('h2');
-        const name = document.createElement('span');
-        name.className = 'zone-name';
-        const count = document.createElement('span');
-        count.className = 'zone-count';
-        heading.append(name, ' ', count);
-        node.append(heading, document.createElement('ol'));
-        node.lastChild.className = 'teams';
-        return node;
+    // A row's name and wins, each changed only if it differs, and a scorer's button named for
+    // them.
+    function fillRow(li, row) {
+        setText(li.querySelector('.name'), visible(row.name));
+        setText(li.querySelector('.wins'), String(row.wins));
+        nameButton(li);
     }
+
+    // A zone as the server renders it (Page/section.html), without its rows; render fills in
+    // its name and count.
+    const makeSection = () => document.importNode(sectionTemplate, true);
 
     // A sports table's rank: one more than the rows with more wins. `rows` are in order of
     // wins, most first, so a binary search finds it (a zone may hold a million teams, most of
@@ -242,7 +235,7 @@
         for (const [section, shown] of wanted) {
             let node = sectionNodes.get(section);
             if (!node) {
-                node = makeSection(section);
+                node = makeSection();
                 sectionNodes.set(section, node);
             }
             const expected = previous ? previous.nextElementSibling : main.firstElementChild;
@@ -259,9 +252,7 @@
                     li = makeRow(row);
                     rowNodes.set(row.id, li);
                 } else {
-                    setText(li.querySelector('.name'), visible(row.name));
-                    setText(li.querySelector('.wins'), String(row.wins));
-                    nameButton(li);
+                    fillRow(li, row);
                 }
                 showMarks(li, rank, movements.get(row.id));
                 if (list.children[i] !== li) list.insertBefore(li, list.children[i] || null);

@@ -13,7 +13,9 @@ import WorldCupStores
 /// - *no triggers*: the table as if nobody followed it;
 /// - *change feed, nobody following*: the feed's triggers alone, the followers paused (what
 ///   writers pay when the followers run on other machines);
-/// - *change feed*: the feed as shipped (history rows, no `NOTIFY`), followed on this machine;
+/// - *change feed, one follower*: the feed as shipped, one of the followers following (a screen
+///   on a machine of its own: the others paused);
+/// - *change feed*: the feed as shipped (history rows, no `NOTIFY`), every follower following;
 /// - *old NOTIFY triggers*: the feed of earlier versions (history rows through `to_jsonb`, and
 ///   a statement trigger that `NOTIFY`s), for the record.
 ///
@@ -21,14 +23,15 @@ import WorldCupStores
 /// connection with the scoreboard's own request, as `serve` and ten terminal scoreboards do;
 /// one more connection commits a +1 win on a team pgbench does not touch every 20 ms and
 /// announces it (`PostgreSQLChangeFeed.announce(in:)`, as the app's writes do), and the first
-/// controller's callbacks for it are timed from the commit's return (the change feed's
-/// runs only: nothing follows without triggers). First, nobody writing, what following costs the
+/// controller's callbacks for it are timed from the commit's return (the change feed's two
+/// followed modes: nothing follows without triggers). First, nobody writing, what following costs the
 /// server: the controllers' looks a second and the server's CPU, beside its CPU with nobody
 /// following.
 struct FollowedWriterRuns {
     enum Mode: String, CaseIterable {
         case bare = "no triggers"
         case unfollowed = "change feed, nobody following"
+        case single = "change feed, one follower"
         case feed = "change feed"
         case notify = "old NOTIFY triggers"
     }
@@ -54,9 +57,10 @@ struct FollowedWriterRuns {
         /// Where the followers ran: on a core of their own, or sharing the server's.
         var placement: CorePlacement?
         var samples: [Sample] = []
-        /// A win → the first follower's callbacks while pgbench writes (change feed runs), by
-        /// writer count.
+        /// A win → the first follower's callbacks while pgbench writes, by writer count: with
+        /// every follower following (`feed`), and alone (`single`).
         var follow: [Int: Percentiles] = [:]
+        var followAlone: [Int: Percentiles] = [:]
         /// Nobody writing: the followers' looks a second, all together, and the server's CPU,
         /// percent of one core.
         var idleLooksPerSecond = 0.0
@@ -127,29 +131,35 @@ struct FollowedWriterRuns {
 
         let probeWriter = try PostgreSQLConnection(uri)
         for writers in writerCounts {
-            var follow: [Double] = []
+            var follow: [Double] = [], followAlone: [Double] = []
             for round in 1...rounds {
                 for mode in Mode.allCases {
                     try Self.set(mode, owner)
                     following.paused.set(mode == .unfollowed)
+                    following.allButFirstPaused.set(mode == .single)
                     try owner.execute("CHECKPOINT")
                     following.latencies.take()
                     let stopProbe = Flag()
                     let probing = Thread { Self.probe(probe, uri: uri, following: following, until: stopProbe) }
-                    if mode == .feed { probing.start() }
+                    if mode == .feed || mode == .single { probing.start() }
                     let sample = try pgbench(
                         writers: writers, mode: mode, script: script, cluster: cluster, database: name,
                         postmaster: postmaster, placement: placement, tag: "\(writers)-\(round)-\(mode)")
                     stopProbe.set()
-                    if mode == .unfollowed {
+                    if mode == .unfollowed || mode == .single {
                         // The followers catch up before the next run, with nobody writing.
                         let resumed = Clock.now()
                         following.paused.set(false)
+                        following.allButFirstPaused.set(false)
                         try following.waitUntilEachFoundNothing(since: resumed)
                     }
-                    if mode == .feed {
+                    if mode == .feed || mode == .single {
                         while !probing.isFinished { usleep(10_000) }
-                        follow += following.latencies.take()
+                        if mode == .feed {
+                            follow += following.latencies.take()
+                        } else {
+                            followAlone += following.latencies.take()
+                        }
                     }
                     result.samples.append(sample)
                     print(
@@ -162,10 +172,14 @@ struct FollowedWriterRuns {
                 }
             }
             result.follow[writers] = Percentiles(follow)
+            result.followAlone[writers] = Percentiles(followAlone)
             print(
                 String(
-                    format: "  a win → a follower's callbacks under %d writers: p50 %.2f, p99 %.2f ms (%d wins)",
-                    writers, result.follow[writers]!.p50, result.follow[writers]!.p99, follow.count))
+                    format:
+                        "  a win → a follower's callbacks under %d writers: alone p50 %.2f, p99 %.2f ms (%d wins); "
+                        + "with the others p50 %.2f, p99 %.2f ms (%d wins)", writers, result.followAlone[writers]!.p50,
+                    result.followAlone[writers]!.p99, followAlone.count, result.follow[writers]!.p50,
+                    result.follow[writers]!.p99, follow.count))
         }
         _ = probeWriter
 
@@ -242,7 +256,7 @@ struct FollowedWriterRuns {
             for trigger in ["rows", "truncate", "notify"] {
                 try owner.execute("DROP TRIGGER IF EXISTS fetched_results_team_\(trigger) ON team")
             }
-        case .feed, .unfollowed:
+        case .feed, .unfollowed, .single:
             try PostgreSQLChangeFeed.install(on: "team", keyColumn: "id", in: owner)
         case .notify:
             try PostgreSQLChangeFeed.install(on: "team", keyColumn: "id", in: owner)
@@ -321,13 +335,16 @@ final class Following: @unchecked Sendable {
     private let quiet: QuietLooks
     /// While on, the followers do not look (the feed's cost to writers alone).
     let paused = Flag()
+    /// While on, only the first follower looks (a screen on a machine of its own).
+    let allButFirstPaused = Flag()
     private let stopping = Flag()
     private var threads: [Thread] = []
 
     init(uri: String, count: Int, probe: Int64) throws {
         let ready = Counter(), failed = Flag()
         quiet = QuietLooks(count: count)
-        let latencies = latencies, looks = looks, stopping = stopping, paused = paused, quiet = quiet
+        let latencies = latencies, looks = looks, stopping = stopping, paused = paused, quiet = quiet,
+            allButFirstPaused = allButFirstPaused
         for index in 0..<count {
             let thread = Thread {
                 do {
@@ -338,7 +355,7 @@ final class Following: @unchecked Sendable {
                     try controller.performFetch()
                     ready.add()
                     while !stopping.value {
-                        if paused.value {
+                        if paused.value || (index > 0 && allButFirstPaused.value) {
                             usleep(10_000)
                             continue
                         }

@@ -10,11 +10,13 @@ extension Report {
             `synchronous_commit` on; Unix socket; `max_connections` 100), a store of \(Self.count(run.teams)) teams
             that the release binary made. pgbench (PostgreSQL's own, `-M prepared`, two threads), each
             transaction `UPDATE team SET wins = wins + 1 WHERE id = random`, for \(run.seconds) s per run;
-            \(run.rounds) rounds, each running the four modes in turn, so that the machine's drift falls
+            \(run.rounds) rounds, each running the five modes in turn, so that the machine's drift falls
             on all alike. *No triggers*: the table as if nobody followed it. *Change feed, nobody
             following*: the feed's triggers alone, the followers paused — what writers pay when the
-            screens run on other machines. *Change feed*: the
-            feed as shipped (a history row per changed row; no `NOTIFY`). *Old NOTIFY triggers*: the
+            screens run on other machines. *Change feed, one follower*: the feed as shipped, one
+            follower following, the others paused (a screen on a machine of its own). *Change feed*:
+            the feed as shipped (a history row per changed row; no `NOTIFY`), every follower
+            following. *Old NOTIFY triggers*: the
             feed before issue 46, for the record (the key read through `to_jsonb(OLD)`, and a statement
             trigger that `NOTIFY`s: a notifying commit holds a lock for the whole cluster through its
             WAL flush). Meanwhile \(run.followers) results controllers follow the table, as `serve` and ten
@@ -36,7 +38,7 @@ extension Report {
                 guard !samples.isEmpty else { continue }
                 let tps = samples.map(\.transactionsPerSecond)
                 let latency = Percentiles(samples.flatMap(\.latencies))
-                let shown = mode == .feed || mode == .unfollowed ? "**\(mode.rawValue)**" : mode.rawValue
+                let shown = mode == .bare || mode == .notify ? mode.rawValue : "**\(mode.rawValue)**"
                 let cpu =
                     String(format: "%.3f", middle(samples.map(\.serverCPUPerTransaction))) + " / "
                     + String(format: "%.3f", middle(samples.map(\.followersCPUPerTransaction)))
@@ -48,17 +50,20 @@ extension Report {
         }
         text += """
 
-            While pgbench writes (the change feed's runs), one more connection commits a +1 win on a
-            team pgbench does not touch, every 20 ms, and announces it after its commit (as the app's
-            writes do: pgbench's writers announce nothing, and pay nothing for it); the time runs from
-            its commit's return to the first follower's change callbacks for it:
+            While pgbench writes (the change feed's followed runs), one more connection commits a +1
+            win on a team pgbench does not touch, every 20 ms, and announces it after its commit (as
+            the app's writes do: pgbench's writers announce nothing, and pay nothing for it); the time
+            runs from its commit's return to the first follower's change callbacks for it, that
+            follower alone on its core, and sharing it with the other \(run.followers - 1):
 
-            | writers | a win → a follower's callbacks p50 / p99 (ms) | wins |
-            |---:|---:|---:|
+            | writers | a win → the follower's callbacks, alone: p50 / p99 (ms) | wins | with \(run.followers - 1) more on its core: p50 / p99 (ms) | wins |
+            |---:|---:|---:|---:|---:|
 
             """
         for (writers, follow) in run.follow.sorted(by: { $0.key < $1.key }) {
-            text += "| \(writers) | **\(Self.pair(follow))** | \(follow.count) |\n"
+            let alone = run.followAlone[writers] ?? Percentiles([])
+            text +=
+                "| \(writers) | **\(Self.pair(alone))** | \(alone.count) | \(Self.pair(follow)) | \(follow.count) |\n"
         }
         text += """
 

@@ -21,7 +21,7 @@ enum CommitLoop {
         let pool = try DatabasePool(path: storePath, configuration: configuration)
         let ids = try pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM team") }
         // Held here: a controller holds its delegate weakly, and follows the store only for one.
-        let delegate = ControllerLatency.CountingDelegate()
+        let delegate = CountingDelegate<ControllerLatency.Team>()
         let controller = ControllerLatency.controller(on: pool, delegate: delegate)
         let sql = "UPDATE team SET wins = wins + 1 WHERE id = ?"
         // The same teams in the same order every run, so that two runs' counts compare.

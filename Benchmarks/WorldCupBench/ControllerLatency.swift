@@ -35,17 +35,6 @@ struct ControllerLatency {
         var wins: Int
     }
 
-    final class CountingDelegate: FetchedResultsControllerDelegate {
-        var changes = 0
-        var failure: (any Error)?
-        func controller(_ controller: FetchedResultsController<Team>, didChange object: ObjectChange) {
-            changes += 1
-        }
-        func controller(_ controller: FetchedResultsController<Team>, didFailWith error: any Error) {
-            failure = error
-        }
-    }
-
     /// The scoreboard's request (sectioned by `qualifyingZone`), on either store.
     static let standingsRequest = TableFetchRequest(
         table: "team",
@@ -56,7 +45,7 @@ struct ControllerLatency {
         ], fetchBatchSize: 100)
 
     /// The scoreboard's request, sectioned by zone, on `pool`.
-    static func controller(on pool: DatabasePool, delegate: CountingDelegate) -> FetchedResultsController<Team> {
+    static func controller(on pool: DatabasePool, delegate: CountingDelegate<Team>) -> FetchedResultsController<Team> {
         let controller = FetchedResultsController<Team>(
             fetchRequest: standingsRequest, database: pool, sectionNameKeyPath: "qualifyingZone")
         controller.delegate = delegate
@@ -92,7 +81,7 @@ struct ControllerLatency {
             try Percentiles.measure(rounds, body, between: checkpointNowAndThen)
         }
 
-        let delegate = CountingDelegate()
+        let delegate = CountingDelegate<Team>()
         func makeController() -> FetchedResultsController<Team> { Self.controller(on: pool, delegate: delegate) }
         // A plain full fetch, what the scoreboard's load behind its first frame is held to:
         // the median of three fresh controllers.

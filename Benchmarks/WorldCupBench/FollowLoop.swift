@@ -20,7 +20,7 @@ enum FollowLoop {
     static func run(way: String, uri: String, rounds: Int, batch: Int) throws {
         let store = try PostgreSQLTeamStore.open(conninfo: uri)
         // Held here: a controller holds its delegate weakly.
-        let delegate = CountingDelegate()
+        let delegate = CountingDelegate<Team>()
         let controller = store.standingsController(cacheDirectory: nil)
         controller.delegate = delegate
         try controller.performFetch()
@@ -47,16 +47,5 @@ enum FollowLoop {
             throw BenchError("\(rounds * batch) wins followed, \(delegate.changes) callbacks")
         }
         print("\(way): \(rounds) rounds of \(batch) wins, \(delegate.changes) callbacks")
-    }
-
-    final class CountingDelegate: FetchedResultsControllerDelegate {
-        var changes = 0
-        var failure: (any Error)?
-        func controller(_ controller: FetchedResultsController<Team>, didChange object: ObjectChange) {
-            changes += 1
-        }
-        func controller(_ controller: FetchedResultsController<Team>, didFailWith error: any Error) {
-            failure = error
-        }
     }
 }

@@ -40,16 +40,6 @@ struct PostgreSQLLatency {
         init(row: PostgreSQLRow) throws { name = row["teamName"] ?? "" }
     }
 
-    private final class CountingDelegate: FetchedResultsControllerDelegate {
-        var changes = 0
-        func controller(_ controller: FetchedResultsController<Team>, didChange object: ObjectChange) {
-            changes += 1
-        }
-        func controller(_ controller: FetchedResultsController<Team>, didFailWith error: any Error) {
-            fatalError("\(error)")
-        }
-    }
-
     /// The scoreboard's order, as the controller asks for it and as the index keeps it.
     static let order =
         #"lower("qualifyingZone" COLLATE "C") NULLS FIRST, wins DESC NULLS LAST, lower("teamName" COLLATE "C") NULLS FIRST, id"#
@@ -89,7 +79,7 @@ struct PostgreSQLLatency {
                 fetchRequest: request, conninfo: conninfo, sectionNameKeyPath: "qualifyingZone",
                 cacheName: cacheName, cacheDirectory: cacheDirectory)
         }
-        let delegate = CountingDelegate()
+        let delegate = CountingDelegate<Team>()
         func timedFetch(_ controller: FetchedResultsController<Team>) throws -> (seconds: Double, peak: Int) {
             controller.delegate = delegate
             PeakMemory.reset()
@@ -137,6 +127,7 @@ struct PostgreSQLLatency {
                 if controller.wait(until: end).storeMayHaveChanged { try controller.processPendingChanges() }
             }
         }
+        if let failure = delegate.failure { throw failure }
         precondition(delegate.changes >= iterations, "every win produced a callback")
 
         var previous = try writer.execute(Self.orderedIDsSQL).rows.map { Int64($0[0]!)! }

@@ -241,9 +241,10 @@ struct Report {
 
             A throw-away PostgreSQL server on this machine (Unix socket), N teams made by the server, the
             scoreboard's request on a `FetchedResultsController` on PostgreSQL (sections by zone, batches of 100).
-            *Bare commit*: the `UPDATE` alone, autocommit, from another connection. *Ours*: the commit, then
-            the controller's socket turns readable (`poll`: the trigger's `NOTIFY`), then
-            `processPendingChanges()` reads the feed and the touched row and delivers the callbacks.
+            *Bare commit*: the `UPDATE` alone, autocommit, from another connection. *Ours*: the commit and
+            its announcement (`PostgreSQLChangeFeed.announce(in:)`, as the app's writes do), then the
+            controller's socket turns readable (`poll`), then `processPendingChanges()` reads the feed
+            and the touched row and delivers the callbacks.
             *Refetch + diff*: the commit, then the ordered ids fetched again and diffed with the last ones.
             *First fetch*: `performFetch()` (ids and sort keys through a cursor; rows load by batch), and
             how much the process's resident memory grew at its peak during it (the controller's own

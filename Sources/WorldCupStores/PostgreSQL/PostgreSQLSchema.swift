@@ -102,13 +102,13 @@ enum PostgreSQLSchema {
     /// The function that forgets the score keys older than a week, as the tables' owner.
     static let forgetOldScoreKeys = "worldcup_forget_old_score_keys"
 
-    /// Whether the change feed is (re)installed on `team` after a migration's statements.
     /// Change history rows kept when pruning, as on SQLite: far more than an open scoreboard
     /// falls behind between two looks; one that does fall behind refetches.
     static let historyKept = 10_000
     /// How often an idle scoreboard or `serve` prunes the history at most.
     static let pruneInterval = Duration.seconds(60)
 
+    /// Whether the change feed is (re)installed on `team` after a migration's statements.
     static func installsChangeFeed(_ version: Int) -> Bool { [1, 3, 4, 6].contains(version) }
 
     static var latestVersion: Int { migrations.last!.version }

@@ -134,6 +134,8 @@ struct FollowedWriterRuns {
             var follow: [Double] = [], followAlone: [Double] = []
             for round in 1...rounds {
                 for mode in Mode.allCases {
+                    // A win on the probe team is timed while someone follows.
+                    let followed = mode == .feed || mode == .single
                     try Self.set(mode, owner)
                     following.paused.set(mode == .unfollowed)
                     following.allButFirstPaused.set(mode == .single)
@@ -141,7 +143,7 @@ struct FollowedWriterRuns {
                     following.latencies.take()
                     let stopProbe = Flag()
                     let probing = Thread { Self.probe(probe, uri: uri, following: following, until: stopProbe) }
-                    if mode == .feed || mode == .single { probing.start() }
+                    if followed { probing.start() }
                     let sample = try pgbench(
                         writers: writers, mode: mode, script: script, cluster: cluster, database: name,
                         postmaster: postmaster, placement: placement, tag: "\(writers)-\(round)-\(mode)")
@@ -153,7 +155,7 @@ struct FollowedWriterRuns {
                         following.allButFirstPaused.set(false)
                         try following.waitUntilEachFoundNothing(since: resumed)
                     }
-                    if mode == .feed || mode == .single {
+                    if followed {
                         while !probing.isFinished { usleep(10_000) }
                         if mode == .feed {
                             follow += following.latencies.take()

@@ -115,6 +115,32 @@ public final class PostgreSQLStore: ResultsStore {
     ///   id column that is not an integer, a sort key naming no column or of a type whose order
     ///   cannot be kept in memory, a predicate of another store); ``PostgreSQLError`` when the
     ///   server cannot be reached.
+    /// Text filters join the predicate in every read.
+    public var filtersText: Bool { true }
+
+    /// The request's predicate and its text filter, which matches as the controller's sort keys
+    /// do: only text values, compared as the sort key's collation compares (`lower` in the `C`
+    /// collation folds ASCII letters only).
+    private static func predicate(
+        _ predicate: PostgreSQLPredicate?, filteredBy filter: TextFilter?, sortKeys: [PostgreSQLSortKey]
+    ) throws -> PostgreSQLPredicate? {
+        guard let filter else { return predicate }
+        let sortKey = sortKeys[filter.sortDescriptorIndex]
+        guard sortKey.type == .text else {
+            throw FetchedResultsError.textFilterUnsupported(key: sortKey.descriptor.key, reason: "it is not text")
+        }
+        // Unqualified, as a predicate names the fetched table's columns.
+        let column = PostgreSQLChangeFeed.quotedName(sortKey.descriptor.key)
+        let parameter = "$\((predicate?.arguments.count ?? 0) + 1)::text"
+        let contains =
+            sortKey.descriptor.foldsCase
+            ? "strpos(lower(\(column) COLLATE \"C\"), lower(\(parameter) COLLATE \"C\")) > 0"
+            : "strpos(\(column) COLLATE \"C\", \(parameter) COLLATE \"C\") > 0"
+        var combined = PostgreSQLPredicate(sql: predicate.map { "(\($0.sql)) AND \(contains)" } ?? contains)
+        combined.arguments = (predicate?.arguments ?? []) + [filter.text]
+        return combined
+    }
+
     public func prepare(_ request: TableFetchRequest, sectionNameKeyPath: String?) throws {
         let predicate: PostgreSQLPredicate?
         switch request.predicate {
@@ -155,7 +181,9 @@ public final class PostgreSQLStore: ResultsStore {
         }
         knownValidity = nil
         query = PostgreSQLQuery(
-            request: request, keyColumn: keyColumn, predicate: predicate, related: related, sortKeys: sortKeys)
+            request: request, keyColumn: keyColumn,
+            predicate: try Self.predicate(predicate, filteredBy: request.textFilter, sortKeys: sortKeys),
+            related: related, sortKeys: sortKeys)
         self.sectionNameKeyPath = sectionNameKeyPath
     }
 

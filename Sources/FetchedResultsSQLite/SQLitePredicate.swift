@@ -81,6 +81,21 @@ struct BuiltPredicate {
         (sql, arguments) = try sqlite.sql.build(db)
     }
 
+    /// The request's predicate and its text filter, which matches as the controller's sort keys
+    /// do: only text values, ASCII letters folded (SQLite's `lower` folds no other) under
+    /// `NOCASE`.
+    init(_ request: TableFetchRequest, _ db: Database) throws {
+        try self.init(request.predicate, db)
+        guard let filter = request.textFilter else { return }
+        let descriptor = request.sortDescriptors[filter.sortDescriptorIndex]
+        let column = descriptor.key.quotedDatabaseIdentifier
+        let contains =
+            descriptor.foldsCase ? "instr(lower(\(column)), lower(?)) > 0" : "instr(\(column), ?) > 0"
+        let condition = "typeof(\(column)) = 'text' AND \(contains)"
+        sql = sql.isEmpty ? condition : "(\(sql)) AND \(condition)"
+        arguments += [filter.text]
+    }
+
     /// The `WHERE` clause (with its leading keyword), or an empty string.
     var whereSQL: String { sql.isEmpty ? "" : "WHERE (\(sql))" }
 

@@ -109,6 +109,9 @@ public final class SQLiteStore: ResultsStore {
 
     // MARK: - Preparing and tracking
 
+    /// Text filters join the predicate in every read.
+    public var filtersText: Bool { true }
+
     public func prepare(_ request: TableFetchRequest, sectionNameKeyPath: String?) throws {
         try database.read { db in
             self.request = request
@@ -130,7 +133,7 @@ public final class SQLiteStore: ResultsStore {
                     throw FetchedResultsError.tableWithoutRowID(table: request.table)
                 }
             }
-            predicate = try BuiltPredicate(request.predicate, db)
+            predicate = try BuiltPredicate(request, db)
             let keyPaths = request.keyPathsAcrossRelationships(sectionNameKeyPath: sectionNameKeyPath)
             relationshipKeyPaths = keyPaths.isEmpty ? [] : try RelationshipKeyPath.resolve(keyPaths, of: request, db)
             // Each sort key as SQLite resolves it (any case, the row id, a hidden column).

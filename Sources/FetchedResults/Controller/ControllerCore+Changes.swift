@@ -146,6 +146,7 @@ extension ControllerCore {
     /// - Parameter notify: false while a fetch catches up, when there is nothing to tell yet.
     func apply(touched: Set<Int64>, fresh allFresh: [Int64: Store.Row], _ snapshot: Store.Snapshot, notify: Bool) throws
     {
+        filterBase?.touched.formUnion(touched)
         if touched.count == 1, !isLoadingProgressively, let rowID = touched.first, let row = allFresh[rowID],
             let changes = try applyOneRow(rowID, row, snapshot)
         {

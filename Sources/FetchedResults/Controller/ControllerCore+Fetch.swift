@@ -56,6 +56,8 @@ extension ControllerCore {
             stopTracking()
         }
         isTracking = tracking
+        // A cache file's results replace the state without `install(_:)`.
+        filterBase = nil
         try store.read(consistent: true) { snapshot in
             // A progressive fetch shows its first rows before reading a cache file, which its
             // steps then read for every other row.
@@ -75,6 +77,23 @@ extension ControllerCore {
             throw FetchedResultsError.sectionKeyPathMismatch(
                 sectionNameKeyPath: sectionNameKeyPath, firstSortKey: first.key)
         }
+        if let filter = fetchRequest.textFilter { try validateTextFilter(filter) }
+    }
+
+    private func validateTextFilter(_ filter: TextFilter) throws {
+        let descriptors = fetchRequest.sortDescriptors
+        guard descriptors.indices.contains(filter.sortDescriptorIndex) else {
+            throw FetchedResultsError.textFilterUnsupported(
+                key: "sort descriptor \(filter.sortDescriptorIndex)",
+                reason: "the request has \(descriptors.count) sort descriptors, counted from 0")
+        }
+        let key = descriptors[filter.sortDescriptorIndex].key
+        guard !key.contains(".") else {
+            throw FetchedResultsError.textFilterUnsupported(key: key, reason: "it crosses a relationship")
+        }
+        guard store.filtersText else {
+            throw FetchedResultsError.textFilterUnsupported(key: key, reason: "\(Store.self) does not filter text")
+        }
     }
 
     /// Everything a fetch produces, installed at once so that a failure leaves the previous
@@ -87,6 +106,7 @@ extension ControllerCore {
     }
 
     func install(_ fetched: Fetched) {
+        filterBase = nil
         state = fetched.state
         records = fetched.records
         position = fetched.position

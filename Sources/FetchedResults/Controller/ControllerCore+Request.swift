@@ -7,6 +7,12 @@ extension ControllerCore {
     /// request followed by `performFetch()`). The section key path stays: the new request's
     /// first sort descriptor must still sort by it. Tracking goes on as before.
     ///
+    /// A request that differs only by a ``TextFilter`` narrowing the one before (or a first
+    /// one) is answered from the sort keys held, without a query, once every row is loaded and
+    /// the controller tracks changes; with a batch size, so is a shorter text or no filter after
+    /// filters answered so, from the keys the first one narrowed and the rows changed since.
+    /// Commits not looked at yet then arrive first, as a change set of their own.
+    ///
     /// Before the first fetch, the request is only replaced: ``performFetch()`` fetches it.
     ///
     /// - Throws: ``FetchedResultsError`` for a request the controller or the store cannot follow,
@@ -20,6 +26,19 @@ extension ControllerCore {
             do {
                 try validateRequest()
                 guard state != nil else { return }
+                if answersInMemory(request, previous: previous),
+                    try accessingStore({ try store.read(consistent: false) { try follow($0) } }) != .mustRefetch
+                {
+                    // The results are now exact at the position held. The same rows of the same
+                    // tables are followed: tracking goes on, and what it notes from here on is
+                    // looked at next, under the new request.
+                    try store.prepare(request, sectionNameKeyPath: sectionNameKeyPath)
+                    try accessingStore {
+                        try store.read(consistent: true) { try answerInMemory(request, previous: previous, $0) }
+                    }
+                    noteConnectionState(error: nil)
+                    return
+                }
                 try prepareStore(tracking: isTracking)
                 let sameOrder = request.sortDescriptors == previous.sortDescriptors
                 try accessingStore { try store.read(consistent: true) { try refetchAndDiff($0, sameOrder: sameOrder) } }

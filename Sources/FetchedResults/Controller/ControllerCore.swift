@@ -47,6 +47,9 @@ final class ControllerCore<Record, Store: ResultsStore> {
     var records: RecordCache<Store.Row>
     /// The feed position the results are exact at.
     var position: Store.Position?
+    /// While a text filter has narrowed the results in memory, the results it narrowed, so that
+    /// a shorter text widens them in memory too (see ``setFetchRequest(_:)``).
+    var filterBase: TextFilterBase?
     /// While a progressive fetch loads, the last row loaded as it was read: the results are
     /// exactly the matching rows whose keys are not after its key. Nil once every row is loaded.
     var loadBoundary: LoadBoundary<Store.SortValues>? {

@@ -27,6 +27,10 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
     case unsupportedSortType(key: String, type: String)
     /// Following changes needs the table's change feed, which its owner installs once.
     case changeFeedMissing(table: String, installation: String)
+    /// The request's ``TextFilter`` names no sort descriptor, or one this store cannot match
+    /// text in (a key path across a relationship, a column that is not text, a store that does
+    /// not filter text); `reason` says which.
+    case textFilterUnsupported(key: String, reason: String)
     /// The request's predicate is of another store's kind.
     case predicateForAnotherStore(predicate: String, expected: String)
     /// The object's row was deleted from the store before it could be read (with a batch size,
@@ -86,6 +90,9 @@ public enum FetchedResultsError: Error, Equatable, CustomStringConvertible {
         case let .changeFeedMissing(table, installation):
             return
                 "\(table) has no change feed, which following its changes needs: as its owner, run \(installation) once"
+        case let .textFilterUnsupported(key, reason):
+            return "the fetch request's text filter on \(key) cannot be applied: \(reason); filter on a text column "
+                + "of the fetched table, or use a predicate"
         case let .predicateForAnotherStore(predicate, expected):
             return "the fetch request's predicate is a \(predicate), which this store cannot run: give it a \(expected)"
         case let .calledInsideCallback(method):

@@ -49,6 +49,28 @@ package struct OrderedKeys {
             prefix + bytes[keyRange(index)]
         }
 
+        /// The rows at `indices` (ascending) alone, in a chunk with this one's id and shared
+        /// prefix: the keys of each run of neighbouring rows are copied at once.
+        package func keeping(_ indices: [Int]) -> Chunk {
+            var kept = Chunk(id: id)
+            kept.prefix = prefix
+            kept.rowIDs.reserveCapacity(indices.count)
+            kept.ends.reserveCapacity(indices.count)
+            var runStart = 0
+            while runStart < indices.count {
+                var runEnd = runStart + 1
+                while runEnd < indices.count, indices[runEnd] == indices[runEnd - 1] + 1 { runEnd += 1 }
+                let first = indices[runStart], last = indices[runEnd - 1]
+                let from = keyRange(first).lowerBound
+                let shift = Int32(kept.bytes.count - from)
+                kept.bytes.append(contentsOf: bytes[from..<Int(ends[last])])
+                kept.rowIDs.append(contentsOf: rowIDs[first...last])
+                for index in first...last { kept.ends.append(ends[index] + shift) }
+                runStart = runEnd
+            }
+            return kept
+        }
+
         /// Rows a chunk's arrays grow by when full.
         static let growthRows = 32
 

@@ -23,6 +23,11 @@ public struct TableFetchRequest: Sendable {
     /// A condition on the rows, in the SQL of the store that runs it (`SQLitePredicate`,
     /// `PostgreSQLPredicate`), or nil for every row.
     public var predicate: (any FetchPredicate)?
+    /// Only the rows whose text value of one sort descriptor contains some characters, besides
+    /// the predicate (nil: no such condition). Unlike a predicate, the controller understands
+    /// it, and narrows its results in memory when a filter narrows the one before: see
+    /// ``TextFilter``.
+    public var textFilter: TextFilter?
     /// At least one; `performFetch()` throws without one. The first one groups rows into
     /// sections, when there are sections.
     public var sortDescriptors: [ColumnSortDescriptor]

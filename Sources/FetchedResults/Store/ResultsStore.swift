@@ -49,6 +49,9 @@ public protocol ResultsStore: AnyObject {
     /// - Throws: ``FetchedResultsError`` for a request the store cannot follow, or the
     ///   database's error.
     func prepare(_ request: TableFetchRequest, sectionNameKeyPath: String?) throws
+    /// Whether ``prepare(_:sectionNameKeyPath:)`` adds a request's ``TextFilter`` to its reads
+    /// (false by default: the controller then refuses requests that have one).
+    var filtersText: Bool { get }
 
     // MARK: Reads
 
@@ -181,6 +184,9 @@ public protocol ResultsStore: AnyObject {
 public let defaultLookInterval = Duration.milliseconds(100)
 
 extension ResultsStore {
+    /// Reads ignore text filters, so requests with one are refused.
+    public var filtersText: Bool { false }
+
     /// Nothing to start: the feed alone says what changed.
     public func startTracking() throws {}
 

@@ -97,8 +97,7 @@ package struct ChangeSetBuilder {
         let sectionedMoves = movedRows(sections: sections)
         // Each change with the path it is ordered by: deletes by old path, last first; inserts and
         // moves by new path; updates by old path.
-        var deletes: [(IndexPath, ObjectChange)] = [], inserts: [(IndexPath, ObjectChange)] = []
-        var moves: [(IndexPath, ObjectChange)] = [], updates: [(IndexPath, ObjectChange)] = []
+        var deletes: [PathKeyed] = [], inserts: [PathKeyed] = [], moves: [PathKeyed] = [], updates: [PathKeyed] = []
 
         for placement in placements {
             let old = placement.oldPosition.map { oldLayout.indexPath(ofVisible: $0) }
@@ -110,33 +109,37 @@ package struct ChangeSetBuilder {
             case (nil, nil):
                 break
             case let (old?, nil):
-                if !oldSectionGone { deletes.append((old, .delete(rowID: rowID, at: old))) }
+                if !oldSectionGone { deletes.append(PathKeyed(old, .delete(rowID: rowID, at: old))) }
             case let (nil, new?):
-                if !newSectionFresh { inserts.append((new, .insert(rowID: rowID, at: new))) }
+                if !newSectionFresh { inserts.append(PathKeyed(new, .insert(rowID: rowID, at: new))) }
             case let (old?, new?):
                 if !placement.changedColumns.isEmpty { result.reloadedRowIDs.insert(placement.rowID) }
                 // Rows inside an inserted or deleted section get no row operation of their own.
                 switch (oldSectionGone, newSectionFresh) {
                 case (true, true): break
-                case (true, false): inserts.append((new, .insert(rowID: rowID, at: new)))
-                case (false, true): deletes.append((old, .delete(rowID: rowID, at: old)))
+                case (true, false): inserts.append(PathKeyed(new, .insert(rowID: rowID, at: new)))
+                case (false, true): deletes.append(PathKeyed(old, .delete(rowID: rowID, at: old)))
                 case (false, false):
                     if sectionedMoves.contains(placement.rowID) && old == new {
                         // Its order changed but inserts and deletes around it left its path as it
                         // was; a table view refuses a move to the same path, so it is replaced.
-                        deletes.append((old, .delete(rowID: rowID, at: old)))
-                        inserts.append((new, .insert(rowID: rowID, at: new)))
+                        deletes.append(PathKeyed(old, .delete(rowID: rowID, at: old)))
+                        inserts.append(PathKeyed(new, .insert(rowID: rowID, at: new)))
                     } else if sectionedMoves.contains(placement.rowID) {
-                        moves.append((new, .move(rowID: rowID, from: old, to: new, changedColumns: changedColumns)))
+                        moves.append(
+                            PathKeyed(new, .move(rowID: rowID, from: old, to: new, changedColumns: changedColumns)))
                     } else if !placement.changedColumns.isEmpty {
-                        updates.append((old, .update(rowID: rowID, from: old, to: new, changedColumns: changedColumns)))
+                        updates.append(
+                            PathKeyed(old, .update(rowID: rowID, from: old, to: new, changedColumns: changedColumns)))
                     }
                 }
             }
         }
-        result.objectChanges =
-            Self.ordered(deletes, decreasing: true) + Self.ordered(inserts) + Self.ordered(moves)
-            + Self.ordered(updates)
+        let parts = [
+            Self.ordered(deletes, decreasing: true), Self.ordered(inserts), Self.ordered(moves), Self.ordered(updates),
+        ].filter { !$0.isEmpty }
+        // A filter's change is all deletes or all inserts: that list is the change set, not copied again.
+        result.objectChanges = parts.count == 1 ? parts[0] : Array(parts.joined())
         if flatDifference { result.flatDifference = flatChanges(moved: movedRows(sections: nil)) }
         return result
     }
@@ -146,8 +149,8 @@ package struct ChangeSetBuilder {
     /// them, when a filter hides most rows, would take longer to sort than to find. Paths are
     /// compared as their two numbers: `IndexPath`'s own comparison walks its general storage,
     /// and sorting a look's few changes through it cost more than finding them.
-    private static func ordered(_ changes: [(IndexPath, ObjectChange)], decreasing: Bool = false) -> [ObjectChange] {
-        var keyed = changes.map { PathKeyed(section: $0.0.section, row: $0.0.row, change: $0.1) }
+    private static func ordered(_ keyed: consuming [PathKeyed], decreasing: Bool = false) -> [ObjectChange] {
+        var keyed = keyed
         if !zip(keyed, keyed.dropFirst()).allSatisfy({ $0.precedes($1) }) { keyed.sort { $0.precedes($1) } }
         return decreasing ? keyed.reversed().map(\.change) : keyed.map(\.change)
     }
@@ -157,6 +160,10 @@ package struct ChangeSetBuilder {
         let section: Int
         let row: Int
         let change: ObjectChange
+
+        init(_ path: IndexPath, _ change: ObjectChange) {
+            (section, row, self.change) = (path.section, path.row, change)
+        }
 
         func precedes(_ other: PathKeyed) -> Bool {
             section != other.section ? section < other.section : row < other.row

@@ -76,4 +76,14 @@ extension TableFetchRequest {
         }
         return request
     }
+
+    /// The standings narrowed to the teams whose name contains `text`, ASCII letters in either
+    /// case (as search matches), for the scoreboard's filter; an empty text: every team. A
+    /// longer text narrows the list in memory (``TextFilter``).
+    public func narrowed(toNamesContaining text: String) -> TableFetchRequest {
+        var request = self
+        request.textFilter =
+            text.isEmpty ? nil : TextFilter(sortDescriptorAt: Team.nameSortDescriptorIndex, containing: text)
+        return request
+    }
 }

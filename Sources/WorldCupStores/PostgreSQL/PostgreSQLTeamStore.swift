@@ -345,12 +345,7 @@ public final class PostgreSQLTeamStore: ScoreStore {
     }
 
     public func standingsRequest(nameContaining text: String) -> TableFetchRequest {
-        var request = PostgreSQLSchema.standingsRequest
-        guard !text.isEmpty else { return request }
-        // Lower-cased in the C collation, which folds ASCII letters only, as search does.
-        request.predicate = PostgreSQLPredicate(
-            sql: "strpos(\(PostgreSQLSchema.foldedName), lower($1 COLLATE \"C\")) > 0", arguments: [text])
-        return request
+        PostgreSQLSchema.standingsRequest.narrowed(toNamesContaining: text)
     }
 
     /// A results controller over the standings that follows every machine's commits through

@@ -18,12 +18,6 @@ extension TeamStore {
     }
 
     public func standingsRequest(nameContaining text: String) -> TableFetchRequest {
-        var request = Team.standingsRequest
-        guard !text.isEmpty else { return request }
-        // LIKE folds ASCII letters only, as search does; its wildcards in the text are escaped.
-        let pattern = text.replacingOccurrences(of: "\\", with: "\\\\")
-            .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
-        request.predicate = SQLitePredicate(sql: "teamName LIKE ? ESCAPE '\\'", arguments: ["%" + pattern + "%"])
-        return request
+        Team.standingsRequest.narrowed(toNamesContaining: text)
     }
 }

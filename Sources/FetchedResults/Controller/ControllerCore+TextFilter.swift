@@ -63,24 +63,22 @@ extension ControllerCore {
     private func narrow(
         _ old: ResultsState, by filter: TextFilter, position: Store.Position, _ snapshot: Store.Snapshot
     ) throws {
-        var dropped: [CandidatePlacement] = []
+        var hidden: [(rowID: Int64, position: Int)] = []
         let keys = old.keys.keeping(matchesOf: filter.matcher(fetchRequest.sortDescriptors)) { rowID, position in
-            dropped.append(
-                CandidatePlacement(rowID: rowID, oldPosition: position, newPosition: nil, changedColumns: []))
+            hidden.append((rowID, position))
         }
         var records = self.records
         if records.isBatching {
             for rowID in records.heldRowIDs where !keys.contains(rowID) { records.remove(rowID) }
         } else {
-            for placement in dropped { records.remove(placement.rowID) }
+            for row in hidden { records.remove(row.rowID) }
         }
         // Known names stand for the sections whose first row stays first; the others are read.
         let narrowed = try ResultsState(keys: keys, shape: shape, knownNames: old.sectionNames, recheck: []) { rowID in
             try sectionName(ofRow: rowID, loaded: records[rowID], snapshot)
         }
-        let changes = ChangeSetBuilder(
-            oldLayout: old.layout, newLayout: narrowed.layout, sameLayout: false, placements: dropped
-        ).build(flatDifference: wantsFlatDifference)
+        let changes = ChangeSetBuilder.hidingAndShowing(
+            from: old.layout, to: narrowed.layout, hidden: hidden, shown: [], flatDifference: wantsFlatDifference)
         install(Fetched(state: narrowed, records: records, position: position, loadBoundary: nil))
         enqueue(changes)
     }
@@ -92,31 +90,23 @@ extension ControllerCore {
         position: Store.Position, _ snapshot: Store.Snapshot
     ) throws {
         let descriptors = request.sortDescriptors
-        guard base.touched.isEmpty, let shown = previous.textFilter else {
+        guard base.touched.isEmpty, let inForce = previous.textFilter else {
             return try refilter(old, from: base, touched: base.touched, to: request, position: position, snapshot)
         }
         // Nothing changed since the base was taken: the rows shown are the base's that the
         // filter in force matches, and each row's place follows from the two filters alone.
-        var placements: [CandidatePlacement] = []
+        var hidden: [(rowID: Int64, position: Int)] = [], shown: [(rowID: Int64, position: Int)] = []
         let keys = base.keys.refiltered(
-            from: shown.matcher(descriptors), to: request.textFilter?.matcher(descriptors),
-            removed: { rowID, position in
-                placements.append(
-                    CandidatePlacement(rowID: rowID, oldPosition: position, newPosition: nil, changedColumns: []))
-            },
-            inserted: { rowID, position in
-                placements.append(
-                    CandidatePlacement(rowID: rowID, oldPosition: nil, newPosition: position, changedColumns: []))
-            })
+            from: inForce.matcher(descriptors), to: request.textFilter?.matcher(descriptors),
+            removed: { hidden.append(($0, $1)) }, inserted: { shown.append(($0, $1)) })
         let records = self.records
         let refiltered = try ResultsState(
             keys: keys, shape: shape, knownNames: base.sectionNames, recheck: []
         ) { rowID in
             try sectionName(ofRow: rowID, loaded: records[rowID], snapshot)
         }
-        let changes = ChangeSetBuilder(
-            oldLayout: old.layout, newLayout: refiltered.layout, sameLayout: false, placements: placements
-        ).build(flatDifference: wantsFlatDifference)
+        let changes = ChangeSetBuilder.hidingAndShowing(
+            from: old.layout, to: refiltered.layout, hidden: hidden, shown: shown, flatDifference: wantsFlatDifference)
         install(Fetched(state: refiltered, records: records, position: position, loadBoundary: nil))
         enqueue(changes)
     }

@@ -78,21 +78,7 @@ package struct ChangeSetBuilder {
     package func build(flatDifference: Bool) -> Result {
         var result = Result()
         let sections = sameLayout ? .identity : SectionCorrespondence(old: oldLayout, new: newLayout)
-        for (index, section) in oldLayout.sections.enumerated() where sections.newIndex(ofOld: index) == nil {
-            result.sectionChanges.append(SectionChange(type: .delete, index: index, name: section.name))
-        }
-        for (index, section) in newLayout.sections.enumerated() where sections.isInserted(new: index) {
-            result.sectionChanges.append(SectionChange(type: .insert, index: index, name: section.name))
-        }
-        // A kept section whose first row now spells its value otherwise ("kappa" → "Kappa").
-        if !sameLayout {
-            for (index, section) in oldLayout.sections.enumerated() {
-                if let newIndex = sections.newIndex(ofOld: index), newLayout.sections[newIndex].name != section.name {
-                    result.sectionChanges.append(
-                        SectionChange(type: .update, index: newIndex, name: newLayout.sections[newIndex].name))
-                }
-            }
-        }
+        result.sectionChanges = sectionChanges(sections)
 
         let sectionedMoves = movedRows(sections: sections)
         // Each change with the path it is ordered by: deletes by old path, last first; inserts and
@@ -141,6 +127,61 @@ package struct ChangeSetBuilder {
         // A filter's change is all deletes or all inserts: that list is the change set, not copied again.
         result.objectChanges = parts.count == 1 ? parts[0] : Array(parts.joined())
         if flatDifference { result.flatDifference = flatChanges(moved: movedRows(sections: nil)) }
+        return result
+    }
+
+    /// The sections deleted and inserted, and the kept ones whose name is spelt otherwise.
+    private func sectionChanges(_ sections: SectionCorrespondence) -> [SectionChange] {
+        var changes: [SectionChange] = []
+        for (index, section) in oldLayout.sections.enumerated() where sections.newIndex(ofOld: index) == nil {
+            changes.append(SectionChange(type: .delete, index: index, name: section.name))
+        }
+        for (index, section) in newLayout.sections.enumerated() where sections.isInserted(new: index) {
+            changes.append(SectionChange(type: .insert, index: index, name: section.name))
+        }
+        // A kept section whose first row now spells its value otherwise ("kappa" → "Kappa").
+        if !sameLayout {
+            for (index, section) in oldLayout.sections.enumerated() {
+                if let newIndex = sections.newIndex(ofOld: index), newLayout.sections[newIndex].name != section.name {
+                    changes.append(
+                        SectionChange(type: .update, index: newIndex, name: newLayout.sections[newIndex].name))
+                }
+            }
+        }
+        return changes
+    }
+
+    /// ``build(flatDifference:)`` for a change that only hides rows and shows others, each kept
+    /// row keeping its order and content (a filter's change): given as the ids and visible
+    /// positions of the rows hidden and of those shown, each in increasing order, instead of
+    /// candidates. The changes are made in table-view order as they are read, none ordered or
+    /// copied again: a filter's change names up to every row.
+    package static func hidingAndShowing(
+        from oldLayout: ResultsLayout, to newLayout: ResultsLayout, hidden: [(rowID: Int64, position: Int)],
+        shown: [(rowID: Int64, position: Int)], flatDifference: Bool
+    ) -> Result {
+        var result = Result()
+        let sections = SectionCorrespondence(old: oldLayout, new: newLayout)
+        result.sectionChanges = ChangeSetBuilder(
+            oldLayout: oldLayout, newLayout: newLayout, sameLayout: false, placements: []
+        ).sectionChanges(sections)
+        result.objectChanges.reserveCapacity(hidden.count + shown.count)
+        // Deletes last first, then inserts first first; none inside a deleted or inserted section.
+        for (rowID, position) in hidden.reversed() {
+            let path = oldLayout.indexPath(ofVisible: position)
+            if sections.newIndex(ofOld: path.section) != nil {
+                result.objectChanges.append(.delete(rowID: rowID, at: path))
+            }
+        }
+        for (rowID, position) in shown {
+            let path = newLayout.indexPath(ofVisible: position)
+            if !sections.isInserted(new: path.section) { result.objectChanges.append(.insert(rowID: rowID, at: path)) }
+        }
+        if flatDifference {
+            result.flatDifference =
+                hidden.map { .remove(offset: $0.position, element: $0.rowID, associatedWith: nil) }
+                + shown.map { .insert(offset: $0.position, element: $0.rowID, associatedWith: nil) }
+        }
         return result
     }
 

@@ -17,15 +17,20 @@ extension ControllerCore {
     ///
     /// - Throws: ``FetchedResultsError`` for a request the controller or the store cannot follow,
     ///   ``FetchedResultsError/calledInsideCallback(method:)`` from inside a change callback, or
-    ///   the store's error; the controller then keeps its request and results.
+    ///   the store's error; the controller then keeps its request and results (refetched at the
+    ///   next look when the store's error came after it had started reading).
     func setFetchRequest(_ request: TableFetchRequest) throws {
         try exclusive("setFetchRequest(_:)") {
             try refuseInsideCallback("setFetchRequest(_:)")
             let previous = fetchRequest
             fetchRequest = request
+            // Whether the feed was read or tracking restarted: what the store had noted may be
+            // gone, and after an error only a refetch is sure to be exact.
+            var feedDisturbed = false
             do {
                 try validateRequest()
                 guard state != nil else { return }
+                feedDisturbed = true
                 if answersInMemory(request, previous: previous),
                     try accessingStore({ try store.read(consistent: false) { try follow($0) } }) != .mustRefetch
                 {
@@ -45,7 +50,10 @@ extension ControllerCore {
                 noteConnectionState(error: nil)
             } catch {
                 fetchRequest = previous
-                if state != nil { try? prepareStore(tracking: isTracking) }
+                if feedDisturbed {
+                    try? prepareStore(tracking: isTracking)
+                    needsRefetch = true
+                }
                 throw error
             }
         }

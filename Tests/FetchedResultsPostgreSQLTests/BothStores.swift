@@ -138,14 +138,17 @@ final class TodoTable {
     }
 
     /// The table's tasks in the request's order, by project: the oracle, the stores' own
-    /// `ORDER BY` (byte order for text), with the row id last as the controller's tie-break.
+    /// `ORDER BY` (byte order for text, ASCII letters folded for a case-insensitive descriptor),
+    /// with the row id last as the controller's tie-break.
     func fresh(
         predicate: String? = nil,
         sortDescriptors: [ColumnSortDescriptor] = [.ascending("project"), .ascending("rank"), .ascending("title")]
     ) throws -> [[Todo]] {
         let binary = kind == .sqlite ? "" : " COLLATE \"C\""
         let order = sortDescriptors.map {
-            $0.key + ($0.key == "rank" ? "" : binary) + ($0.ascending ? "" : " DESC")
+            let value = $0.key + ($0.key == "rank" ? "" : binary)
+            // Both stores' lower() folds ASCII letters only, as the collation does.
+            return ($0.foldsCase ? "lower(\(value))" : value) + ($0.ascending ? "" : " DESC")
         }
         let sql =
             "SELECT id, project, title, rank FROM todo" + (predicate.map { " WHERE " + $0 } ?? "") + " ORDER BY "
@@ -158,9 +161,14 @@ final class TodoTable {
             let rows = try other!.execute(sql)
             todos = try rows.rows.map { try Todo(row: PostgreSQLRow(columns: rows.columns, values: $0)) }
         }
+        // A section groups the values its descriptor's collation does not tell apart.
+        let foldsCase = sortDescriptors.first?.foldsCase == true
+        func section(_ project: String) -> [UInt8] {
+            project.utf8.map { foldsCase && (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }
+        }
         var sections: [[Todo]] = []
         for todo in todos {
-            if sections.last?.last?.project == todo.project {
+            if let last = sections.last?.last, section(last.project) == section(todo.project) {
                 sections[sections.count - 1].append(todo)
             } else {
                 sections.append([todo])

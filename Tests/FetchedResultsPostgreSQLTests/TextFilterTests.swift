@@ -157,6 +157,37 @@ extension PostgreSQLServerTests {
             try change(to: "", after: "UPDATE todo SET title = 'task 1 again', rank = 7 WHERE id = 20", from: "task 1 ")
         }
 
+        /// A section's name is its first row's value: when another writer respells it while a
+        /// filter is in force (the same zone, in capitals), the list widened from the keys the
+        /// first filter narrowed names the section as the row now spells it.
+        @Test(arguments: StoreKind.allCases)
+        func aSectionRespelledWhileFilteredIsNamedAfterItsFirstRowAgain(_ kind: StoreKind) throws {
+            let order: [ColumnSortDescriptor] = [
+                .ascending("project", collation: .caseInsensitive), .ascending("rank"),
+                .ascending("title", collation: .caseInsensitive),
+            ]
+            func request(_ text: String) -> TableFetchRequest {
+                var request = table.request(sortDescriptors: order, batchSize: 7)
+                request.textFilter = text.isEmpty ? nil : TextFilter(sortDescriptorAt: 2, containing: text)
+                return request
+            }
+            let table = try TodoTable(kind)
+            try table.insertTasks(30, projects: 3)
+            let controller = table.controller(request: request("")).controller
+            let log = CallbackLog<Todo>()
+            controller.delegate = log
+            try controller.performFetch()
+            try controller.setFetchRequest(request("task 1"))
+            // Task 1 starts project p1, and is shown under the filter.
+            try table.execute("UPDATE todo SET project = 'P1' WHERE id = 1")
+            try controller.processPendingChanges()
+            try controller.setFetchRequest(request(""))
+            let names = try table.fresh(sortDescriptors: order).map { $0[0].project }
+            #expect(names.contains("P1"))
+            let shown = try controller.sections?.map(\.name)
+            #expect(shown == names)
+        }
+
         @Test(arguments: StoreKind.allCases)
         func aFilterOnAColumnThatIsNotTextIsRefused(_ kind: StoreKind) throws {
             let table = try TodoTable(kind)

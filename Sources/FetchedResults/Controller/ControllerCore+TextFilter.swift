@@ -123,8 +123,9 @@ extension ControllerCore {
         for rowID in touched { _ = keys.remove(rowID: rowID) }
         for (rowID, row) in fresh { keys.insert(rowID: rowID, key: store.key(of: row, rowID: rowID)) }
         let records = self.records
+        // A touched row may spell its section's value otherwise with the same key ("P1", "p1").
         let refiltered = try ResultsState(
-            keys: keys, shape: shape, knownNames: base.sectionNames, recheck: []
+            keys: keys, shape: shape, knownNames: base.sectionNames, recheck: touched
         ) { rowID in
             try sectionName(ofRow: rowID, loaded: fresh[rowID] ?? records[rowID], snapshot)
         }

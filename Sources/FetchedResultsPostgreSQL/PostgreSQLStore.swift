@@ -137,7 +137,7 @@ public final class PostgreSQLStore: ResultsStore {
             ? "strpos(lower(\(column) COLLATE \"C\"), lower(\(parameter) COLLATE \"C\")) > 0"
             : "strpos(\(column) COLLATE \"C\", \(parameter) COLLATE \"C\") > 0"
         var combined = PostgreSQLPredicate(sql: predicate.map { "(\($0.sql)) AND \(contains)" } ?? contains)
-        combined.arguments = (predicate?.arguments ?? []) + [filter.text]
+        combined.arguments = (predicate?.arguments ?? []) + [filter.matchedText]
         return combined
     }
 

@@ -89,11 +89,12 @@ struct BuiltPredicate {
         guard let filter = request.textFilter else { return }
         let descriptor = request.sortDescriptors[filter.sortDescriptorIndex]
         let column = descriptor.key.quotedDatabaseIdentifier
-        let contains =
-            descriptor.foldsCase ? "instr(lower(\(column)), lower(?)) > 0" : "instr(\(column), ?) > 0"
+        // The value up to a NUL character, where its sort key ends (`length` counts up to it).
+        let value = "substr(\(column), 1, length(\(column)))"
+        let contains = descriptor.foldsCase ? "instr(lower(\(value)), lower(?)) > 0" : "instr(\(value), ?) > 0"
         let condition = "typeof(\(column)) = 'text' AND \(contains)"
         sql = sql.isEmpty ? condition : "(\(sql)) AND \(condition)"
-        arguments += [filter.text]
+        arguments += [filter.matchedText]
     }
 
     /// The `WHERE` clause (with its leading keyword), or an empty string.

@@ -188,6 +188,33 @@ extension PostgreSQLServerTests {
             #expect(shown == names)
         }
 
+        /// A text is matched up to a NUL character, as the stores' SQL sees it; on SQLite a value
+        /// is matched up to one too, where its sort key ends. Answered in memory or by the store,
+        /// the same rows.
+        @Test(arguments: StoreKind.allCases)
+        func aNULEndsTheTextInMemoryAsInTheStore(_ kind: StoreKind) throws {
+            let table = try TodoTable(kind)
+            try table.insertTasks(12)
+            if kind == .sqlite {
+                try table.execute("UPDATE todo SET title = 'task ' || char(0) || 'hidden' WHERE id = 3")
+            }
+            func ids(_ controller: FetchedResultsController<Todo>) throws -> [Int64] {
+                try (controller.sections ?? []).flatMap { $0.objects.map(\.id) }
+            }
+            // What each text matches, and how many tasks: none hold "hidden" before a NUL.
+            for (text, count) in [("hidden", 0), ("task 1\0zzz", 4), ("1\0", 4)] {
+                let inMemory = table.controller(request: Self.request(table, "", batchSize: 7)).controller
+                let log = CallbackLog<Todo>()
+                inMemory.delegate = log
+                try inMemory.performFetch()
+                try inMemory.setFetchRequest(Self.request(table, text, batchSize: 7))
+                let byTheStore = table.controller(request: Self.request(table, text, batchSize: 7)).controller
+                try byTheStore.performFetch()
+                #expect(try ids(inMemory) == ids(byTheStore), "\(text.debugDescription)")
+                #expect(try ids(byTheStore).count == count, "\(text.debugDescription)")
+            }
+        }
+
         @Test(arguments: StoreKind.allCases)
         func aFilterOnAColumnThatIsNotTextIsRefused(_ kind: StoreKind) throws {
             let table = try TodoTable(kind)

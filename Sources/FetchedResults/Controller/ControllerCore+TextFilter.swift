@@ -25,7 +25,7 @@ extension ControllerCore {
         else { return false }
         guard let filter = narrow.textFilter else { return wide.textFilter == nil }
         // An empty text matches every text value, which the sort keys' matcher does not answer.
-        guard !filter.text.isEmpty else { return false }
+        guard !filter.matchedText.isEmpty else { return false }
         guard let before = wide.textFilter else { return true }
         return before.matcher(wide.sortDescriptors).isNarrowed(by: filter.matcher(narrow.sortDescriptors))
     }

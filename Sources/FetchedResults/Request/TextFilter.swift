@@ -9,7 +9,7 @@
 /// contains it, or a first filter) is applied by ``FetchedResultsController/setFetchRequest(_:)``
 /// in memory, without a query, once every row is loaded; with a batch size, so is any other text
 /// after that (Backspace, Esc), from the keys the first filter narrowed. An empty text matches
-/// every text value, and is left to the store.
+/// every text value, and is left to the store; a text is matched up to a NUL character.
 ///
 /// ```swift
 /// var request = controller.fetchRequest
@@ -30,10 +30,17 @@ public struct TextFilter: Sendable, Hashable {
         self.text = text
     }
 
+    /// The characters matched: `text` up to a NUL character, if it holds one, which is where
+    /// the stores' SQL functions and the sort keys' text values end.
+    public var matchedText: String {
+        guard text.utf8.contains(0) else { return text }
+        return String(decoding: text.utf8.prefix { $0 != 0 }, as: UTF8.self)
+    }
+
     /// The encoded needle of this filter over keys sorted by `sortDescriptors`.
     func matcher(_ sortDescriptors: [ColumnSortDescriptor]) -> KeyTextMatcher {
         KeyTextMatcher(
-            text: text, component: sortDescriptorIndex, ascending: sortDescriptors.map(\.ascending),
+            text: matchedText, component: sortDescriptorIndex, ascending: sortDescriptors.map(\.ascending),
             foldsCase: sortDescriptors[sortDescriptorIndex].foldsCase)
     }
 }

@@ -109,12 +109,6 @@ public final class PostgreSQLStore: ResultsStore {
 
     // MARK: - Preparing and tracking
 
-    /// Resolves the request's relationships and reads its columns' types from the catalog.
-    ///
-    /// - Throws: `FetchedResultsError` for a request the store cannot follow (no id column, an
-    ///   id column that is not an integer, a sort key naming no column or of a type whose order
-    ///   cannot be kept in memory, a predicate of another store); ``PostgreSQLError`` when the
-    ///   server cannot be reached.
     /// Text filters join the predicate in every read.
     public var filtersText: Bool { true }
 
@@ -141,6 +135,12 @@ public final class PostgreSQLStore: ResultsStore {
         return combined
     }
 
+    /// Resolves the request's relationships and reads its columns' types from the catalog.
+    ///
+    /// - Throws: `FetchedResultsError` for a request the store cannot follow (no id column, an
+    ///   id column that is not an integer, a sort key naming no column or of a type whose order
+    ///   cannot be kept in memory, a predicate of another store); ``PostgreSQLError`` when the
+    ///   server cannot be reached.
     public func prepare(_ request: TableFetchRequest, sectionNameKeyPath: String?) throws {
         let predicate: PostgreSQLPredicate?
         switch request.predicate {

@@ -32,10 +32,40 @@ extension PostgreSQLServerTests {
             return RequestChangeTests.state(sections.filter { !$0.isEmpty })
         }
 
-        static func request(_ table: TodoTable, _ text: String, batchSize: Int) -> TableFetchRequest {
+        static func request(
+            _ table: TodoTable, _ text: String, batchSize: Int, order: [ColumnSortDescriptor] = order
+        ) -> TableFetchRequest {
             var request = table.request(sortDescriptors: order, batchSize: batchSize)
             request.textFilter = text.isEmpty ? nil : TextFilter(sortDescriptorAt: titleIndex, containing: text)
             return request
+        }
+
+        /// A controller on `request`, fetched, whose delegate records its callbacks: it tracks
+        /// changes, so filters may be answered in memory.
+        static func followed(
+            _ table: TodoTable, _ request: TableFetchRequest
+        ) throws -> (FetchedResultsController<Todo>, CallbackLog<Todo>) {
+            let controller = table.controller(request: request).controller
+            let log = CallbackLog<Todo>()
+            controller.delegate = log
+            try controller.performFetch()
+            return (controller, log)
+        }
+
+        /// Changes the filter from the results `before` to `next`, checks the controller and its
+        /// one change set against the oracle, and returns the new results.
+        static func filter(
+            _ controller: FetchedResultsController<Todo>, _ log: CallbackLog<Todo>, _ table: TodoTable,
+            from before: SectionedState<Todo>, to next: String, batchSize: Int, context: String
+        ) throws -> SectionedState<Todo> {
+            log.reset()
+            try controller.setFetchRequest(request(table, next, batchSize: batchSize))
+            let after = try expected(table, next)
+            _ = try checkStep(
+                log, old: before, new: after, controllerState: try RequestChangeTests.state(of: controller),
+                rolledBack: false, batched: batchSize > 0, context: context)
+            #expect(log.errors.isEmpty, "\(context)")
+            return after
         }
 
         /// The next text as a user types: mostly a key more, sometimes one less, a new start.
@@ -64,10 +94,7 @@ extension PostgreSQLServerTests {
             var random = SplitMix64(seed: seed)
             let table = try TodoTable(kind)
             try table.insertTasks(size.tasks, projects: 4)
-            let controller = table.controller(request: Self.request(table, "", batchSize: batchSize)).controller
-            let log = CallbackLog<Todo>()
-            controller.delegate = log
-            try controller.performFetch()
+            let (controller, log) = try Self.followed(table, Self.request(table, "", batchSize: batchSize))
             var text = ""
             var before = try RequestChangeTests.state(of: controller)
             for step in 0..<40 {
@@ -86,15 +113,10 @@ extension PostgreSQLServerTests {
                     before = after
                 }
                 let next = Self.typed(after: text, &random)
-                log.reset()
-                try controller.setFetchRequest(Self.request(table, next, batchSize: batchSize))
-                let after = try Self.expected(table, next)
-                _ = try checkStep(
-                    log, old: before, new: after, controllerState: try RequestChangeTests.state(of: controller),
-                    rolledBack: false, batched: batchSize > 0,
+                before = try Self.filter(
+                    controller, log, table, from: before, to: next, batchSize: batchSize,
                     context: "seed \(seed), step \(step), “\(text)” → “\(next)”")
-                #expect(log.errors.isEmpty)
-                (before, text) = (after, next)
+                text = next
             }
         }
 
@@ -104,19 +126,12 @@ extension PostgreSQLServerTests {
         func anotherTextIsAnsweredFromTheKeysTheFirstFilterNarrowed(_ kind: StoreKind) throws {
             let table = try TodoTable(kind)
             try table.insertTasks(2000, projects: 4)
-            let controller = table.controller(request: Self.request(table, "", batchSize: 7)).controller
-            let log = CallbackLog<Todo>()
-            controller.delegate = log
-            try controller.performFetch()
+            let (controller, log) = try Self.followed(table, Self.request(table, "", batchSize: 7))
             var (before, text) = (try RequestChangeTests.state(of: controller), "")
             for next in ["1", "12", "2", "23", "3", "k 1", "K 19", "9", "", "7", "77", "", "a"] {
-                log.reset()
-                try controller.setFetchRequest(Self.request(table, next, batchSize: 7))
-                let after = try Self.expected(table, next)
-                _ = try checkStep(
-                    log, old: before, new: after, controllerState: try RequestChangeTests.state(of: controller),
-                    rolledBack: false, batched: true, context: "“\(text)” → “\(next)”")
-                (before, text) = (after, next)
+                before = try Self.filter(
+                    controller, log, table, from: before, to: next, batchSize: 7, context: "“\(text)” → “\(next)”")
+                text = next
             }
         }
 
@@ -128,10 +143,7 @@ extension PostgreSQLServerTests {
         func aCommitNotLookedAtArrivesBeforeTheFilterChange(_ kind: StoreKind) throws {
             let table = try TodoTable(kind)
             try table.insertTasks(30, projects: 3)
-            let controller = table.controller(request: Self.request(table, "", batchSize: 7)).controller
-            let log = CallbackLog<Todo>()
-            controller.delegate = log
-            try controller.performFetch()
+            let (controller, log) = try Self.followed(table, Self.request(table, "", batchSize: 7))
             /// Sets the filter after `commit`, and checks the two change sets against the oracle.
             func change(to text: String, after commit: String, from current: String) throws {
                 let before = try Self.expected(table, current)
@@ -166,17 +178,10 @@ extension PostgreSQLServerTests {
                 .ascending("project", collation: .caseInsensitive), .ascending("rank"),
                 .ascending("title", collation: .caseInsensitive),
             ]
-            func request(_ text: String) -> TableFetchRequest {
-                var request = table.request(sortDescriptors: order, batchSize: 7)
-                request.textFilter = text.isEmpty ? nil : TextFilter(sortDescriptorAt: 2, containing: text)
-                return request
-            }
             let table = try TodoTable(kind)
+            func request(_ text: String) -> TableFetchRequest { Self.request(table, text, batchSize: 7, order: order) }
             try table.insertTasks(30, projects: 3)
-            let controller = table.controller(request: request("")).controller
-            let log = CallbackLog<Todo>()
-            controller.delegate = log
-            try controller.performFetch()
+            let (controller, log) = try Self.followed(table, request(""))
             try controller.setFetchRequest(request("task 1"))
             // Task 1 starts project p1, and is shown under the filter.
             try table.execute("UPDATE todo SET project = 'P1' WHERE id = 1")
@@ -186,6 +191,7 @@ extension PostgreSQLServerTests {
             #expect(names.contains("P1"))
             let shown = try controller.sections?.map(\.name)
             #expect(shown == names)
+            withExtendedLifetime(log) {}  // the delegate, held weakly, keeps the controller tracking
         }
 
         /// A text is matched up to a NUL character, as the stores' SQL sees it; on SQLite a value
@@ -203,15 +209,13 @@ extension PostgreSQLServerTests {
             }
             // What each text matches, and how many tasks: none hold "hidden" before a NUL.
             for (text, count) in [("hidden", 0), ("task 1\0zzz", 4), ("1\0", 4)] {
-                let inMemory = table.controller(request: Self.request(table, "", batchSize: 7)).controller
-                let log = CallbackLog<Todo>()
-                inMemory.delegate = log
-                try inMemory.performFetch()
+                let (inMemory, log) = try Self.followed(table, Self.request(table, "", batchSize: 7))
                 try inMemory.setFetchRequest(Self.request(table, text, batchSize: 7))
                 let byTheStore = table.controller(request: Self.request(table, text, batchSize: 7)).controller
                 try byTheStore.performFetch()
                 #expect(try ids(inMemory) == ids(byTheStore), "\(text.debugDescription)")
                 #expect(try ids(byTheStore).count == count, "\(text.debugDescription)")
+                withExtendedLifetime(log) {}  // the delegate, held weakly, keeps it tracking
             }
         }
 

@@ -31,7 +31,7 @@ extension ControllerCore {
                 try validateRequest()
                 guard state != nil else { return }
                 feedDisturbed = true
-                if answersInMemory(request, previous: previous),
+                if let answer = inMemoryAnswer(to: request, previous: previous),
                     try accessingStore({ try store.read(consistent: false) { try follow($0) } }) != .mustRefetch
                 {
                     // The results are now exact at the position held. The same rows of the same
@@ -39,7 +39,7 @@ extension ControllerCore {
                     // looked at next, under the new request.
                     try store.prepare(request, sectionNameKeyPath: sectionNameKeyPath)
                     try accessingStore {
-                        try store.read(consistent: true) { try answerInMemory(request, previous: previous, $0) }
+                        try store.read(consistent: true) { try self.answer(request, answer, previous: previous, $0) }
                     }
                     noteConnectionState(error: nil)
                     return

@@ -30,33 +30,47 @@ extension ControllerCore {
         return before.matcher(wide.sortDescriptors).isNarrowed(by: filter.matcher(narrow.sortDescriptors))
     }
 
-    /// Whether the results held can answer `request` in memory: they are exact, every row is
-    /// loaded, the store goes on following the same rows, and `request` narrows the request
-    /// held or, with a batch size (rows not held are read when asked for), the results a text
-    /// filter narrowed.
-    func answersInMemory(_ request: TableFetchRequest, previous: TableFetchRequest) -> Bool {
-        guard isTracking, let state, loadBoundary == nil, !needsRefetch, !state.shape.isWindowed else { return false }
-        if request.textFilter != nil, Self.narrows(previous, to: request) { return true }
-        guard let filterBase, request.fetchBatchSize > 0 else { return false }
-        return Self.narrows(filterBase.request, to: request)
+    /// How the results held can answer `request` in memory, if they can: they are exact, every
+    /// row is loaded, the store goes on following the same rows, and `request` narrows the
+    /// request held or, with a batch size (rows not held are read when asked for), the results a
+    /// text filter narrowed.
+    func inMemoryAnswer(to request: TableFetchRequest, previous: TableFetchRequest) -> InMemoryAnswer? {
+        guard isTracking, let state, loadBoundary == nil, !needsRefetch, !state.shape.isWindowed else { return nil }
+        if let filter = request.textFilter, Self.narrows(previous, to: request) { return .narrowing(filter) }
+        guard let filterBase, request.fetchBatchSize > 0, Self.narrows(filterBase.request, to: request) else {
+            return nil
+        }
+        return .refiltering
     }
 
-    /// Changes the results held to those of `request`, which ``answersInMemory(_:previous:)``
-    /// accepted, and enqueues the change set: narrowed from the results held, or from the
-    /// results the first filter narrowed, with the rows changes touched since read again. The
-    /// position stays: changes committed since are looked at next, under the new request.
-    func answerInMemory(_ request: TableFetchRequest, previous: TableFetchRequest, _ snapshot: Store.Snapshot) throws {
+    /// How a request is answered in memory.
+    enum InMemoryAnswer {
+        /// The results held, narrowed by the request's filter.
+        case narrowing(TextFilter)
+        /// The results the first filter narrowed, filtered again.
+        case refiltering
+    }
+
+    /// Changes the results held to those of `request` as `answer` says, and enqueues the change
+    /// set: narrowed from the results held, or from the results the first filter narrowed, with
+    /// the rows changes touched since read again. The position stays: changes committed since
+    /// are looked at next, under the new request.
+    func answer(
+        _ request: TableFetchRequest, _ answer: InMemoryAnswer, previous: TableFetchRequest,
+        _ snapshot: Store.Snapshot
+    ) throws {
         guard let old = state, let position else { return }
-        if let filter = request.textFilter, Self.narrows(previous, to: request) {
+        switch answer {
+        case let .narrowing(filter):
             let base = filterBase ?? TextFilterBase(request: previous, keys: old.keys, sectionNames: old.sectionNames)
             try narrow(old, by: filter, position: position, snapshot)
             filterBase = base
-            return
+        case .refiltering:
+            guard let base = filterBase else { return }
+            try refilter(old, from: base, to: request, previous: previous, position: position, snapshot)
+            // Back to the results the first filter narrowed: nothing is left to widen.
+            filterBase = request.textFilter == nil ? nil : base
         }
-        guard let base = filterBase else { return }
-        try refilter(old, from: base, to: request, previous: previous, position: position, snapshot)
-        // Back to the results the first filter narrowed: nothing is left to widen.
-        filterBase = request.textFilter == nil ? nil : base
     }
 
     /// Keeps the rows held whose sort keys match `filter`.

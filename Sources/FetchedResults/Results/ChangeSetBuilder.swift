@@ -78,7 +78,7 @@ package struct ChangeSetBuilder {
     package func build(flatDifference: Bool) -> Result {
         var result = Result()
         let sections = sameLayout ? .identity : SectionCorrespondence(old: oldLayout, new: newLayout)
-        result.sectionChanges = sectionChanges(sections)
+        result.sectionChanges = Self.sectionChanges(from: oldLayout, to: newLayout, sections, sameLayout: sameLayout)
 
         let sectionedMoves = movedRows(sections: sections)
         // Each change with the path it is ordered by: deletes by old path, last first; inserts and
@@ -131,7 +131,9 @@ package struct ChangeSetBuilder {
     }
 
     /// The sections deleted and inserted, and the kept ones whose name is spelt otherwise.
-    private func sectionChanges(_ sections: SectionCorrespondence) -> [SectionChange] {
+    private static func sectionChanges(
+        from oldLayout: ResultsLayout, to newLayout: ResultsLayout, _ sections: SectionCorrespondence, sameLayout: Bool
+    ) -> [SectionChange] {
         var changes: [SectionChange] = []
         for (index, section) in oldLayout.sections.enumerated() where sections.newIndex(ofOld: index) == nil {
             changes.append(SectionChange(type: .delete, index: index, name: section.name))
@@ -162,9 +164,7 @@ package struct ChangeSetBuilder {
     ) -> Result {
         var result = Result()
         let sections = SectionCorrespondence(old: oldLayout, new: newLayout)
-        result.sectionChanges = ChangeSetBuilder(
-            oldLayout: oldLayout, newLayout: newLayout, sameLayout: false, placements: []
-        ).sectionChanges(sections)
+        result.sectionChanges = sectionChanges(from: oldLayout, to: newLayout, sections, sameLayout: false)
         result.objectChanges.reserveCapacity(hidden.count + shown.count)
         // Deletes last first, then inserts first first; none inside a deleted or inserted section.
         for (rowID, position) in hidden.reversed() {

@@ -112,7 +112,7 @@ extension PostgreSQLServerTests {
             let table = try ItemTable(store)
             try table.fill(rows, random: &random)
             let request = table.request(batchSize: 5)
-            let cacheDirectory = URL(fileURLWithPath: NSTemporaryDirectory() + "progressive-cache-" + UUID().uuidString)
+            let cacheDirectory = URL(fileURLWithPath: temporaryPath("progressive-cache-"))
             defer { try? FileManager.default.removeItem(at: cacheDirectory) }
             func makeController() -> (
                 FetchedResultsController<StandingsItem>, CallbackLogWithoutDifference<StandingsItem>

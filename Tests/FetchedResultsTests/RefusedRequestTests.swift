@@ -2,6 +2,7 @@ import ControllerOracles
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 /// A request the controller refuses leaves it following the store as before: a commit it had
@@ -16,7 +17,7 @@ import Testing
     /// Only this writer's commits are followed here: what its observer notes is all the
     /// controller will ever learn of them.
     @Test func aCommitNotedBeforeARefusedRequestIsNotLost() throws {
-        let path = NSTemporaryDirectory() + "fetched-results-" + UUID().uuidString + ".sqlite"
+        let path = temporaryPath("fetched-results-", suffix: ".sqlite")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let pool = try DatabasePool(path: path)
         try pool.write { db in

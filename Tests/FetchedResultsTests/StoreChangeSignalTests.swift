@@ -64,14 +64,14 @@ import Testing
     }
 
     @Test func aStoreWithoutAWALFileHasNoSignal() throws {
-        let path = NSTemporaryDirectory() + "no-such-store-" + UUID().uuidString + ".sqlite"
+        let path = temporaryPath("no-such-store-", suffix: ".sqlite")
         #expect(StoreChangeSignal(databasePath: path) == nil)
     }
 
     /// A signal that cannot watch closes its descriptor once: a second close would close
     /// whatever another thread opened under that number meanwhile.
     @Test func aSignalThatCannotWatchLeavesOtherThreadsDescriptorsAlone() throws {
-        let path = NSTemporaryDirectory() + "no-such-store-" + UUID().uuidString + ".sqlite"
+        let path = temporaryPath("no-such-store-", suffix: ".sqlite")
         let stop = Atomic<Bool>(false)
         let closedUnderIt = Atomic<Int>(0)
         let other = Thread {

@@ -2,6 +2,7 @@ import ControllerOracles
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 /// Table names are matched without regard to case, also beyond ASCII: SQLite reports a table as
@@ -19,7 +20,7 @@ import Testing
     private static func controller(
         on table: String, history: Bool
     ) throws -> (FetchedResultsController<Entry>, CallbackLog<Entry>, DatabasePool, String) {
-        let path = NSTemporaryDirectory() + "fetched-results-" + UUID().uuidString + ".sqlite"
+        let path = temporaryPath("fetched-results-", suffix: ".sqlite")
         let pool = try DatabasePool(path: path)
         let quoted = table.quotedDatabaseIdentifier
         try pool.write { db in

@@ -1,6 +1,7 @@
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 /// A controller is not `Sendable`. Code in Swift 5 language mode can share one between threads
@@ -9,7 +10,7 @@ import Testing
 @Suite struct ThreadOwnershipTests {
     @Test func aSecondThreadInsideTheControllerIsRefusedByName() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let path = NSTemporaryDirectory() + "thread-ownership-" + UUID().uuidString + ".sqlite"
+            let path = temporaryPath("thread-ownership-", suffix: ".sqlite")
             let pool = try DatabasePool(path: path)
             try pool.write { db in
                 try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")

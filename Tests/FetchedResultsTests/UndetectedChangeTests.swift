@@ -23,7 +23,7 @@ import Testing
             schema: String, table: String, rows: [String], sortKey: String, sectioned: Bool = false,
             collation: ColumnSortDescriptor.Collation = .binary, batchSize: Int = 0, history: Bool = false
         ) throws {
-            path = NSTemporaryDirectory() + "fetched-results-undetected-" + UUID().uuidString + ".sqlite"
+            path = temporaryPath("fetched-results-undetected-", suffix: ".sqlite")
             pool = try DatabasePool(path: path)
             try pool.write { db in
                 try db.execute(sql: schema)

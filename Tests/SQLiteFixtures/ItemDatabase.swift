@@ -1,6 +1,7 @@
 import FetchedResultsSQLite
 import Foundation
 import GRDB
+import TestSupport
 
 /// The test table: sections (`grp`), sort keys, a predicate column, and a unique column.
 public let itemTableSQL = """
@@ -14,7 +15,7 @@ public func makeItemDatabase(
 ) throws -> (
     DatabasePool, String
 ) {
-    let path = NSTemporaryDirectory() + "fetched-results-" + UUID().uuidString + ".sqlite"
+    let path = temporaryPath("fetched-results-", suffix: ".sqlite")
     let pool = try DatabasePool(path: path, configuration: configuration)
     try pool.write { db in
         try db.execute(sql: itemTableSQL)

@@ -27,7 +27,7 @@ public struct Content: FetchableRecord, Equatable, Sendable {
 
 /// A store with buckets and content, and change history on both tables.
 public func makeBucketDatabase(foreignKey: Bool = false) throws -> (DatabasePool, String) {
-    let path = NSTemporaryDirectory() + "fetched-results-" + UUID().uuidString + ".sqlite"
+    let path = temporaryPath("fetched-results-", suffix: ".sqlite")
     let pool = try DatabasePool(path: path)
     try pool.write { db in
         try db.execute(

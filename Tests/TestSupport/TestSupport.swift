@@ -26,12 +26,33 @@ public final class Shared<Value>: Sendable {
     }
 }
 
-/// A fresh folder under the system temporary directory, removed when the value goes away.
+/// The folder this test process's temporary files go in. Tests let go of their files, but not
+/// always of everything in them (a controller released after its test's folder saves its cache
+/// again), and the test runner ends the process without running `atexit` handlers: so each
+/// process's folder is named after its process id, and the first test of a later process
+/// removes the folders of processes that have ended.
+public let testProcessFolder: String = {
+    let prefix = "worldcup-tests-", temporary = NSTemporaryDirectory()
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where name.hasPrefix(prefix) {
+        guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }) else { continue }
+        if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(atPath: temporary + name) }
+    }
+    let folder = temporary + prefix + "\(getpid())-" + UUID().uuidString
+    try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    return folder
+}()
+
+/// A new path in ``testProcessFolder``: `prefix`, a unique part, then `suffix`.
+public func temporaryPath(_ prefix: String, suffix: String = "") -> String {
+    testProcessFolder + "/" + prefix + UUID().uuidString + suffix
+}
+
+/// A fresh folder in ``testProcessFolder``, removed when the value goes away.
 public final class TemporaryDirectory: Sendable {
     public let path: String
 
     public init() {
-        path = NSTemporaryDirectory() + "worldcup-tests-" + UUID().uuidString
+        path = temporaryPath("folder-")
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 

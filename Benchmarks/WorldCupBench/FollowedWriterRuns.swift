@@ -149,11 +149,11 @@ struct FollowedWriterRuns {
                         postmaster: postmaster, placement: placement, tag: "\(writers)-\(round)-\(mode)")
                     stopProbe.set()
                     if mode == .unfollowed || mode == .single {
-                        // The followers catch up before the next run, with nobody writing.
-                        let resumed = Clock.now()
+                        // The followers catch up before the next run, with nobody writing: a
+                        // win committed after pgbench's, which each must have seen.
                         following.paused.set(false)
                         following.allButFirstPaused.set(false)
-                        try following.waitUntilEachFoundNothing(since: resumed)
+                        try following.waitUntilEachSaw(Self.markerWin(on: probe, owner))
                     }
                     if followed {
                         while !probing.isFinished { usleep(10_000) }
@@ -251,6 +251,16 @@ struct FollowedWriterRuns {
         }
     }
 
+    /// Commits a +1 win on the probe team, announced, and returns its wins.
+    private static func markerWin(on team: Int64, _ owner: PostgreSQLConnection) throws -> Int64 {
+        guard
+            let wins = try owner.execute("UPDATE team SET wins = wins + 1 WHERE id = $1 RETURNING wins", [team])
+                .scalar.flatMap(Int64.init)
+        else { throw BenchError("the probe team is gone") }
+        try PostgreSQLChangeFeed.announce(in: owner)
+        return wins
+    }
+
     /// Puts the table's triggers in `mode`.
     static func set(_ mode: Mode, _ owner: PostgreSQLConnection) throws {
         switch mode {
@@ -312,19 +322,24 @@ final class Following: @unchecked Sendable {
 
     private final class Delegate: FetchedResultsControllerDelegate {
         let probe: Int64
+        let index: Int
         let latencies: Latencies?
-        init(probe: Int64, latencies: Latencies?) {
+        let probeWins: ProbeWins
+        init(probe: Int64, index: Int, latencies: Latencies?, probeWins: ProbeWins) {
             self.probe = probe
+            self.index = index
             self.latencies = latencies
+            self.probeWins = probeWins
         }
         private var probePath: IndexPath?
         func controller(_ controller: FetchedResultsController<Team>, didChange object: ObjectChange) {
-            if latencies != nil, object.rowID == probe { probePath = object.newIndexPath }
+            if object.rowID == probe { probePath = object.newIndexPath }
         }
         func controllerDidChangeContent(_ controller: FetchedResultsController<Team>) {
-            guard let latencies, let path = probePath, let team = try? controller.object(at: path) else { return }
+            guard let path = probePath, let team = try? controller.object(at: path) else { return }
             probePath = nil
-            latencies.seen(wins: Int64(team.wins), at: Clock.now())
+            latencies?.seen(wins: Int64(team.wins), at: Clock.now())
+            probeWins.saw(Int64(team.wins), by: index)
         }
         func controller(_ controller: FetchedResultsController<Team>, didFailWith error: any Error) {
             FileHandle.standardError.write(Data("a follower failed: \(error)\n".utf8))
@@ -333,8 +348,8 @@ final class Following: @unchecked Sendable {
 
     let latencies = Latencies()
     let looks = Counter()
-    /// When each follower's last look found nothing new.
-    private let quiet: QuietLooks
+    /// The probe team's wins as each follower last showed them.
+    private let probeWins: ProbeWins
     /// While on, the followers do not look (the feed's cost to writers alone).
     let paused = Flag()
     /// While on, only the first follower looks (a screen on a machine of its own).
@@ -344,15 +359,16 @@ final class Following: @unchecked Sendable {
 
     init(uri: String, count: Int, probe: Int64) throws {
         let ready = Counter(), failed = Flag()
-        quiet = QuietLooks(count: count)
-        let latencies = latencies, looks = looks, stopping = stopping, paused = paused, quiet = quiet,
+        probeWins = ProbeWins(count: count)
+        let latencies = latencies, looks = looks, stopping = stopping, paused = paused, probeWins = probeWins,
             allButFirstPaused = allButFirstPaused
         for index in 0..<count {
             let thread = Thread {
                 do {
                     let store = try PostgreSQLTeamStore.open(conninfo: uri)
                     let controller = store.standingsController(cacheDirectory: nil)
-                    let delegate = Delegate(probe: probe, latencies: index == 0 ? latencies : nil)
+                    let delegate = Delegate(
+                        probe: probe, index: index, latencies: index == 0 ? latencies : nil, probeWins: probeWins)
                     controller.delegate = delegate
                     try controller.performFetch()
                     ready.add()
@@ -364,7 +380,7 @@ final class Following: @unchecked Sendable {
                         let woke = controller.wait(until: .now + .milliseconds(200))
                         if woke.storeMayHaveChanged {
                             looks.add()
-                            if try !controller.processPendingChanges() { quiet.found(nothingBy: index) }
+                            try controller.processPendingChanges()
                         }
                     }
                     controller.stopTracking()
@@ -381,22 +397,24 @@ final class Following: @unchecked Sendable {
         if failed.value { throw BenchError("a follower could not start") }
     }
 
-    /// Waits until every follower has looked and found nothing new after `instant`: all caught up.
-    func waitUntilEachFoundNothing(since instant: UInt64) throws {
+    /// Waits until every follower shows the probe team with `wins` or more: each has applied
+    /// every commit up to the one that left them. (A look that returns nothing proves nothing:
+    /// one sent ahead returns before its rows arrive.)
+    func waitUntilEachSaw(_ wins: Int64) throws {
         let deadline = Clock.now() + 120_000_000_000
-        while !quiet.allAfter(instant) {
+        while !probeWins.allReached(wins) {
             guard Clock.now() < deadline else { throw BenchError("the followers did not catch up in 120 s") }
             usleep(10_000)
         }
     }
 
-    /// When each follower last found nothing new.
-    private final class QuietLooks: @unchecked Sendable {
+    /// The probe team's wins as each follower last showed them.
+    final class ProbeWins: @unchecked Sendable {
         private let lock = NSLock()
-        private var times: [UInt64]
-        init(count: Int) { times = Array(repeating: 0, count: count) }
-        func found(nothingBy index: Int) { lock.withLock { times[index] = Clock.now() } }
-        func allAfter(_ instant: UInt64) -> Bool { lock.withLock { times.allSatisfy { $0 > instant } } }
+        private var wins: [Int64]
+        init(count: Int) { wins = Array(repeating: 0, count: count) }
+        func saw(_ value: Int64, by index: Int) { lock.withLock { wins[index] = max(wins[index], value) } }
+        func allReached(_ value: Int64) -> Bool { lock.withLock { wins.allSatisfy { $0 >= value } } }
     }
 
     func stop() {

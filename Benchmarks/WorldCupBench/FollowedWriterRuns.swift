@@ -13,6 +13,10 @@ import WorldCupStores
 /// - *no triggers*: the table as if nobody followed it;
 /// - *change feed, nobody following*: the feed's triggers alone, the followers paused (what
 ///   writers pay when the followers run on other machines);
+/// - *logical decoding, no triggers*: no triggers, and PostgreSQL's logical decoding streaming
+///   the table's changes (`pgoutput`, a slot made for the run) to `pg_recvlogical` on the
+///   followers' core, the followers paused: the least that a feed read from the server's own
+///   change stream costs its writers, before anything made of the stream;
 /// - *change feed, one follower*: the feed as shipped, one of the followers following (a screen
 ///   on a machine of its own: the others paused);
 /// - *change feed*: the feed as shipped (history rows, no `NOTIFY`), every follower following;
@@ -31,6 +35,7 @@ struct FollowedWriterRuns {
     enum Mode: String, CaseIterable {
         case bare = "no triggers"
         case unfollowed = "change feed, nobody following"
+        case decoding = "logical decoding, no triggers"
         case single = "change feed, one follower"
         case feed = "change feed"
         case notify = "old NOTIFY triggers"
@@ -82,13 +87,15 @@ struct FollowedWriterRuns {
     var separateCores = true
 
     func run() throws -> Result {
-        let cluster = try TemporaryCluster(maxConnections: 100, durable: true)
+        // `wal_level` logical for every mode alike, so that the decoding mode can run.
+        let cluster = try TemporaryCluster(maxConnections: 100, durable: true, settings: ["wal_level": "logical"])
         defer { cluster.stop() }
         let name = "writers"
         try PostgreSQLConnection(cluster.connectionString).execute("CREATE DATABASE \(name)")
         let uri = "postgresql://postgres@/\(name)?host=\(cluster.socketFolder)&port=\(cluster.port)"
         try ScoreboardDatabase.load(teams: teams, into: uri, worldcup: worldcup)
         let owner = try PostgreSQLConnection(uri)
+        try owner.execute("CREATE PUBLICATION \(Self.decodingName) FOR TABLE team")
         let probe = try owner.execute(
             "INSERT INTO team (team_name, qualifying_zone, wins) VALUES ('Probe', 'Zone 00', 0) RETURNING id"
         ).scalar.flatMap(Int64.init)
@@ -137,16 +144,18 @@ struct FollowedWriterRuns {
                     // A win on the probe team is timed while someone follows.
                     let followed = mode == .feed || mode == .single
                     try Self.set(mode, owner)
-                    following.paused.set(mode == .unfollowed)
+                    following.paused.set(mode == .unfollowed || mode == .decoding)
                     following.allButFirstPaused.set(mode == .single)
                     try owner.execute("CHECKPOINT")
                     following.latencies.take()
                     let stopProbe = Flag()
                     let probing = Thread { Self.probe(probe, uri: uri, following: following, until: stopProbe) }
                     if followed { probing.start() }
+                    let decoder = mode == .decoding ? try startDecoding(cluster, database: name, owner) : nil
                     let sample = try pgbench(
                         writers: writers, mode: mode, script: script, cluster: cluster, database: name,
                         postmaster: postmaster, placement: placement, tag: "\(writers)-\(round)-\(mode)")
+                    if let decoder { try stopDecoding(decoder, owner) }
                     stopProbe.set()
                     if mode == .unfollowed || mode == .single {
                         // The followers catch up before the next run, with nobody writing: a
@@ -235,6 +244,49 @@ struct FollowedWriterRuns {
             serverCPUPerTransaction: serverCPU / transactions, followersCPUPerTransaction: followersCPU / transactions)
     }
 
+    static let decodingName = "worldcup_bench"
+
+    /// Makes a logical replication slot and starts `pg_recvlogical` streaming it (the table's
+    /// publication, through `pgoutput`) to nowhere; it runs where this thread runs (the
+    /// followers' core), its walsender on the server's. A slot of its own for each run: one
+    /// kept between runs would make the next decode every other mode's writes first.
+    private func startDecoding(
+        _ cluster: TemporaryCluster, database: String, _ owner: PostgreSQLConnection
+    ) throws
+        -> pid_t
+    {
+        let name = Self.decodingName
+        try owner.execute("SELECT pg_create_logical_replication_slot('\(name)', 'pgoutput')")
+        let pid = try TemporaryCluster.spawn(
+            [
+                try TemporaryCluster.program("pg_recvlogical"), "-h", cluster.socketFolder, "-p", "\(cluster.port)",
+                "-U", "postgres", "-d", database, "-S", name, "--start", "-o", "proto_version=1", "-o",
+                "publication_names=\(name)", "--no-loop", "-f", "/dev/null",
+            ], output: folder + "/pg_recvlogical.out")
+        // Streaming once the slot is active.
+        let deadline = Clock.now() + 10_000_000_000
+        while try owner.execute("SELECT active FROM pg_replication_slots WHERE slot_name = '\(name)'").scalar != "t" {
+            guard Clock.now() < deadline else { throw BenchError("pg_recvlogical did not start streaming") }
+            usleep(10_000)
+        }
+        return pid
+    }
+
+    private func stopDecoding(_ pid: pid_t, _ owner: PostgreSQLConnection) throws {
+        kill(pid, SIGINT)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        // The walsender lets the slot go as it exits.
+        let deadline = Clock.now() + 10_000_000_000
+        while try owner.execute("SELECT active FROM pg_replication_slots WHERE slot_name = '\(Self.decodingName)'")
+            .scalar == "t"
+        {
+            guard Clock.now() < deadline else { throw BenchError("the decoding slot stayed active") }
+            usleep(10_000)
+        }
+        try owner.execute("SELECT pg_drop_replication_slot('\(Self.decodingName)')")
+    }
+
     /// Commits a +1 win on the probe team every 20 ms until `stop`, noting when each commit
     /// returned, by the wins it left.
     private static func probe(_ team: Int64, uri: String, following: Following, until stop: Flag) {
@@ -264,7 +316,7 @@ struct FollowedWriterRuns {
     /// Puts the table's triggers in `mode`.
     static func set(_ mode: Mode, _ owner: PostgreSQLConnection) throws {
         switch mode {
-        case .bare:
+        case .bare, .decoding:
             for trigger in ["rows", "truncate", "notify"] {
                 try owner.execute("DROP TRIGGER IF EXISTS fetched_results_team_\(trigger) ON team")
             }

@@ -7,13 +7,18 @@ extension Report {
             ## Writers of a followed table: pgbench, fsync on
 
             A throw-away PostgreSQL server on this machine with PostgreSQL's defaults (`fsync` on,
-            `synchronous_commit` on; Unix socket; `max_connections` 100), a store of \(Self.count(run.teams)) teams
+            `synchronous_commit` on; Unix socket; `max_connections` 100) but `wal_level` logical (for
+            every mode, so that the decoding mode can run), a store of \(Self.count(run.teams)) teams
             that the release binary made. pgbench (PostgreSQL's own, `-M prepared`, two threads), each
             transaction `UPDATE team SET wins = wins + 1 WHERE id = random`, for \(run.seconds) s per run;
-            \(run.rounds) rounds, each running the five modes in turn, so that the machine's drift falls
+            \(run.rounds) rounds, each running the \(FollowedWriterRuns.Mode.allCases.count) modes in turn, so that the machine's drift falls
             on all alike. *No triggers*: the table as if nobody followed it. *Change feed, nobody
             following*: the feed's triggers alone, the followers paused — what writers pay when the
-            screens run on other machines. *Change feed, one follower*: the feed as shipped, one
+            screens run on other machines. *Logical decoding, no triggers*: instead of triggers,
+            PostgreSQL's logical decoding streams the table's changes (`pgoutput`, through a slot
+            made for the run) to `pg_recvlogical`, which throws them away, on the followers' core;
+            the followers paused — the least any feed read from the server's change stream would
+            cost writers, before a follower used it. *Change feed, one follower*: the feed as shipped, one
             follower following, the others paused (a screen on a machine of its own). *Change feed*:
             the feed as shipped (a history row per changed row; no `NOTIFY`), every follower
             following. *Old NOTIFY triggers*: the
@@ -38,7 +43,7 @@ extension Report {
                 guard !samples.isEmpty else { continue }
                 let tps = samples.map(\.transactionsPerSecond)
                 let latency = Percentiles(samples.flatMap(\.latencies))
-                let shown = mode == .bare || mode == .notify ? mode.rawValue : "**\(mode.rawValue)**"
+                let shown = [.bare, .decoding, .notify].contains(mode) ? mode.rawValue : "**\(mode.rawValue)**"
                 let cpu =
                     String(format: "%.3f", middle(samples.map(\.serverCPUPerTransaction))) + " / "
                     + String(format: "%.3f", middle(samples.map(\.followersCPUPerTransaction)))

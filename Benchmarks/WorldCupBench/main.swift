@@ -229,7 +229,7 @@ if stores.contains("fanout") {
     fanOutCluster.stop()
 }
 
-// pgbench writers of a table screens follow, fsync on, four modes interleaved (issue 46).
+// pgbench writers of a table screens follow, fsync on, the modes interleaved (issue 46).
 if stores.contains("writers") {
     print("== writers of a followed table (pgbench)")
     var runs = FollowedWriterRuns(worldcup: worldcup, folder: folder)

@@ -37,12 +37,15 @@ public final class TemporaryCluster: @unchecked Sendable {
     ///   - durable: `fsync` on, as PostgreSQL's defaults have it, for a benchmark of writers (a
     ///     commit then waits for its WAL flush); off by default, since a test's data is thrown
     ///     away.
+    ///   - settings: more server settings, by name (`wal_level`: `logical`).
     public init(
         namespace: String? = nil, listenAddress: String? = nil, tls: (certificate: String, key: String)? = nil,
-        maxConnections: Int = 50, durable: Bool = false, port: Int = 5432, standbyOf primary: TemporaryCluster? = nil
+        maxConnections: Int = 50, durable: Bool = false, settings: [String: String] = [:], port: Int = 5432,
+        standbyOf primary: TemporaryCluster? = nil
     ) throws {
         self.maxConnections = maxConnections
         self.durable = durable
+        self.settings = settings
         self.port = port
         self.namespace = namespace
         self.listenAddress = listenAddress
@@ -107,6 +110,7 @@ public final class TemporaryCluster: @unchecked Sendable {
 
     private let maxConnections: Int
     private let durable: Bool
+    private let settings: [String: String]
 
     /// A Unix socket in the cluster's folder only; no durability unless asked for (a test's data
     /// is thrown away).
@@ -114,6 +118,7 @@ public final class TemporaryCluster: @unchecked Sendable {
         "-k \(socketFolder) -p \(port) -c listen_addresses='\(listenAddress ?? "")'"
             + (durable ? "" : " -c fsync=off") + " -c max_connections=\(maxConnections)"
             + (tls.map { " -c ssl=on -c ssl_cert_file=\($0.certificate) -c ssl_key_file=\($0.key)" } ?? "")
+            + settings.sorted { $0.key < $1.key }.map { " -c \($0.key)=\($0.value)" }.joined()
     }
 
     /// Restarts the server (`pg_ctl restart -m fast`): connections are cut, data kept.

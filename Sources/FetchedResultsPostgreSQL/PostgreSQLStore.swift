@@ -29,9 +29,10 @@ import struct Foundation.URL
 /// history it had not read was pruned.
 ///
 /// **What wakes a loop.** ``nextLookDeadline``: while tracking, the store looks on a
-/// ``LookPace``, quickly after a look that found changes (every millisecond by default, so a
-/// busy table is followed within about a millisecond) and, while nothing changes, less and less
-/// often (doubling up to every 100 ms by default: what an idle follower costs the server).
+/// ``LookPace``: quickly after a look that found changes (1 ms by default, so the first change
+/// after a quiet spell is seen within about a millisecond), up to a frame apart while changes
+/// keep coming (16 ms by default: a look then reads many), and, while nothing changes, less and
+/// less often (doubling up to every 100 ms by default: what an idle follower costs the server).
 /// ``wakeDescriptor`` is the connection's socket, readable when the connection breaks; a
 /// connection cut without a word is found by TCP keepalives, which the ``connectionDefaults``
 /// may set.
@@ -393,27 +394,39 @@ public final class PostgreSQLStore: ResultsStore {
 }
 
 /// How often a PostgreSQL store looks at the change feed while it follows: `quickest` after a
-/// look that found changes, then, while looks find nothing, twice as long after each, up to
-/// `slowest`.
+/// look that found changes when the look before it found none; while looks keep finding
+/// changes, twice as long after each, up to `whileBusy`; while looks find nothing, twice as
+/// long after each, up to `slowest`.
 ///
-/// A look that finds nothing is one query on the history's index by transaction. The defaults
-/// weigh the two costs: a busy table is followed within about a millisecond, while idle
-/// followers (`serve` and its scoreboards) ask the server little (`make bench`, "Writers of a
-/// followed table", shows both).
+/// A look that finds nothing is one query on the history's index by transaction; one that finds
+/// changes reads them and the rows they touched in one statement, whose cost is mostly the
+/// statement's own while a look finds a few changes. The defaults weigh the costs: the first
+/// change after a quiet spell is seen within about a millisecond; a table written without a
+/// pause is read a frame's worth of changes at a time, so that eleven followers do not take
+/// the server's CPU from its writers; idle followers (`serve` and its scoreboards) ask the
+/// server little (`make bench`, "Writers of a followed table", shows all three). A commit its
+/// writer announces (``PostgreSQLChangeFeed/announce(in:)``) is looked for at once, whatever
+/// the pace.
 public struct LookPace: Sendable, Equatable {
-    /// The wait after a look that found changes.
+    /// The wait after a look that found changes, the look before it having found none.
     public var quickest: Duration
+    /// The longest wait while every look finds changes.
+    public var whileBusy: Duration
     /// The longest wait, reached while nothing changes.
     public var slowest: Duration
 
-    /// A pace from `quickest` (after a change) doubling to `slowest` (idle).
-    public init(quickest: Duration, slowest: Duration) {
+    /// A pace from `quickest` (after a change) doubling to `whileBusy` while changes keep coming
+    /// (`quickest` when nil: every look as soon as the last) and to `slowest` while idle.
+    public init(quickest: Duration, whileBusy: Duration? = nil, slowest: Duration) {
         self.quickest = quickest
+        self.whileBusy = max(whileBusy ?? quickest, quickest)
         self.slowest = max(slowest, quickest)
     }
 
-    /// 1 ms after a change, doubling to 100 ms while idle.
-    public static let `default` = LookPace(quickest: .milliseconds(1), slowest: .milliseconds(100))
+    /// 1 ms after a change, doubling to 16 ms (a frame) while changes keep coming and to 100 ms
+    /// while idle.
+    public static let `default` = LookPace(
+        quickest: .milliseconds(1), whileBusy: .milliseconds(16), slowest: .milliseconds(100))
 }
 
 /// When a following store looks next (see ``LookPace``).
@@ -421,6 +434,10 @@ struct LookSchedule {
     var pace: LookPace
     private(set) var lastLook: ContinuousClock.Instant?
     private(set) var wait: Duration
+    /// The wait after the last look, when it found changes.
+    private var waitAfterChanges: Duration?
+    /// Whether the last look that began found changes.
+    private var lastFoundChanges = false
 
     init(pace: LookPace) {
         self.pace = pace
@@ -433,14 +450,20 @@ struct LookSchedule {
     /// A look begins at `instant`: unless it finds changes, the next one waits twice as long as
     /// this one did (a look that fails, too).
     mutating func began(at instant: ContinuousClock.Instant = .now) {
+        if !lastFoundChanges { waitAfterChanges = nil }
+        lastFoundChanges = false
         lastLook = instant
         wait = min(wait * 2, pace.slowest)
     }
 
-    /// The feed, read from `instant` on, named changes: the next look soon.
+    /// The feed, read from `instant` on, named changes: the next look soon, and a little later
+    /// each time while every look finds changes.
     mutating func found(at instant: ContinuousClock.Instant) {
+        let next = waitAfterChanges.map { min($0 * 2, pace.whileBusy) } ?? pace.quickest
+        waitAfterChanges = next
+        lastFoundChanges = true
         lastLook = instant
-        wait = pace.quickest
+        wait = next
     }
 }
 

@@ -32,6 +32,27 @@ extension PostgreSQLServerTests {
             #expect(LookPace(quickest: .milliseconds(5), slowest: .milliseconds(1)).slowest == .milliseconds(5))
         }
 
+        /// While every look finds changes (a table written without a pause), the wait after each
+        /// doubles from the quickest up to `whileBusy`, so a look reads many changes at once;
+        /// one look that finds nothing, and the next change is looked for quickly again.
+        @Test func looksSlowDownToAFrameWhileChangesKeepComing() {
+            let pace = LookPace(quickest: .milliseconds(1), whileBusy: .milliseconds(16), slowest: .milliseconds(100))
+            var schedule = LookSchedule(pace: pace)
+            var instant = ContinuousClock.now
+            func look(findingChanges: Bool) -> Int {
+                instant = schedule.nextLook
+                schedule.began(at: instant)
+                if findingChanges { schedule.found(at: instant) }
+                return Int((schedule.nextLook - instant) / .milliseconds(1))
+            }
+            #expect((0..<7).map { _ in look(findingChanges: true) } == [1, 2, 4, 8, 16, 16, 16])
+            #expect(look(findingChanges: false) == 32, "idle: from the last wait on, doubling")
+            #expect(look(findingChanges: true) == 1, "the first change after a quiet look: quick again")
+            #expect(look(findingChanges: true) == 2)
+            #expect(LookPace.default.whileBusy == .milliseconds(16))
+            #expect(LookPace(quickest: .milliseconds(1), slowest: .milliseconds(100)).whileBusy == .milliseconds(1))
+        }
+
         /// A loop that waits on the controller alone (its descriptor and its look deadline)
         /// sees a commit that sent nothing to any connection.
         @Test func aLoopWaitingOnTheControllerSeesACommitThatSentNothing() throws {

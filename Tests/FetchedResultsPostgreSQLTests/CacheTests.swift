@@ -104,6 +104,27 @@ extension PostgreSQLServerTests {
             #expect(controller.loadedRowCount == fixture.batchSize)
         }
 
+        /// A text filter narrows what someone sees while they type: its results are not what the
+        /// next launch asks for. A cache saved while one is in force keeps the results without
+        /// it (the file's one name would otherwise hold rows the next launch cannot use), and
+        /// that launch takes it.
+        @Test(arguments: StoreKind.allCases)
+        func aCacheSavedWhileAFilterIsInForceKeepsTheResultsWithoutIt(_ store: StoreKind) throws {
+            let fixture = try Fixture(store)
+            #expect(try fixture.fetchAndCheck().0 == .store)
+            let controller = fixture.controller()
+            try controller.performFetch()
+            var filtered = fixture.request()
+            filtered.textFilter = TextFilter(sortDescriptorAt: 2, containing: "a")
+            try controller.setFetchRequest(filtered)
+            try fixture.table.store.execute("UPDATE item SET score = score + 1 WHERE id = 5")
+            try controller.processPendingChanges()
+            try controller.saveCache()
+
+            let later = try fixture.fetchAndCheck()
+            #expect(later.0 == .cache && later.orderedFetches ?? 0 == 0)
+        }
+
         /// While no controller runs: random transactions, then inserts, deletes, moves, and a
         /// section's first row renamed. The next launch takes the cache and what the feed logged
         /// since, as part of the fetch (no change callback), then follows changes from there.

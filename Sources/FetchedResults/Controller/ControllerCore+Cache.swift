@@ -16,8 +16,11 @@ extension ControllerCore {
     /// of it. Apps call this when idle and when they quit.
     func saveCache() throws {
         try exclusive("saveCache()") {
-            // A progressive fetch's rows up to its boundary are not the results a cache describes.
-            guard cacheIsStale, loadBoundary == nil, let url = cacheFile, let state, let position else { return }
+            // A progressive fetch's rows up to its boundary are not the results a cache describes,
+            // nor are a text filter's: the file keeps the results from before it.
+            guard cacheIsStale, loadBoundary == nil, fetchRequest.textFilter == nil, let url = cacheFile, let state,
+                let position
+            else { return }
             let validity: CacheValidity
             do {
                 validity = try store.read(consistent: false) { try cacheValidity($0) }

@@ -277,6 +277,10 @@ open class FetchedResultsController<Record> {
     /// committed since it was written are read from the store's change feed and applied on top
     /// of it. Apps call this when idle and when they quit.
     ///
+    /// While the request has a ``TableFetchRequest/textFilter``, nothing is written: a filter
+    /// someone is typing describes no results a later launch asks for, and the file keeps the
+    /// results from before it (brought up to date at the next launch like any other).
+    ///
     /// - Throws: ``FetchedResultsError/changeFeedMissing(table:installation:)`` when a fetched
     ///   table has no change feed, without which a cache could not be brought up to date; the
     ///   file system's error; the store's error when the connection is lost (the controller's

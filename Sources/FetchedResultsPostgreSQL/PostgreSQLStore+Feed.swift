@@ -21,7 +21,10 @@ extension PostgreSQLStore {
         let query = prepared, statement = lookStatement ?? makeLookStatement()
         let found = try lookRows(
             statement.sql, query.arguments + [position.snapshot, statement.tables], since: position, connection)
-        guard let result = found else { return .changed(touched: [], rows: [:], position: position) }
+        guard let result = found else {
+            looks.answerPending()
+            return .changed(touched: [], rows: [:], position: position)
+        }
         // History this controller had not read is gone, or a table was truncated.
         if result.rows.contains(where: { $0[1] == "t" || $0[2] == "t" }) {
             looks.found(at: start)

@@ -29,9 +29,8 @@ import struct Foundation.URL
 /// history it had not read was pruned.
 ///
 /// **What wakes a loop.** ``nextLookDeadline``: while tracking, the store looks on a
-/// ``LookPace``: quickly after a look that found changes (1 ms by default, so the first change
-/// after a quiet spell is seen within about a millisecond), up to a frame apart while changes
-/// keep coming (16 ms by default: a look then reads many), and, while nothing changes, less and
+/// ``LookPace``: quickly after a look that found changes (1 ms by default), up to a frame apart
+/// while changes keep coming (16 ms by default: a look then reads many), and, while nothing changes, less and
 /// less often (doubling up to every 100 ms by default: what an idle follower costs the server).
 /// ``wakeDescriptor`` is the connection's socket, readable when the connection breaks; a
 /// connection cut without a word is found by TCP keepalives, which the ``connectionDefaults``
@@ -396,21 +395,22 @@ public final class PostgreSQLStore: ResultsStore {
 /// How often a PostgreSQL store looks at the change feed while it follows: `quickest` after a
 /// look that found changes when the look before it found none; while looks keep finding
 /// changes, twice as long after each, up to `whileBusy`; while looks find nothing, twice as
-/// long after each, up to `slowest`.
+/// long after each, up to `slowest`. A look whose answer is still on its way when the loop
+/// goes on counts as neither.
 ///
 /// A look that finds nothing is one query on the history's index by transaction; one that finds
 /// changes reads them and the rows they touched in one statement, whose cost is mostly the
-/// statement's own while a look finds a few changes. The defaults weigh the costs: the first
-/// change after a quiet spell is seen within about a millisecond; a table written without a
-/// pause is read a frame's worth of changes at a time, so that eleven followers do not take
+/// statement's own while a look finds a few changes. The defaults weigh the costs: after a
+/// look that found a change, the next comes within about a millisecond; a table written without
+/// a pause is read a frame's worth of changes at a time, so that eleven followers do not take
 /// the server's CPU from its writers; idle followers (`serve` and its scoreboards) ask the
-/// server little (`make bench`, "Writers of a followed table", shows all three). A commit its
-/// writer announces (``PostgreSQLChangeFeed/announce(in:)``) is looked for at once, whatever
-/// the pace.
+/// server little, and see a commit nobody announced at their next look, up to `slowest` later
+/// (`make bench`, "Writers of a followed table", shows the costs). A commit its writer
+/// announces (``PostgreSQLChangeFeed/announce(in:)``) is looked for at once, whatever the pace.
 public struct LookPace: Sendable, Equatable {
     /// The wait after a look that found changes, the look before it having found none.
     public var quickest: Duration
-    /// The longest wait while every look finds changes.
+    /// The longest wait while every look finds changes (at most `slowest`).
     public var whileBusy: Duration
     /// The longest wait, reached while nothing changes.
     public var slowest: Duration
@@ -419,8 +419,8 @@ public struct LookPace: Sendable, Equatable {
     /// (`quickest` when nil: every look as soon as the last) and to `slowest` while idle.
     public init(quickest: Duration, whileBusy: Duration? = nil, slowest: Duration) {
         self.quickest = quickest
-        self.whileBusy = max(whileBusy ?? quickest, quickest)
         self.slowest = max(slowest, quickest)
+        self.whileBusy = min(max(whileBusy ?? quickest, quickest), self.slowest)
     }
 
     /// 1 ms after a change, doubling to 16 ms (a frame) while changes keep coming and to 100 ms
@@ -436,8 +436,8 @@ struct LookSchedule {
     private(set) var wait: Duration
     /// The wait after the last look, when it found changes.
     private var waitAfterChanges: Duration?
-    /// Whether the last look that began found changes.
-    private var lastFoundChanges = false
+    /// Whether the last look that began was answered and found nothing.
+    private var lastFoundNothing = false
 
     init(pace: LookPace) {
         self.pace = pace
@@ -450,8 +450,8 @@ struct LookSchedule {
     /// A look begins at `instant`: unless it finds changes, the next one waits twice as long as
     /// this one did (a look that fails, too).
     mutating func began(at instant: ContinuousClock.Instant = .now) {
-        if !lastFoundChanges { waitAfterChanges = nil }
-        lastFoundChanges = false
+        if lastFoundNothing { waitAfterChanges = nil }
+        lastFoundNothing = true
         lastLook = instant
         wait = min(wait * 2, pace.slowest)
     }
@@ -461,9 +461,17 @@ struct LookSchedule {
     mutating func found(at instant: ContinuousClock.Instant) {
         let next = waitAfterChanges.map { min($0 * 2, pace.whileBusy) } ?? pace.quickest
         waitAfterChanges = next
-        lastFoundChanges = true
+        lastFoundNothing = false
         lastLook = instant
         wait = next
+    }
+
+    /// The look that began last was sent, and its answer is still on its way (the socket wakes
+    /// the loop when it comes): it found neither changes nor nothing yet, so a stream of
+    /// changes keeps its pace. Without this, an answer late because the server is busy (when
+    /// the pace matters most) would bring the waits back to `quickest`.
+    mutating func answerPending() {
+        lastFoundNothing = false
     }
 }
 

@@ -49,6 +49,14 @@ extension PostgreSQLServerTests {
             #expect(look(findingChanges: false) == 32, "idle: from the last wait on, doubling")
             #expect(look(findingChanges: true) == 1, "the first change after a quiet look: quick again")
             #expect(look(findingChanges: true) == 2)
+            // A look sent and not yet answered (a busy server) keeps the stream's pace.
+            instant = schedule.nextLook
+            schedule.began(at: instant)
+            schedule.answerPending()
+            #expect(look(findingChanges: true) == 4, "not back to the quickest")
+            #expect(
+                LookPace(quickest: .milliseconds(1), whileBusy: .seconds(1), slowest: .milliseconds(100)).whileBusy
+                    == .milliseconds(100), "never longer than the slowest")
             #expect(LookPace.default.whileBusy == .milliseconds(16))
             #expect(LookPace(quickest: .milliseconds(1), slowest: .milliseconds(100)).whileBusy == .milliseconds(1))
         }

@@ -8,7 +8,7 @@ import WorldCupStores
 
 /// Writers of a table that screens follow, on PostgreSQL with its defaults (`fsync` on): pgbench
 /// (the server package's own), `UPDATE team SET wins = wins + 1 WHERE id = random` on a store of
-/// 100,000 teams that `worldcup` made, at 1, 8, 32 and 64 concurrent writers, in four modes
+/// 100,000 teams that `worldcup` made, at 1, 8, 32 and 64 concurrent writers, in six modes
 /// interleaved in one run (each round runs every mode once, in turn):
 /// - *no triggers*: the table as if nobody followed it;
 /// - *change feed, nobody following*: the feed's triggers alone, the followers paused (what
@@ -51,6 +51,9 @@ struct FollowedWriterRuns {
         /// followers' own (this process: the controllers applying the changes, and the probe).
         let serverCPUPerTransaction: Double
         let followersCPUPerTransaction: Double
+        /// The decoding mode: how far the decoder was behind the WAL when pgbench ended, MB,
+        /// and how long it then took to catch up, s.
+        var decoderBehind: (megabytes: Double, catchUpSeconds: Double)?
         var latency: Percentiles { Percentiles(latencies) }
     }
 
@@ -152,18 +155,17 @@ struct FollowedWriterRuns {
                     let probing = Thread { Self.probe(probe, uri: uri, following: following, until: stopProbe) }
                     if followed { probing.start() }
                     let decoder = mode == .decoding ? try startDecoding(cluster, database: name, owner) : nil
-                    let sample = try pgbench(
-                        writers: writers, mode: mode, script: script, cluster: cluster, database: name,
-                        postmaster: postmaster, placement: placement, tag: "\(writers)-\(round)-\(mode)")
-                    if let decoder { try stopDecoding(decoder, owner) }
-                    stopProbe.set()
-                    if mode == .unfollowed || mode == .single {
-                        // The followers catch up before the next run, with nobody writing: a
-                        // win committed after pgbench's, which each must have seen.
-                        following.paused.set(false)
-                        following.allButFirstPaused.set(false)
-                        try following.waitUntilEachSaw(Self.markerWin(on: probe, owner))
+                    var sample: Sample
+                    do {
+                        sample = try pgbench(
+                            writers: writers, mode: mode, script: script, cluster: cluster, database: name,
+                            postmaster: postmaster, placement: placement, tag: "\(writers)-\(round)-\(mode)")
+                    } catch {
+                        if let decoder { Self.end(decoder) }
+                        throw error
                     }
+                    if let decoder { sample.decoderBehind = try stopDecoding(decoder, owner) }
+                    stopProbe.set()
                     if followed {
                         while !probing.isFinished { usleep(10_000) }
                         if mode == .feed {
@@ -172,6 +174,14 @@ struct FollowedWriterRuns {
                             followAlone += following.latencies.take()
                         }
                     }
+                    if mode != .bare && mode != .decoding {
+                        // The followers catch up before the next run, with nobody writing: a
+                        // win committed after pgbench's (the table's triggers note it), which
+                        // each must have seen.
+                        following.paused.set(false)
+                        following.allButFirstPaused.set(false)
+                        try following.waitUntilEachSaw(Self.markerWin(on: probe, owner))
+                    }
                     result.samples.append(sample)
                     print(
                         String(
@@ -179,7 +189,10 @@ struct FollowedWriterRuns {
                                 "  pgbench %2d writers, round %d, %@: %.0f tps, p50 %.2f ms, p99 %.2f ms; "
                                 + "CPU per transaction: server %.3f ms, followers %.3f ms",
                             writers, round, mode.rawValue, sample.transactionsPerSecond, sample.latency.p50,
-                            sample.latency.p99, sample.serverCPUPerTransaction, sample.followersCPUPerTransaction))
+                            sample.latency.p99, sample.serverCPUPerTransaction, sample.followersCPUPerTransaction)
+                            + (sample.decoderBehind.map {
+                                String(format: "; the decoder %.1f MB behind, caught up %.1f s later", $0.0, $0.1)
+                            } ?? ""))
                 }
             }
             result.follow[writers] = Percentiles(follow)
@@ -272,10 +285,36 @@ struct FollowedWriterRuns {
         return pid
     }
 
-    private func stopDecoding(_ pid: pid_t, _ owner: PostgreSQLConnection) throws {
-        kill(pid, SIGINT)
+    /// Checks that `pg_recvlogical` streamed to the end, notes how far its walsender was behind
+    /// the WAL when pgbench ended and how long it took to catch up (work the run did not pay
+    /// for), then stops it and drops the slot.
+    private func stopDecoding(
+        _ pid: pid_t, _ owner: PostgreSQLConnection
+    ) throws -> (
+        megabytes: Double, catchUpSeconds: Double
+    ) {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        if waitpid(pid, &status, WNOHANG) == pid {
+            throw BenchError("pg_recvlogical stopped during the run (status \(status))")
+        }
+        func behind() throws -> Double {
+            let bytes = try owner.execute(
+                "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), sent_lsn) FROM pg_stat_replication"
+                    + " WHERE application_name = 'pg_recvlogical'"
+            ).scalar.flatMap(Double.init)
+            guard let bytes else { throw BenchError("pg_recvlogical's walsender is gone") }
+            return bytes
+        }
+        let atEnd = try behind(), start = Clock.now()
+        // Caught up: within a WAL page of where the server writes.
+        while try behind() > 8_192 {
+            guard Clock.milliseconds(since: start) < 120_000 else {
+                throw BenchError("the decoder fell behind for good")
+            }
+            usleep(10_000)
+        }
+        let catchUp = Clock.milliseconds(since: start) / 1000
+        Self.end(pid)
         // The walsender lets the slot go as it exits.
         let deadline = Clock.now() + 10_000_000_000
         while try owner.execute("SELECT active FROM pg_replication_slots WHERE slot_name = '\(Self.decodingName)'")
@@ -285,6 +324,14 @@ struct FollowedWriterRuns {
             usleep(10_000)
         }
         try owner.execute("SELECT pg_drop_replication_slot('\(Self.decodingName)')")
+        return (atEnd / 1_048_576, catchUp)
+    }
+
+    /// Stops `pg_recvlogical` and reaps it.
+    private static func end(_ pid: pid_t) {
+        kill(pid, SIGINT)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     }
 
     /// Commits a +1 win on the probe team every 20 ms until `stop`, noting when each commit

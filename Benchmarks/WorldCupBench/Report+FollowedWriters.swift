@@ -53,6 +53,21 @@ extension Report {
                     + "\(Self.pair(latency)) | \(Self.closeRatio(median(samples) / bare)) | \(cpu) |\n"
             }
         }
+        let decoding = run.samples.filter { $0.decoderBehind != nil }
+        if !decoding.isEmpty {
+            let each = decoding.map {
+                String(
+                    format: "%d writers %.1f MB, %.1f s", $0.writers, $0.decoderBehind!.megabytes,
+                    $0.decoderBehind!.catchUpSeconds)
+            }
+            text += """
+
+                *Logical decoding*: how far the decoder was behind the WAL when pgbench ended, and how
+                long it then took to catch up (work the run did not pay for), each run: \(each.joined(separator: "; ")).
+                `pg_recvlogical`'s own CPU is in neither column.
+
+                """
+        }
         text += """
 
             While pgbench writes (the change feed's followed runs), one more connection commits a +1

@@ -34,7 +34,12 @@ public final class Shared<Value>: Sendable {
 public let testProcessFolder: String = {
     let prefix = "worldcup-tests-", temporary = NSTemporaryDirectory()
     for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where name.hasPrefix(prefix) {
-        guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }) else { continue }
+        // "worldcup-tests-PID-UUID": another checkout's older folders ("worldcup-tests-UUID")
+        // name no process, and are left alone.
+        let rest = name.dropFirst(prefix.count)
+        guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]),
+            UUID(uuidString: String(rest[rest.index(after: dash)...])) != nil
+        else { continue }
         if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(atPath: temporary + name) }
     }
     let folder = temporary + prefix + "\(getpid())-" + UUID().uuidString

@@ -29,9 +29,10 @@ import struct Foundation.URL
 /// history it had not read was pruned.
 ///
 /// **What wakes a loop.** ``nextLookDeadline``: while tracking, the store looks on a
-/// ``LookPace``: quickly after a look that found changes (1 ms by default), up to a frame apart
-/// while changes keep coming (16 ms by default: a look then reads many), and, while nothing changes, less and
-/// less often (doubling up to every 100 ms by default: what an idle follower costs the server).
+/// ``LookPace``: quickly after a look that found changes (1 ms by default), up to a frame
+/// apart while changes keep coming (16 ms by default: a look then reads many), and, while
+/// nothing changes, less and less often (doubling up to every 100 ms by default: what an idle
+/// follower costs the server).
 /// ``wakeDescriptor`` is the connection's socket, readable when the connection breaks; a
 /// connection cut without a word is found by TCP keepalives, which the ``connectionDefaults``
 /// may set.

@@ -277,12 +277,21 @@ struct FollowedWriterRuns {
                 "publication_names=\(name)", "--no-loop", "-f", "/dev/null",
             ], output: folder + "/pg_recvlogical.out")
         // Streaming once the slot is active.
+        try Self.waitUntilSlot(isActive: true, owner, else: "pg_recvlogical did not start streaming")
+        return pid
+    }
+
+    /// Waits up to 10 s until the decoding slot is in use (`isActive`) or let go.
+    private static func waitUntilSlot(isActive: Bool, _ owner: PostgreSQLConnection, else failure: String) throws {
+        func inUse() throws -> Bool {
+            try owner.execute("SELECT active FROM pg_replication_slots WHERE slot_name = '\(decodingName)'").scalar
+                == "t"
+        }
         let deadline = Clock.now() + 10_000_000_000
-        while try owner.execute("SELECT active FROM pg_replication_slots WHERE slot_name = '\(name)'").scalar != "t" {
-            guard Clock.now() < deadline else { throw BenchError("pg_recvlogical did not start streaming") }
+        while try inUse() != isActive {
+            guard Clock.now() < deadline else { throw BenchError(failure) }
             usleep(10_000)
         }
-        return pid
     }
 
     /// Checks that `pg_recvlogical` streamed to the end, notes how far its walsender was behind
@@ -316,13 +325,7 @@ struct FollowedWriterRuns {
         let catchUp = Clock.milliseconds(since: start) / 1000
         Self.end(pid)
         // The walsender lets the slot go as it exits.
-        let deadline = Clock.now() + 10_000_000_000
-        while try owner.execute("SELECT active FROM pg_replication_slots WHERE slot_name = '\(Self.decodingName)'")
-            .scalar == "t"
-        {
-            guard Clock.now() < deadline else { throw BenchError("the decoding slot stayed active") }
-            usleep(10_000)
-        }
+        try Self.waitUntilSlot(isActive: false, owner, else: "the decoding slot stayed active")
         try owner.execute("SELECT pg_drop_replication_slot('\(Self.decodingName)')")
         return (atEnd / 1_048_576, catchUp)
     }

@@ -53,13 +53,12 @@ extension Report {
                     + "\(Self.pair(latency)) | \(Self.closeRatio(median(samples) / bare)) | \(cpu) |\n"
             }
         }
-        let decoding = run.samples.filter { $0.decoderBehind != nil }
-        if !decoding.isEmpty {
-            let each = decoding.map {
-                String(
-                    format: "%d writers %.1f MB, %.1f s", $0.writers, $0.decoderBehind!.megabytes,
-                    $0.decoderBehind!.catchUpSeconds)
+        let each = run.samples.compactMap { sample in
+            sample.decoderBehind.map {
+                String(format: "%d writers %.1f MB, %.1f s", sample.writers, $0.megabytes, $0.catchUpSeconds)
             }
+        }
+        if !each.isEmpty {
             text += """
 
                 *Logical decoding*: how far the decoder was behind the WAL when pgbench ended, and how
